@@ -1,0 +1,114 @@
+/// Every sound of §6; the raw value is the WAV file's base name in `Sounds/`.
+public enum SoundID: String, Codable, Sendable, CaseIterable {
+    case lockIn = "lock_in"
+    case stop
+    case revealSpotOn = "reveal_spot_on"
+    case revealClose = "reveal_close"
+    case revealOff = "reveal_off"
+    case revealWayOff = "reveal_way_off"
+    case levelUp = "level_up"
+    case personalBest = "personal_best"
+    case questComplete = "quest_complete"
+    case questAvailable = "quest_available"
+    case streakMilestone = "streak_milestone"
+    case estimateTick = "estimate_tick"
+
+    public static func reveal(_ rating: AccuracyRating) -> SoundID {
+        switch rating {
+        case .spotOn: .revealSpotOn
+        case .close: .revealClose
+        case .off: .revealOff
+        case .wayOff: .revealWayOff
+        }
+    }
+}
+
+public enum LEDColor: String, Codable, Sendable, CaseIterable {
+    case off, red, green, blue, yellow, cyan, magenta, white
+}
+
+/// One timed step of an output sequence. A single-colour LED is on for any colour but `off`.
+public struct LEDStep: Codable, Equatable, Sendable {
+    public var color: LEDColor
+    public var durationMs: Int
+}
+
+public struct BuzzerStep: Codable, Equatable, Sendable {
+    public var on: Bool
+    public var durationMs: Int
+}
+
+/// The status LED's states (§2). The output layer plays `steps`, looping when `repeats`.
+public enum LEDPattern: Codable, Equatable, Sendable {
+    case off
+    /// Idle with a quest to play: a slow blink (GPIO lines cannot breathe without PWM).
+    case questAvailable
+    case estimating
+    /// While the task runs: a slow heartbeat, no clock.
+    case active
+    case reveal(AccuracyRating)
+    case celebration
+
+    public var repeats: Bool {
+        switch self {
+        case .questAvailable, .active: true
+        case .off, .estimating, .reveal, .celebration: false
+        }
+    }
+
+    public var steps: [LEDStep] {
+        func s(_ c: LEDColor, _ ms: Int) -> LEDStep { LEDStep(color: c, durationMs: ms) }
+        switch self {
+        case .off: return [s(.off, 0)]
+        case .questAvailable: return [s(.blue, 150), s(.off, 2850)]
+        case .estimating: return [s(.white, 0)]
+        case .active: return [s(.cyan, 80), s(.off, 150), s(.cyan, 80), s(.off, 1690)]
+        case .reveal(.spotOn): return [s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 2000), s(.off, 0)]
+        case .reveal(.close): return [s(.cyan, 200), s(.off, 100), s(.cyan, 200), s(.off, 100), s(.cyan, 1800), s(.off, 0)]
+        case .reveal(.off): return [s(.yellow, 400), s(.off, 200), s(.yellow, 1800), s(.off, 0)]
+        case .reveal(.wayOff): return [s(.magenta, 700), s(.off, 300), s(.magenta, 1600), s(.off, 0)]
+        case .celebration:
+            return [s(.red, 100), s(.yellow, 100), s(.green, 100), s(.cyan, 100), s(.blue, 100), s(.magenta, 100),
+                    s(.white, 1500), s(.off, 0)]
+        }
+    }
+}
+
+/// The buzzer is the haptic channel: key moments only, never every press (seed 004).
+public enum BuzzerPattern: Codable, Equatable, Sendable {
+    case tap
+    case reveal(AccuracyRating)
+    case celebration
+    /// The locked-in estimate as pulses for a box without a display: one long pulse per
+    /// minute and one short pulse per remaining quarter minute; from 10 minutes on, one long
+    /// pulse per 5 minutes and one short pulse per remaining minute.
+    case readBack(seconds: Int)
+
+    public var steps: [BuzzerStep] {
+        func on(_ ms: Int) -> BuzzerStep { BuzzerStep(on: true, durationMs: ms) }
+        func off(_ ms: Int) -> BuzzerStep { BuzzerStep(on: false, durationMs: ms) }
+        switch self {
+        case .tap: return [on(40), off(0)]
+        case .reveal(.spotOn): return [on(60), off(60), on(60), off(60), on(60), off(0)]
+        case .reveal(.close): return [on(80), off(100), on(80), off(0)]
+        case .reveal(.off): return [on(150), off(0)]
+        case .reveal(.wayOff): return [on(90), off(250), on(90), off(0)]
+        case .celebration: return [on(80), off(80), on(80), off(80), on(80), off(200), on(300), off(0)]
+        case .readBack(let seconds):
+            let (long, short) = Self.readBackPulses(seconds: seconds)
+            var steps: [BuzzerStep] = []
+            for _ in 0..<long { steps += [on(400), off(250)] }
+            if long > 0 && short > 0 { steps.append(off(400)) }
+            for _ in 0..<short { steps += [on(80), off(200)] }
+            return steps + [off(0)]
+        }
+    }
+
+    /// (long, short) pulse counts for the read-back.
+    public static func readBackPulses(seconds: Int) -> (long: Int, short: Int) {
+        if seconds >= 600 {
+            return (seconds / 300, (seconds % 300) / 60)
+        }
+        return (seconds / 60, (seconds % 60) / 15)
+    }
+}

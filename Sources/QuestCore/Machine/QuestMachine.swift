@@ -1,0 +1,544 @@
+/// Timers the machine asks the shell to run. Scheduling an id again replaces it.
+public enum QuestTimer: Hashable, Codable, Sendable {
+    /// The debounce window of a line closed while its level was unsettled.
+    case debounce(ButtonRole)
+    /// Hold and accelerating hold-repeat of up/down while estimating.
+    case holdRepeat(ButtonRole)
+    /// Stop held for 3 s while estimating or active: abandon the quest.
+    case abandonHold
+    /// GAME-4: the 3 h task limit.
+    case taskLimit
+    /// GAME-6: the reveal continues by itself after 8 s.
+    case revealTimeout
+    case summaryTimeout
+}
+
+/// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
+/// kernel's CLOCK_MONOTONIC timestamp; timers carry the monotonic time they fired at.
+public enum QuestEvent: Codable, Equatable, Sendable {
+    case button(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
+    case timerFired(QuestTimer, atNanos: MonotonicNanos)
+    /// The calendar may have moved on (new day, clock synchronized): refresh what is offered.
+    case wallClockTick(atNanos: MonotonicNanos)
+    /// Routines, settings or history changed outside the loop.
+    case worldUpdated(QuestWorld, atNanos: MonotonicNanos)
+    /// GAME-5 at start-up: the persisted in-progress task and the estimations its session
+    /// already has.
+    case restoreInProgress(InProgressTask, completedEstimations: [TaskEstimation], atNanos: MonotonicNanos)
+}
+
+/// What the shell must do, in order. A `persist` comes before the sound, light and screen
+/// that show its result, so what the player saw is on disk.
+public enum QuestEffect: Codable, Equatable, Sendable {
+    case playSound(SoundID)
+    case led(LEDPattern)
+    case buzzer(BuzzerPattern)
+    case display(Screen)
+    case persist(PersistRequest)
+    case scheduleTimer(QuestTimer, atNanos: MonotonicNanos)
+    case cancelTimer(QuestTimer)
+}
+
+public enum PersistRequest: Codable, Equatable, Sendable {
+    case sessionStarted(GameSession)
+    /// GAME-5: written at lock-in.
+    case taskStarted(InProgressTask)
+    /// One transaction: the estimation, the profile with its XP, and clearing the in-progress task.
+    case estimationCompleted(TaskEstimation, profile: PlayerProfile)
+    /// The session's completion bonus, streak and count in the profile.
+    case sessionCompleted(GameSession, profile: PlayerProfile)
+    /// Also clears the in-progress task.
+    case sessionAbandoned(GameSession)
+    /// A task that cannot resume is offered again.
+    case inProgressCleared
+    case reflectionDismissed(weekIdentifier: String)
+}
+
+/// Per-event facts from outside: the wall clock (calendar facts only, never durations), a
+/// fresh identifier for anything the event creates, and whether the wall clock is trusted.
+public struct QuestEnvironment: Sendable, Equatable {
+    public var now: Date
+    public var newID: UUID
+    public var wallClockTrusted: Bool
+
+    public init(now: Date, newID: UUID, wallClockTrusted: Bool = true) {
+        self.now = now
+        self.newID = newID
+        self.wallClockTrusted = wallClockTrusted
+    }
+}
+
+/// A quest being played: its own copy of the routine, so edits cannot disturb it.
+public struct QuestRun: Codable, Equatable, Sendable {
+    public var session: GameSession
+    public var routine: Routine
+    public var questName: String
+    public var estimations: [TaskEstimation]
+    public var personalBests: [String]
+    public var levelAtStart: Int
+}
+
+public enum QuestPhase: Codable, Equatable, Sendable {
+    case idle(selectedRoutineID: UUID?, notice: String?)
+    case estimating(QuestRun, taskIndex: Int, estimateSeconds: Int)
+    case active(QuestRun, taskIndex: Int, estimateSeconds: Int, lockNanos: MonotonicNanos, pendingStopNanos: MonotonicNanos?)
+    case revealing(QuestRun, taskIndex: Int)
+    case summary
+
+    public var name: String {
+        switch self {
+        case .idle: "idle"
+        case .estimating: "estimating"
+        case .active: "active"
+        case .revealing: "revealing"
+        case .summary: "summary"
+        }
+    }
+}
+
+public struct QuestState: Codable, Equatable, Sendable {
+    public var rules: GameRules
+    public var world: QuestWorld
+    public var phase: QuestPhase
+    public var debouncer: ButtonDebouncer
+    /// Hold-repeat count of each held up/down button.
+    public var repeats: [ButtonRole: Int]
+
+    public init(world: QuestWorld, rules: GameRules = .standard) {
+        self.rules = rules
+        self.world = world
+        self.phase = .idle(selectedRoutineID: nil, notice: nil)
+        self.debouncer = ButtonDebouncer(windowNanos: rules.debounceMs * 1_000_000)
+        self.repeats = [:]
+    }
+}
+
+/// The whole quest loop of SPEC §2–§3 as a pure function: `(state, event) → (state, effects)`.
+/// Debounce lives here too (leading edge on the kernel timestamps, §5), so raw GPIO edges
+/// and scripted events take exactly the same path.
+public enum QuestMachine {
+    public static let abandonedNotice = "Quest paused. Pick it up any time."
+    public static let tooLongNotice = "That task ran past 3 hours, so it was set aside unscored."
+
+    /// The first screen and lights, before any event.
+    public static func start(_ state: QuestState, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
+        var r = Reducer(state: state, env: env)
+        r.enterIdle(notice: nil)
+        return (r.state, r.effects)
+    }
+
+    public static func step(_ state: QuestState, _ event: QuestEvent, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
+        var r = Reducer(state: state, env: env)
+        r.handle(event)
+        return (r.state, r.effects)
+    }
+}
+
+extension QuestState {
+    /// Applies an event in place and returns the effects.
+    public mutating func apply(_ event: QuestEvent, env: QuestEnvironment) -> [QuestEffect] {
+        let (next, effects) = QuestMachine.step(self, event, env: env)
+        self = next
+        return effects
+    }
+}
+
+private struct Reducer {
+    var state: QuestState
+    let env: QuestEnvironment
+    var effects: [QuestEffect] = []
+
+    var rules: GameRules { state.rules }
+    func ms(_ value: Int64) -> MonotonicNanos { value * 1_000_000 }
+
+    mutating func emit(_ effect: QuestEffect) { effects.append(effect) }
+
+    // MARK: events
+
+    mutating func handle(_ event: QuestEvent) {
+        switch event {
+        case .button(let role, let pressed, let t):
+            switch state.debouncer.feed(role, pressed: pressed, atNanos: t) {
+            case .ignored: break
+            case .settleAt(let at): emit(.scheduleTimer(.debounce(role), atNanos: at))
+            case .accepted(let p, let at): p ? press(role, at: at) : release(role, at: at)
+            }
+        case .timerFired(let timer, let t):
+            fire(timer, at: t)
+        case .wallClockTick:
+            if case .idle(_, let notice) = state.phase { enterIdle(notice: notice) }
+        case .worldUpdated(let world, _):
+            state.world = world
+            if case .idle(_, let notice) = state.phase { enterIdle(notice: notice) }
+        case .restoreInProgress(let task, let completed, let t):
+            restore(task, completed: completed, at: t)
+        }
+    }
+
+    mutating func press(_ role: ButtonRole, at t: MonotonicNanos) {
+        switch state.phase {
+        case .idle(let selected, _):
+            switch role {
+            case .up, .down: moveSelection(from: selected, by: role == .down ? 1 : -1)
+            case .lock: startQuest(selected: selected, at: t)
+            case .stop: dismissReflection()
+            }
+        case .estimating(let run, let index, let estimate):
+            switch role {
+            case .up, .down:
+                changeEstimate(run, index, estimate, up: role == .up)
+                state.repeats[role] = 0
+                emit(.scheduleTimer(.holdRepeat(role), atNanos: t + ms(rules.holdMs)))
+            case .lock: lockIn(run, index, estimate, at: t)
+            case .stop: emit(.scheduleTimer(.abandonHold, atNanos: t + ms(rules.abandonHoldMs)))
+            }
+        case .active(let run, let index, let estimate, let lock, _):
+            guard role == .stop else { return }  // no other button does anything while timing
+            emit(.scheduleTimer(.abandonHold, atNanos: t + ms(rules.abandonHoldMs)))
+            // GAME-4: a stop within the guard after lock-in is an accident and is ignored.
+            guard t - lock >= ms(rules.accidentalStopGuardMs) else { return }
+            // The stop edge ends the task (GAME-3); the reveal follows on release, unless the
+            // press turns into a 3 s hold to abandon the quest.
+            state.phase = .active(run, taskIndex: index, estimateSeconds: estimate, lockNanos: lock, pendingStopNanos: t)
+            emit(.playSound(.stop))
+            emit(.buzzer(.tap))
+        case .revealing(let run, let index):
+            advance(from: run, index, at: t)
+        case .summary:
+            emit(.cancelTimer(.summaryTimeout))
+            enterIdle(notice: nil)
+        }
+    }
+
+    mutating func release(_ role: ButtonRole, at t: MonotonicNanos) {
+        switch role {
+        case .up, .down:
+            state.repeats[role] = nil
+            emit(.cancelTimer(.holdRepeat(role)))
+        case .stop:
+            emit(.cancelTimer(.abandonHold))
+            if case .active(let run, let index, let estimate, let lock, let stop?) = state.phase {
+                finishTask(run, index, estimate, lock: lock, stop: stop, at: t)
+            }
+        case .lock:
+            break
+        }
+    }
+
+    mutating func fire(_ timer: QuestTimer, at t: MonotonicNanos) {
+        switch timer {
+        case .debounce(let role):
+            if let edge = state.debouncer.settle(role) {
+                edge.pressed ? press(role, at: edge.atNanos) : release(role, at: edge.atNanos)
+            }
+        case .holdRepeat(let role):
+            guard case .estimating(let run, let index, let estimate) = state.phase,
+                  state.debouncer.isPressed(role), let count = state.repeats[role]
+            else { return }
+            changeEstimate(run, index, estimate, up: role == .up)
+            state.repeats[role] = count + 1
+            emit(.scheduleTimer(.holdRepeat(role), atNanos: t + EstimateStepper.repeatInterval(afterRepeats: count, rules: rules)))
+        case .abandonHold:
+            guard state.debouncer.isPressed(.stop) else { return }
+            switch state.phase {
+            case .estimating(let run, _, _), .active(let run, _, _, _, _):
+                abandon(run, notice: QuestMachine.abandonedNotice)
+            default: break
+            }
+        case .taskLimit:
+            if case .active(let run, _, _, let lock, _) = state.phase, t - lock >= ms(rules.taskLimitMs) {
+                abandon(run, notice: QuestMachine.tooLongNotice)
+            }
+        case .revealTimeout:
+            if case .revealing(let run, let index) = state.phase { advance(from: run, index, at: t) }
+        case .summaryTimeout:
+            if case .summary = state.phase { enterIdle(notice: nil) }
+        }
+    }
+
+    // MARK: idle
+
+    func todaysRoutines() -> [Routine] {
+        Routine.availableToday(state.world.routines, now: env.now, calendar: state.world.calendar)
+    }
+
+    func playedToday(_ routineID: UUID) -> Bool {
+        let cal = state.world.calendar
+        return state.world.plays.contains { $0.routineID == routineID && cal.isDate($0.completedAt, inSameDayAs: env.now) }
+    }
+
+    mutating func enterIdle(notice: String?, selected: UUID? = nil) {
+        let today = todaysRoutines()
+        var chosen = selected
+        if case .idle(let previous, _) = state.phase, chosen == nil { chosen = previous }
+        if chosen == nil || !today.contains(where: { $0.id == chosen }) {
+            chosen = (today.first { !playedToday($0.id) } ?? today.first)?.id
+        }
+        state.phase = .idle(selectedRoutineID: chosen, notice: notice)
+        state.repeats = [:]
+        let options = today.enumerated().map { i, r in
+            QuestOption(routineID: r.id, name: r.playerFacingName(position: i + 1), badge: r.playerBadge, playedToday: playedToday(r.id))
+        }
+        let profile = state.world.profile
+        emit(.display(.idle(IdleScreen(
+            quests: options, selectedIndex: today.firstIndex { $0.id == chosen },
+            level: LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules),
+            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP, rules: rules),
+            streakText: streakText(),
+            calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules),
+            reflection: state.world.pendingReflection, notice: notice))))
+        emit(.led(options.contains { !$0.playedToday } ? .questAvailable : .off))
+    }
+
+    mutating func moveSelection(from selected: UUID?, by delta: Int) {
+        let today = todaysRoutines()
+        guard !today.isEmpty else { return }
+        let current = today.firstIndex { $0.id == selected } ?? 0
+        let next = (current + delta + today.count) % today.count
+        enterIdle(notice: nil, selected: today[next].id)
+    }
+
+    mutating func dismissReflection() {
+        guard let reflection = state.world.pendingReflection else { return }
+        state.world.pendingReflection = nil
+        emit(.persist(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier)))
+        enterIdle(notice: nil)
+    }
+
+    func streakText() -> String {
+        let world = state.world
+        switch world.settings.streakPolicy {
+        case .pause:
+            return "Streak: \(world.profile.currentStreak) day\(world.profile.currentStreak == 1 ? "" : "s")"
+        case .joker:
+            let r = JokerStreakCalculator.evaluate(plays: world.plays, today: env.now, calendar: world.calendar, rules: rules)
+            return "Streak: \(r.currentStreak) day\(r.currentStreak == 1 ? "" : "s") · jokers: \(r.availableJokers)"
+        }
+    }
+
+    // MARK: the quest
+
+    mutating func startQuest(selected: UUID?, at t: MonotonicNanos) {
+        let today = todaysRoutines()
+        guard let position = today.firstIndex(where: { $0.id == selected }) ?? (today.isEmpty ? nil : 0) else { return }
+        let routine = today[position]
+        let profile = state.world.profile
+        let session = GameSession(
+            id: env.newID, routineID: routine.id, routineDisplayName: routine.playerFacingName(position: position + 1),
+            startedAt: env.now, startedMonotonicNanos: t, bootID: state.world.bootID,
+            isCalibration: CalibrationTracker.isCalibrationSession(completedSessionsBefore: profile.sessionsCompleted, rules: rules))
+        let run = QuestRun(
+            session: session, routine: routine, questName: session.routineDisplayName, estimations: [], personalBests: [],
+            levelAtStart: LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules))
+        emit(.persist(.sessionStarted(session)))
+        beginEstimating(run, 0)
+    }
+
+    mutating func beginEstimating(_ run: QuestRun, _ index: Int, estimate: Int? = nil) {
+        let task = run.routine.tasks[index]
+        let memory = state.world.taskMemory[task.id]
+        let first = EstimateStepper.clamp(estimate ?? memory?.lastEstimateSeconds ?? rules.defaultEstimateSeconds, rules: rules)
+        state.phase = .estimating(run, taskIndex: index, estimateSeconds: first)
+        emit(.led(.estimating))
+        showEstimate(run, index, first)
+    }
+
+    mutating func showEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int) {
+        let task = run.routine.tasks[index]
+        let hint = ContextualHint.text(
+            recentActuals: state.world.taskMemory[task.id]?.recentActuals ?? [], enabled: state.world.settings.hintsEnabled)
+        emit(.display(.estimating(EstimatingScreen(
+            questName: run.questName, taskName: task.playerFacingName(position: index + 1), taskNumber: index + 1,
+            taskCount: run.routine.tasks.count, estimateSeconds: estimate, hint: hint))))
+    }
+
+    mutating func changeEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int, up: Bool) {
+        let next = up ? EstimateStepper.up(estimate, rules: rules) : EstimateStepper.down(estimate, rules: rules)
+        guard next != estimate else { return }  // at the limit: no tick, nothing changes
+        state.phase = .estimating(run, taskIndex: index, estimateSeconds: next)
+        emit(.playSound(.estimateTick))
+        showEstimate(run, index, next)
+    }
+
+    mutating func cancelButtonTimers() {
+        emit(.cancelTimer(.holdRepeat(.up)))
+        emit(.cancelTimer(.holdRepeat(.down)))
+        emit(.cancelTimer(.abandonHold))
+        state.repeats = [:]
+    }
+
+    mutating func lockIn(_ run: QuestRun, _ index: Int, _ estimate: Int, at t: MonotonicNanos) {
+        let task = run.routine.tasks[index]
+        let record = InProgressTask(
+            session: run.session, taskIndex: index, taskID: task.id, estimatedSeconds: estimate, lockMonotonicNanos: t,
+            bootID: state.world.bootID, lockedAt: env.now, lockedAtTrusted: env.wallClockTrusted)
+        cancelButtonTimers()
+        emit(.persist(.taskStarted(record)))
+        beginActive(run, index, estimate, lock: t, announce: true)
+    }
+
+    mutating func beginActive(_ run: QuestRun, _ index: Int, _ estimate: Int, lock: MonotonicNanos, announce: Bool) {
+        let task = run.routine.tasks[index]
+        state.phase = .active(run, taskIndex: index, estimateSeconds: estimate, lockNanos: lock, pendingStopNanos: nil)
+        if announce {
+            emit(.playSound(.lockIn))
+            emit(.buzzer(state.world.settings.estimateReadBack ? .readBack(seconds: estimate) : .tap))
+        }
+        emit(.led(.active))
+        emit(.display(.active(ActiveScreen(
+            questName: run.questName, taskName: task.playerFacingName(position: index + 1), taskNumber: index + 1,
+            taskCount: run.routine.tasks.count, estimateSeconds: estimate))))
+        emit(.scheduleTimer(.taskLimit, atNanos: lock + ms(rules.taskLimitMs)))
+    }
+
+    mutating func finishTask(
+        _ run: QuestRun, _ index: Int, _ estimate: Int, lock: MonotonicNanos, stop: MonotonicNanos, at t: MonotonicNanos
+    ) {
+        var run = run
+        let task = run.routine.tasks[index]
+        let name = task.playerFacingName(position: index + 1)
+        // GAME-3: the duration is the difference of the two press edges' kernel timestamps.
+        let result = TimeEstimationScorer.score(estimated: Double(estimate), actual: Double(stop - lock) / 1e9)
+        let isCalibration = run.session.isCalibration
+        let xp = XPEngine.xpForEstimation(rating: result.rating, rules: rules)
+        let previousBest = state.world.taskMemory[task.id]?.bestAbsDifferenceSeconds
+        let isBest = PersonalBestTracker.isNewPersonalBest(absDifference: result.absDifferenceSeconds, previousBest: previousBest)
+        // The wall time of the stop press, not of its release (calendar use only).
+        let recordedAt = env.now.addingTimeInterval(-Double(max(0, t - stop)) / 1e9)
+        let estimation = TaskEstimation(
+            id: env.newID, sessionID: run.session.id, taskID: task.id, taskDisplayName: name,
+            routineDisplayName: run.questName, orderIndex: index, result: result, xpEarned: xp,
+            isCalibration: isCalibration, recordedAt: recordedAt, lockMonotonicNanos: lock, stopMonotonicNanos: stop,
+            bootID: state.world.bootID)
+        state.world.taskMemory[task.id, default: TaskMemory()].record(
+            estimatedSeconds: result.estimatedSeconds, actualSeconds: result.actualSeconds,
+            absDifference: result.absDifferenceSeconds, isCalibration: isCalibration)
+        state.world.profile.totalXP += xp
+        run.estimations.append(estimation)
+        if isBest { run.personalBests.append(name) }
+        let isLast = index + 1 >= run.routine.tasks.count
+        state.phase = .revealing(run, taskIndex: index)
+
+        emit(.cancelTimer(.taskLimit))
+        emit(.persist(.estimationCompleted(estimation, profile: state.world.profile)))
+        emit(.playSound(.reveal(result.rating)))
+        if isBest { emit(.playSound(.personalBest)) }
+        emit(.led(.reveal(result.rating)))
+        emit(.buzzer(isBest ? .celebration : .reveal(result.rating)))
+        emit(.display(.reveal(RevealScreen(
+            taskName: name, estimatedSeconds: result.estimatedSeconds, actualSeconds: result.actualSeconds,
+            differenceSeconds: result.differenceSeconds, accuracyPercent: result.accuracyPercent, rating: result.rating,
+            feedback: FeedbackGenerator.feedback(for: result, isCalibration: isCalibration), xpGained: xp,
+            isPersonalBest: isBest, isCalibration: isCalibration, isLastTask: isLast))))
+        emit(.scheduleTimer(.revealTimeout, atNanos: t + ms(rules.revealTimeoutMs)))
+    }
+
+    mutating func advance(from run: QuestRun, _ index: Int, at t: MonotonicNanos) {
+        emit(.cancelTimer(.revealTimeout))
+        if index + 1 < run.routine.tasks.count {
+            beginEstimating(run, index + 1)
+        } else {
+            completeSession(run, at: t)
+        }
+    }
+
+    mutating func completeSession(_ run: QuestRun, at t: MonotonicNanos) {
+        let world = state.world
+        let calendar = world.calendar
+        let bonus = rules.xpSessionCompletionBonus
+        let sessionXP = run.estimations.reduce(bonus) { $0 + $1.xpEarned }
+        var profile = world.profile
+        profile.totalXP += bonus
+        profile.sessionsCompleted += 1
+        let pause = StreakTracker.updatedStreak(
+            currentStreak: profile.currentStreak, lastPlayedDate: profile.lastPlayedDate, today: env.now, calendar: calendar)
+        profile.currentStreak = pause.currentStreak
+        profile.lastPlayedDate = pause.lastPlayedDate
+
+        let play = QuestPlay(routineID: run.routine.id, completedAt: env.now, measuredTaskSeconds: run.estimations.reduce(0) { $0 + $1.actualSeconds })
+        var milestone: Int?
+        switch world.settings.streakPolicy {
+        case .pause:
+            if pause.increased && StreakTracker.isMilestone(pause.currentStreak) { milestone = pause.currentStreak }
+        case .joker:
+            let before = JokerStreakCalculator.evaluate(plays: world.plays, today: env.now, calendar: calendar, rules: rules)
+            let after = JokerStreakCalculator.evaluate(plays: world.plays + [play], today: env.now, calendar: calendar, rules: rules)
+            if after.currentStreak > before.currentStreak && StreakTracker.isMilestone(after.currentStreak) { milestone = after.currentStreak }
+        }
+        state.world.profile = profile
+        state.world.plays.append(play)
+
+        var session = run.session
+        session.completedAt = env.now
+        session.status = .completed
+        session.xpEarned = sessionXP
+        let level = LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules)
+        let leveledUp = level > run.levelAtStart
+        state.phase = .summary
+
+        emit(.persist(.sessionCompleted(session, profile: profile)))
+        emit(.playSound(leveledUp ? .levelUp : (milestone != nil ? .streakMilestone : .questComplete)))
+        emit(.led(.celebration))
+        if leveledUp || milestone != nil || !run.personalBests.isEmpty { emit(.buzzer(.celebration)) }
+        emit(.display(.summary(SummaryScreen(
+            questName: run.questName, sessionXP: sessionXP, totalXP: profile.totalXP, level: level,
+            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP, rules: rules), leveledUp: leveledUp,
+            personalBests: run.personalBests, streakText: streakText(), streakMilestone: milestone,
+            calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules)))))
+        emit(.scheduleTimer(.summaryTimeout, atNanos: t + ms(rules.summaryTimeoutMs)))
+    }
+
+    mutating func abandon(_ run: QuestRun, notice: String) {
+        var session = run.session
+        session.status = .abandoned
+        session.xpEarned = run.estimations.reduce(0) { $0 + $1.xpEarned }
+        cancelButtonTimers()
+        emit(.cancelTimer(.taskLimit))
+        emit(.cancelTimer(.revealTimeout))
+        emit(.persist(.sessionAbandoned(session)))
+        state.phase = .idle(selectedRoutineID: run.routine.id, notice: notice)
+        enterIdle(notice: notice)
+    }
+
+    // MARK: GAME-5
+
+    mutating func restore(_ task: InProgressTask, completed: [TaskEstimation], at t: MonotonicNanos) {
+        guard case .idle = state.phase else { return }
+        guard let routine = state.world.routines.first(where: { $0.id == task.session.routineID }),
+              let index = routine.tasks.firstIndex(where: { $0.id == task.taskID })
+        else {
+            // The routine or task is gone: the quest cannot go on.
+            var session = task.session
+            session.status = .abandoned
+            emit(.persist(.sessionAbandoned(session)))
+            enterIdle(notice: nil)
+            return
+        }
+        let run = QuestRun(
+            session: task.session, routine: routine, questName: task.session.routineDisplayName,
+            estimations: completed.filter { $0.sessionID == task.session.id }, personalBests: [],
+            levelAtStart: LevelCalculator.level(fromTotalXP: state.world.profile.totalXP - completed.reduce(0) { $0 + $1.xpEarned }, rules: rules))
+
+        if task.bootID == state.world.bootID {
+            // Same boot: the monotonic clock kept running, so the duration stays exact.
+            guard t - task.lockMonotonicNanos < ms(rules.taskLimitMs) else {
+                return abandon(run, notice: QuestMachine.tooLongNotice)
+            }
+            return beginActive(run, index, task.estimatedSeconds, lock: task.lockMonotonicNanos, announce: false)
+        }
+        let elapsed = env.now.timeIntervalSince(task.lockedAt)
+        if env.wallClockTrusted && task.lockedAtTrusted && elapsed >= 0 {
+            // After a reboot only a trusted wall clock can bridge the boots.
+            let elapsedNanos = MonotonicNanos((elapsed * 1e9).rounded())
+            guard elapsedNanos < ms(rules.taskLimitMs) else { return abandon(run, notice: QuestMachine.tooLongNotice) }
+            var moved = task
+            moved.lockMonotonicNanos = t - elapsedNanos
+            moved.bootID = state.world.bootID
+            emit(.persist(.taskStarted(moved)))
+            return beginActive(run, index, task.estimatedSeconds, lock: moved.lockMonotonicNanos, announce: false)
+        }
+        // The time in between is unknown: offer the task again with the same estimate.
+        emit(.persist(.inProgressCleared))
+        beginEstimating(run, index, estimate: task.estimatedSeconds)
+    }
+}

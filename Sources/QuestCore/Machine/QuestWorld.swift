@@ -1,0 +1,93 @@
+/// What the box remembers about one task, enough for the loop to run without reading the
+/// whole history: the first suggestion (§2), the personal best (PB-1) and the hint (HINT-1).
+public struct TaskMemory: Codable, Equatable, Sendable {
+    public var lastEstimateSeconds: Int?
+    public var bestAbsDifferenceSeconds: Double?
+    /// Actual durations of the latest non-calibration estimations, oldest first (at most 5).
+    public var recentActuals: [Double]
+
+    public init(lastEstimateSeconds: Int? = nil, bestAbsDifferenceSeconds: Double? = nil, recentActuals: [Double] = []) {
+        self.lastEstimateSeconds = lastEstimateSeconds
+        self.bestAbsDifferenceSeconds = bestAbsDifferenceSeconds
+        self.recentActuals = recentActuals
+    }
+
+    public mutating func record(estimatedSeconds: Double, actualSeconds: Double, absDifference: Double, isCalibration: Bool) {
+        lastEstimateSeconds = Int(estimatedSeconds.rounded())
+        bestAbsDifferenceSeconds = min(bestAbsDifferenceSeconds ?? absDifference, absDifference)
+        if !isCalibration {
+            recentActuals.append(actualSeconds)
+            if recentActuals.count > ContextualHint.requiredHistory { recentActuals.removeFirst(recentActuals.count - ContextualHint.requiredHistory) }
+        }
+    }
+
+    /// Builds every task's memory from history (snapshots without a task id are skipped).
+    public static func build(from snapshots: [EstimationSnapshot]) -> [UUID: TaskMemory] {
+        var memory: [UUID: TaskMemory] = [:]
+        for s in snapshots.sorted(by: { $0.recordedAt < $1.recordedAt }) {
+            guard let id = s.taskID else { continue }
+            memory[id, default: TaskMemory()].record(
+                estimatedSeconds: s.estimatedSeconds, actualSeconds: s.actualSeconds,
+                absDifference: s.absDifferenceSeconds, isCalibration: s.isCalibration)
+        }
+        return memory
+    }
+}
+
+/// Everything outside the quest loop that the loop needs, as the shell loaded it.
+public struct QuestWorld: Codable, Equatable, Sendable {
+    public var routines: [Routine]
+    public var profile: PlayerProfile
+    public var taskMemory: [UUID: TaskMemory]
+    /// Completed quests (STREAK-2 and "played today").
+    public var plays: [QuestPlay]
+    public var settings: GameSettings
+    /// The calendar of the box: time zone and first weekday.
+    public var calendar: Calendar
+    /// `/proc/sys/kernel/random/boot_id` of this boot.
+    public var bootID: String
+    /// REFL-1: the previous week's reflection once the shell has computed it (lazily).
+    public var pendingReflection: WeeklyReflection?
+
+    public init(
+        routines: [Routine] = [], profile: PlayerProfile = PlayerProfile(), taskMemory: [UUID: TaskMemory] = [:],
+        plays: [QuestPlay] = [], settings: GameSettings = GameSettings(), calendar: Calendar, bootID: String,
+        pendingReflection: WeeklyReflection? = nil
+    ) {
+        self.routines = routines
+        self.profile = profile
+        self.taskMemory = taskMemory
+        self.plays = plays
+        self.settings = settings
+        self.calendar = calendar
+        self.bootID = bootID
+        self.pendingReflection = pendingReflection
+    }
+}
+
+/// GAME-5: the task being timed, persisted at lock-in so a crash or restart loses nothing.
+public struct InProgressTask: Codable, Equatable, Sendable {
+    public var session: GameSession
+    public var taskIndex: Int
+    public var taskID: UUID
+    public var estimatedSeconds: Int
+    public var lockMonotonicNanos: MonotonicNanos
+    public var bootID: String
+    public var lockedAt: Date
+    /// Whether the wall clock was trusted (synchronized) when `lockedAt` was taken.
+    public var lockedAtTrusted: Bool
+
+    public init(
+        session: GameSession, taskIndex: Int, taskID: UUID, estimatedSeconds: Int, lockMonotonicNanos: MonotonicNanos,
+        bootID: String, lockedAt: Date, lockedAtTrusted: Bool
+    ) {
+        self.session = session
+        self.taskIndex = taskIndex
+        self.taskID = taskID
+        self.estimatedSeconds = estimatedSeconds
+        self.lockMonotonicNanos = lockMonotonicNanos
+        self.bootID = bootID
+        self.lockedAt = lockedAt
+        self.lockedAtTrusted = lockedAtTrusted
+    }
+}

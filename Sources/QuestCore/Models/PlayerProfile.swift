@@ -1,0 +1,32 @@
+/// The player's progression (one per box).
+public struct PlayerProfile: Codable, Equatable, Sendable {
+    public var totalXP: Int
+    /// STREAK-1 (pause policy) streak; the joker streak is derived from play history.
+    public var currentStreak: Int
+    public var lastPlayedDate: Date?
+    public var sessionsCompleted: Int
+
+    public init(totalXP: Int = 0, currentStreak: Int = 0, lastPlayedDate: Date? = nil, sessionsCompleted: Int = 0) {
+        self.totalXP = totalXP
+        self.currentStreak = currentStreak
+        self.lastPlayedDate = lastPlayedDate
+        self.sessionsCompleted = sessionsCompleted
+    }
+
+    public func level(rules: GameRules = .standard) -> Int {
+        LevelCalculator.level(fromTotalXP: totalXP, rules: rules)
+    }
+}
+
+/// A completed quest as the streak rules see it (STREAK-2's good-day test).
+public struct QuestPlay: Codable, Equatable, Sendable {
+    public var routineID: UUID?
+    public var completedAt: Date
+    public var measuredTaskSeconds: Double
+
+    public init(routineID: UUID? = nil, completedAt: Date, measuredTaskSeconds: Double) {
+        self.routineID = routineID
+        self.completedAt = completedAt
+        self.measuredTaskSeconds = measuredTaskSeconds
+    }
+}

@@ -1,0 +1,205 @@
+public enum BiasDirection: String, Codable, Sendable, Equatable {
+    case overestimates
+    case underestimates
+    case balanced
+}
+
+public struct BiasInsight: Codable, Equatable, Sendable {
+    public var direction: BiasDirection
+    /// Mean of estimated − actual.
+    public var meanDifferenceSeconds: Double
+    /// meanDifference / meanActual.
+    public var relativeBias: Double
+}
+
+public enum TrendDirection: String, Codable, Sendable, Equatable {
+    case improving
+    case declining
+    case stable
+}
+
+public struct TrendInsight: Codable, Equatable, Sendable {
+    public var direction: TrendDirection
+    public var recentMeanAbsDifference: Double
+    public var priorMeanAbsDifference: Double
+}
+
+public enum ConsistencyLevel: String, Codable, Sendable, Equatable {
+    case veryConsistent = "very_consistent"
+    case consistent
+    case variable
+}
+
+public struct ConsistencyInsight: Codable, Equatable, Sendable {
+    public var level: ConsistencyLevel
+    /// Population standard deviation of estimate/actual.
+    public var spread: Double
+}
+
+public enum TimeOfDay: String, Codable, Sendable, Equatable, CaseIterable {
+    case morning, afternoon, evening, night
+
+    public init(hour: Int) {
+        switch hour {
+        case 5..<12: self = .morning
+        case 12..<17: self = .afternoon
+        case 17..<22: self = .evening
+        default: self = .night
+        }
+    }
+}
+
+public struct TimeOfDayInsight: Codable, Equatable, Sendable {
+    public var best: TimeOfDay
+    public var averageAccuracy: Double
+}
+
+/// Everything INS-1 says about one task.
+public struct TaskInsight: Codable, Equatable, Sendable {
+    public var taskKey: String
+    public var taskDisplayName: String
+    public var estimationCount: Int
+    public var bias: BiasInsight
+    public var trend: TrendInsight?
+    public var consistency: ConsistencyInsight
+    public var bestTimeOfDay: TimeOfDayInsight?
+    /// Facts, not cheerleading.
+    public var texts: [String]
+}
+
+/// INS-1: per-task patterns from the player's own history (calibration excluded).
+public enum InsightEngine {
+    public static let minimumSampleSize = 5
+    public static let trendSampleSize = 10
+    public static let biasThreshold = 0.10
+    public static let improvingRatio = 0.85
+    public static let decliningRatio = 1.15
+    public static let veryConsistentSpread = 0.15
+    public static let consistentSpread = 0.35
+    /// Time-of-day needs this many estimations in at least two parts of the day.
+    public static let timeOfDayMinimumPerBucket = 2
+
+    public static func generateInsights(snapshots: [EstimationSnapshot], calendar: Calendar = .current) -> [TaskInsight] {
+        var byTask: [String: [EstimationSnapshot]] = [:]
+        for s in snapshots where !s.isCalibration { byTask[s.taskKey, default: []].append(s) }
+        return byTask.compactMap { key, group in
+            insight(taskKey: key, group.sorted { $0.recordedAt < $1.recordedAt }, calendar: calendar)
+        }
+        .sorted { ($0.taskDisplayName, $0.taskKey) < ($1.taskDisplayName, $1.taskKey) }
+    }
+
+    /// `ordered` is one task's non-calibration history, oldest first.
+    static func insight(taskKey: String, _ ordered: [EstimationSnapshot], calendar: Calendar) -> TaskInsight? {
+        guard ordered.count >= minimumSampleSize, let latest = ordered.last else { return nil }
+        let name = latest.taskDisplayName
+        let bias = self.bias(ordered)
+        let trend = self.trend(ordered)
+        let consistency = self.consistency(ordered)
+        let timeOfDay = self.bestTimeOfDay(ordered, calendar: calendar)
+        var texts: [String] = []
+        let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
+        switch bias.direction {
+        case .underestimates: texts.append("\(name) usually takes \(amount) longer than you think")
+        case .overestimates: texts.append("\(name) usually takes \(amount) less than you think")
+        case .balanced: texts.append("Your \(name) estimates land on both sides about evenly")
+        }
+        if let trend {
+            let recent = DurationText.approximate(seconds: trend.recentMeanAbsDifference)
+            let prior = DurationText.approximate(seconds: trend.priorMeanAbsDifference)
+            switch trend.direction {
+            case .improving: texts.append("Your \(name) estimates are getting closer: off by about \(recent) lately, \(prior) before")
+            case .declining: texts.append("\(name) has been harder to read lately: off by about \(recent), \(prior) before")
+            case .stable: texts.append("Your \(name) estimates are steady: off by about \(recent)")
+            }
+        }
+        switch consistency.level {
+        case .veryConsistent: texts.append("You read \(name) the same way each time")
+        case .consistent: texts.append("Your \(name) estimates follow a pattern")
+        case .variable: texts.append("\(name) feels different from day to day")
+        }
+        if let timeOfDay {
+            texts.append("Your \(name) estimates are closest in the \(timeOfDay.best.rawValue)")
+        }
+        return TaskInsight(
+            taskKey: taskKey, taskDisplayName: name, estimationCount: ordered.count, bias: bias, trend: trend,
+            consistency: consistency, bestTimeOfDay: timeOfDay, texts: texts)
+    }
+
+    static func bias(_ s: [EstimationSnapshot]) -> BiasInsight {
+        let meanDifference = mean(s.map(\.differenceSeconds))
+        let meanActual = mean(s.map(\.actualSeconds))
+        let relative = meanActual > 0 ? meanDifference / meanActual : 0
+        let direction: BiasDirection =
+            relative > biasThreshold ? .overestimates : (relative < -biasThreshold ? .underestimates : .balanced)
+        return BiasInsight(direction: direction, meanDifferenceSeconds: meanDifference, relativeBias: relative)
+    }
+
+    static func trend(_ s: [EstimationSnapshot]) -> TrendInsight? {
+        guard s.count >= trendSampleSize else { return nil }
+        let recent = mean(s.suffix(5).map(\.absDifferenceSeconds))
+        let prior = mean(s.dropLast(5).suffix(5).map(\.absDifferenceSeconds))
+        let direction: TrendDirection
+        if recent < prior * improvingRatio {
+            direction = .improving
+        } else if recent > prior * decliningRatio {
+            direction = .declining
+        } else {
+            direction = .stable
+        }
+        return TrendInsight(direction: direction, recentMeanAbsDifference: recent, priorMeanAbsDifference: prior)
+    }
+
+    static func consistency(_ s: [EstimationSnapshot]) -> ConsistencyInsight {
+        let ratios = s.filter { $0.actualSeconds > 0 }.map { $0.estimatedSeconds / $0.actualSeconds }
+        let spread = standardDeviation(ratios)
+        let level: ConsistencyLevel =
+            spread < veryConsistentSpread ? .veryConsistent : (spread < consistentSpread ? .consistent : .variable)
+        return ConsistencyInsight(level: level, spread: spread)
+    }
+
+    static func bestTimeOfDay(_ s: [EstimationSnapshot], calendar: Calendar) -> TimeOfDayInsight? {
+        var buckets: [TimeOfDay: [Double]] = [:]
+        for e in s { buckets[TimeOfDay(hour: calendar.component(.hour, from: e.recordedAt)), default: []].append(e.accuracyPercent) }
+        let eligible = TimeOfDay.allCases.compactMap { part -> (TimeOfDay, Double)? in
+            guard let values = buckets[part], values.count >= timeOfDayMinimumPerBucket else { return nil }
+            return (part, mean(values))
+        }
+        guard eligible.count >= 2, let best = eligible.max(by: { $0.1 < $1.1 }) else { return nil }
+        return TimeOfDayInsight(best: best.0, averageAccuracy: best.1)
+    }
+
+    static func mean(_ values: [Double]) -> Double {
+        values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+    }
+
+    static func standardDeviation(_ values: [Double]) -> Double {
+        guard values.count > 1 else { return 0 }
+        let m = mean(values)
+        return (values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(values.count)).squareRoot()
+    }
+}
+
+/// HINT-1: a data point before estimating, never a correction.
+public enum ContextualHint {
+    public static let requiredHistory = 5
+
+    /// The median of the last five actual durations, when the task has five or more
+    /// non-calibration estimations (`recentActuals` is oldest first).
+    public static func medianOfRecent(_ recentActuals: [Double]) -> Double? {
+        guard recentActuals.count >= requiredHistory else { return nil }
+        let lastFive = recentActuals.suffix(requiredHistory).sorted()
+        return lastFive[lastFive.count / 2]
+    }
+
+    public static func text(recentActuals: [Double], enabled: Bool) -> String? {
+        guard enabled, let median = medianOfRecent(recentActuals) else { return nil }
+        return "Last 5 times this took about \(DurationText.approximate(seconds: median))"
+    }
+
+    /// Convenience over full history: the hint for one task.
+    public static func hint(forTaskKey key: String, snapshots: [EstimationSnapshot], enabled: Bool = true) -> String? {
+        let actuals = snapshots.filter { !$0.isCalibration && $0.taskKey == key }
+            .sorted { $0.recordedAt < $1.recordedAt }.map(\.actualSeconds)
+        return text(recentActuals: actuals, enabled: enabled)
+    }
+}

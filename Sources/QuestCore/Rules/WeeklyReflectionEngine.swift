@@ -1,0 +1,167 @@
+/// REFL-1: the "sports score card" for one week (every field of seed 000).
+public struct WeeklyReflection: Codable, Equatable, Sendable {
+    public var weekStartDate: Date
+    public var weekEndDate: Date
+    /// ISO `YYYY-Www` of the week (see `WeeklyReflectionEngine.weekIdentifier(ofWeekStarting:)`).
+    public var weekIdentifier: String
+    public var questsCompleted: Int
+    public var averageAccuracy: Double
+    /// Absent when either week has nothing to compare.
+    public var accuracyChangeVsPriorWeek: Double?
+    public var bestEstimateTaskName: String?
+    public var bestEstimateAccuracy: Double?
+    public var mostImprovedTaskName: String?
+    public var mostImprovedDelta: Double?
+    public var daysPlayedThisWeek: Int
+    public var totalDaysInWeek: Int
+    public var patternHighlight: String?
+    public var hasGaps: Bool
+    public var totalEstimations: Int
+
+    /// Always the positive count ("5 of 7 days"), never the days missed.
+    public var streakContextString: String { "\(daysPlayedThisWeek) of \(totalDaysInWeek) days" }
+    public var isMeaningful: Bool { questsCompleted > 0 }
+}
+
+public enum WeeklyReflectionEngine {
+    public static let mostImprovedMinimumPerWeek = 2
+    public static let historyWeeks = 4
+
+    /// The week (start inclusive, end exclusive) containing `date`, from the calendar: its
+    /// `firstWeekday` picks Sunday- or Monday-first weeks, its time zone places midnight.
+    public static func weekBounds(containing date: Date, calendar: Calendar) -> (start: Date, end: Date)? {
+        guard let interval = calendar.dateInterval(of: .weekOfYear, for: date) else { return nil }
+        // Calendar arithmetic, not 7·86 400 s: DST weeks are 167 or 169 hours long.
+        guard let end = calendar.date(byAdding: .day, value: 7, to: interval.start) else { return nil }
+        return (interval.start, calendar.startOfDay(for: end))
+    }
+
+    /// The week before the one containing `date`.
+    public static func previousWeekBounds(from date: Date, calendar: Calendar) -> (start: Date, end: Date)? {
+        guard let current = weekBounds(containing: date, calendar: calendar),
+              let prior = calendar.date(byAdding: .day, value: -7, to: current.start)
+        else { return nil }
+        return weekBounds(containing: prior, calendar: calendar)
+    }
+
+    /// ISO 8601 `YYYY-Www` of the day `date` falls on in `timeZone`.
+    public static func weekIdentifier(for date: Date, timeZone: TimeZone = .gmt) -> String {
+        var iso = Calendar(identifier: .iso8601)
+        iso.timeZone = timeZone
+        let year = iso.component(.yearForWeekOfYear, from: date)
+        let week = iso.component(.weekOfYear, from: date)
+        return "\(year)-W" + (week < 10 ? "0\(week)" : "\(week)")
+    }
+
+    /// A week is named by the ISO week of its fourth day: for Monday-first weeks that is the
+    /// ISO week itself; for Sunday-first weeks it is the ISO week holding six of its days.
+    public static func weekIdentifier(ofWeekStarting start: Date, calendar: Calendar) -> String {
+        let midweek = calendar.date(byAdding: .day, value: 3, to: start) ?? start
+        return weekIdentifier(for: midweek, timeZone: calendar.timeZone)
+    }
+
+    /// The reflection of the week containing `date`. `snapshots` may be the whole history
+    /// (insights for the highlight use what was known by the week's end); `sessions` are the
+    /// player's sessions, of which completed non-calibration ones count as quests.
+    public static func computeReflection(
+        snapshots: [EstimationSnapshot], sessions: [GameSession], weekContaining date: Date, calendar: Calendar
+    ) -> WeeklyReflection {
+        let bounds = weekBounds(containing: date, calendar: calendar) ?? (date, date)
+        let prior = previousWeekBounds(from: bounds.start, calendar: calendar)
+        let eligible = snapshots.filter { !$0.isCalibration }
+        let week = eligible.filter { $0.recordedAt >= bounds.start && $0.recordedAt < bounds.end }
+        let priorWeek = prior.map { p in eligible.filter { $0.recordedAt >= p.start && $0.recordedAt < p.end } } ?? []
+
+        // Quests come from completed sessions, not from estimations (seed 000 pitfall 3).
+        let completed = sessions.filter {
+            $0.status == .completed && !$0.isCalibration
+                && ($0.completedAt.map { $0 >= bounds.start && $0 < bounds.end } ?? false)
+        }
+        let average = InsightEngine.mean(week.map(\.accuracyPercent))
+        let change: Double? =
+            (week.isEmpty || priorWeek.isEmpty) ? nil : average - InsightEngine.mean(priorWeek.map(\.accuracyPercent))
+        let best = week.enumerated().max { a, b in
+            a.element.accuracyPercent < b.element.accuracyPercent
+                || (a.element.accuracyPercent == b.element.accuracyPercent && a.offset > b.offset)
+        }?.element
+        let improved = mostImprovedTask(thisWeek: week, priorWeek: priorWeek)
+
+        var days = Set(week.map { calendar.startOfDay(for: $0.recordedAt) })
+        for s in completed { if let at = s.completedAt { days.insert(calendar.startOfDay(for: at)) } }
+
+        let knownByWeekEnd = eligible.filter { $0.recordedAt < bounds.end }
+        let highlight = patternHighlight(
+            insights: InsightEngine.generateInsights(snapshots: knownByWeekEnd, calendar: calendar),
+            playedTaskKeys: Set(week.map(\.taskKey)))
+
+        return WeeklyReflection(
+            weekStartDate: bounds.start, weekEndDate: bounds.end,
+            weekIdentifier: weekIdentifier(ofWeekStarting: bounds.start, calendar: calendar),
+            questsCompleted: completed.count, averageAccuracy: average, accuracyChangeVsPriorWeek: change,
+            bestEstimateTaskName: best?.taskDisplayName, bestEstimateAccuracy: best?.accuracyPercent,
+            mostImprovedTaskName: improved?.name, mostImprovedDelta: improved?.delta,
+            daysPlayedThisWeek: days.count, totalDaysInWeek: 7, patternHighlight: highlight,
+            hasGaps: days.count < 7, totalEstimations: week.count)
+    }
+
+    /// Only tasks with at least two estimations in both weeks compete; the largest positive
+    /// gain in average accuracy wins (ties: alphabetical).
+    static func mostImprovedTask(thisWeek: [EstimationSnapshot], priorWeek: [EstimationSnapshot]) -> (name: String, delta: Double)? {
+        let now = Dictionary(grouping: thisWeek, by: \.taskKey)
+        let before = Dictionary(grouping: priorWeek, by: \.taskKey)
+        var best: (name: String, delta: Double)?
+        for (key, current) in now {
+            guard current.count >= mostImprovedMinimumPerWeek, let previous = before[key],
+                  previous.count >= mostImprovedMinimumPerWeek
+            else { continue }
+            let delta = InsightEngine.mean(current.map(\.accuracyPercent)) - InsightEngine.mean(previous.map(\.accuracyPercent))
+            let name = current.max { $0.recordedAt < $1.recordedAt }?.taskDisplayName ?? key
+            guard delta > 0 else { continue }
+            if let b = best, b.delta > delta || (b.delta == delta && b.name < name) { continue }
+            best = (name, delta)
+        }
+        return best
+    }
+
+    /// One highlight for a task played that week: improving > bias > very consistent.
+    static func patternHighlight(insights: [TaskInsight], playedTaskKeys: Set<String>) -> String? {
+        let relevant = insights.filter { playedTaskKeys.contains($0.taskKey) }
+        if let i = relevant.first(where: { $0.trend?.direction == .improving }) {
+            return "Your \(i.taskDisplayName) estimates are getting closer over time"
+        }
+        if let i = relevant.first(where: { $0.bias.direction != .balanced }) {
+            return "You tend to \(i.bias.direction == .overestimates ? "overestimate" : "underestimate") \(i.taskDisplayName)"
+        }
+        if let i = relevant.first(where: { $0.consistency.level == .veryConsistent }) {
+            return "You read \(i.taskDisplayName) the same way each time"
+        }
+        return nil
+    }
+
+    /// Lazily, at the player's first interaction of a week: the previous week's reflection,
+    /// unless that week was dismissed or had nothing to show.
+    public static func pendingReflection(
+        snapshots: [EstimationSnapshot], sessions: [GameSession], now: Date, calendar: Calendar, dismissedWeek: String?
+    ) -> WeeklyReflection? {
+        guard let previous = previousWeekBounds(from: now, calendar: calendar) else { return nil }
+        let id = weekIdentifier(ofWeekStarting: previous.start, calendar: calendar)
+        guard id != dismissedWeek else { return nil }
+        let reflection = computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: calendar)
+        return reflection.isMeaningful ? reflection : nil
+    }
+
+    /// The last four finished weeks that had quests, newest first (the stats view).
+    public static func recentReflections(
+        snapshots: [EstimationSnapshot], sessions: [GameSession], now: Date, calendar: Calendar, weeks: Int = historyWeeks
+    ) -> [WeeklyReflection] {
+        var result: [WeeklyReflection] = []
+        var cursor = now
+        for _ in 0..<weeks {
+            guard let previous = previousWeekBounds(from: cursor, calendar: calendar) else { break }
+            let r = computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: calendar)
+            if r.isMeaningful { result.append(r) }
+            cursor = previous.start
+        }
+        return result
+    }
+}
