@@ -20,9 +20,9 @@ public enum DurationText {
         return format(seconds: abs(rounded)) + (rounded > 0 ? " over" : " under")
     }
 
-    /// A rounded figure for "about X" texts: 5 s under a minute, 15 s under 10 min, minutes above.
+    /// A rounded figure for "about X" texts: 5 s under 2 min, 15 s under 10 min, minutes above.
     public static func approximate(seconds: Double) -> String {
-        let grain: Double = seconds < 60 ? 5 : (seconds < 600 ? 15 : 60)
+        let grain: Double = seconds < 120 ? 5 : (seconds < 600 ? 15 : 60)
         let rounded = max(grain, (seconds / grain).rounded() * grain)
         return format(seconds: rounded)
     }

@@ -71,9 +71,11 @@ public struct TaskInsight: Codable, Equatable, Sendable {
 public enum InsightEngine {
     public static let minimumSampleSize = 5
     public static let trendSampleSize = 10
-    public static let biasThreshold = 0.10
-    public static let improvingRatio = 0.85
-    public static let decliningRatio = 1.15
+    /// Thresholds in whole percent, compared by multiplication so that exactly 10 %, 0.85×
+    /// and 1.15× sit on the documented side of the line (1.15·100 is 114.999… in binary).
+    public static let biasThresholdPercent = 10.0
+    public static let improvingPercent = 85.0
+    public static let decliningPercent = 115.0
     public static let veryConsistentSpread = 0.15
     public static let consistentSpread = 0.35
     /// Time-of-day needs this many estimations in at least two parts of the day.
@@ -129,8 +131,14 @@ public enum InsightEngine {
         let meanDifference = mean(s.map(\.differenceSeconds))
         let meanActual = mean(s.map(\.actualSeconds))
         let relative = meanActual > 0 ? meanDifference / meanActual : 0
-        let direction: BiasDirection =
-            relative > biasThreshold ? .overestimates : (relative < -biasThreshold ? .underestimates : .balanced)
+        let direction: BiasDirection
+        if meanDifference * 100 > meanActual * biasThresholdPercent {
+            direction = .overestimates
+        } else if -meanDifference * 100 > meanActual * biasThresholdPercent {
+            direction = .underestimates
+        } else {
+            direction = .balanced
+        }
         return BiasInsight(direction: direction, meanDifferenceSeconds: meanDifference, relativeBias: relative)
     }
 
@@ -139,9 +147,9 @@ public enum InsightEngine {
         let recent = mean(s.suffix(5).map(\.absDifferenceSeconds))
         let prior = mean(s.dropLast(5).suffix(5).map(\.absDifferenceSeconds))
         let direction: TrendDirection
-        if recent < prior * improvingRatio {
+        if recent * 100 < prior * improvingPercent {
             direction = .improving
-        } else if recent > prior * decliningRatio {
+        } else if recent * 100 > prior * decliningPercent {
             direction = .declining
         } else {
             direction = .stable
