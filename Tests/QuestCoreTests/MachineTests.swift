@@ -1,0 +1,526 @@
+import Foundation
+import Testing
+@testable import QuestCore
+
+/// A box on a virtual clock with one 3-task morning routine (active every day).
+struct Box {
+    static let cal = calendar("Europe/Berlin")
+    static let routineID = uuid(0xA00)
+    static let tasks = [uuid(0xA01), uuid(0xA02), uuid(0xA03)]
+    static let morning = Routine(
+        id: routineID, name: "school-morning", displayName: "Morning Quest", activeDays: Array(1...7),
+        tasks: [RoutineTask(id: tasks[0], name: "teeth", displayName: "Tooth Time", referenceDurationSeconds: 120),
+                RoutineTask(id: tasks[1], name: "dress", displayName: "Get Dressed"),
+                RoutineTask(id: tasks[2], name: "bag", displayName: "Pack Bag")])
+
+    var sim: QuestSimulator
+
+    init(world: QuestWorld? = nil, rules: GameRules = .standard, start: Date = at(2026, 6, 10, 7, 0, Box.cal), monotonicStart: Int64 = 0) {
+        let w = world ?? QuestWorld(routines: [Box.morning], profile: PlayerProfile(totalXP: 50, sessionsCompleted: 5), calendar: Box.cal, bootID: "boot-1")
+        sim = QuestSimulator(state: QuestState(world: w, rules: rules), wallClockStart: start, monotonicStart: monotonicStart, ids: .sequential(next: 1))
+        sim.start()
+    }
+
+    /// A clean press and release `hold` later.
+    @discardableResult
+    mutating func tap(_ role: ButtonRole, at t: Int64, hold: Int64 = 80 * milli) -> [QuestEffect] {
+        let down = sim.press(role, at: t)
+        return down + sim.release(role, at: t + hold)
+    }
+
+    var phase: String { sim.state.phase.name }
+    var persisted: [PersistRequest] { sim.allEffects.compactMap { if case .persist(let p) = $0 { p } else { nil } } }
+    var estimations: [TaskEstimation] { persisted.compactMap { if case .estimationCompleted(let e, _) = $0 { e } else { nil } } }
+    var sounds: [SoundID] { sim.allEffects.compactMap { if case .playSound(let s) = $0 { s } else { nil } } }
+    var lastScreen: Screen? { sim.allEffects.compactMap { if case .display(let s) = $0 { s } else { nil } }.last }
+}
+
+@Suite("QuestMachine walk-throughs (GAME-1 … GAME-6)")
+struct MachineTests {
+    @Test("a full 3-task quest: durations are exactly the press-edge differences")
+    func fullQuest() {
+        var box = Box()
+        let t0 = 2_000 * second
+        box.tap(.lock, at: t0)  // start the quest
+        #expect(box.phase == "estimating")
+        guard case .estimating(let e)? = box.lastScreen else { Issue.record("no estimate screen"); return }
+        #expect(e.estimateSeconds == 120 && e.taskName == "Tooth Time" && e.taskCount == 3)
+
+        // Task 1: estimate 2:00, takes 2:00.250000123 → spot on. Reveal continues on a press.
+        let lock1 = t0 + 5 * second + 123
+        box.tap(.lock, at: lock1)
+        #expect(box.phase == "active")
+        let stop1 = lock1 + 120 * second + 250 * milli
+        box.tap(.stop, at: stop1, hold: 90 * milli)
+        #expect(box.phase == "revealing")
+        box.tap(.lock, at: stop1 + 3 * second)
+
+        // Task 2: dial down to 1:30, takes 3:10 → way off. The reveal times out after 8 s.
+        box.tap(.down, at: stop1 + 4 * second)
+        box.tap(.down, at: stop1 + 5 * second)
+        let lock2 = stop1 + 6 * second
+        box.tap(.lock, at: lock2)
+        let stop2 = lock2 + 190 * second
+        box.tap(.stop, at: stop2)
+        box.sim.advance(to: stop2 + 8 * second + 100 * milli)
+        #expect(box.phase == "estimating")
+
+        // Task 3: 2:00 against 2:30 → close (30 s of 150 s = 20 %).
+        let lock3 = stop2 + 10 * second
+        box.tap(.lock, at: lock3)
+        box.tap(.stop, at: lock3 + 150 * second)
+        box.tap(.up, at: lock3 + 152 * second)  // any button continues
+        #expect(box.phase == "summary")
+
+        let e3 = box.estimations
+        #expect(e3.count == 3)
+        #expect(e3[0].actualSeconds == Double(stop1 - lock1) / 1e9)
+        #expect(e3[0].lockMonotonicNanos == lock1 && e3[0].stopMonotonicNanos == stop1)
+        #expect(e3.map(\.rating) == [.spotOn, .wayOff, .close])
+        #expect(e3.map(\.estimatedSeconds) == [120, 90, 120])
+        #expect(e3[1].actualSeconds == 190)
+        #expect(e3.map(\.orderIndex) == [0, 1, 2])
+        #expect(e3.allSatisfy { $0.sessionID == e3[0].sessionID && !$0.isCalibration && $0.bootID == "boot-1" })
+
+        guard case .sessionCompleted(let session, let profile)? = box.persisted.last else { Issue.record("no completion"); return }
+        #expect(session.status == .completed && session.xpEarned == 100 + 10 + 60 + 20)
+        #expect(profile.totalXP == 240 && profile.sessionsCompleted == 6 && profile.currentStreak == 1)
+        guard case .summary(let summary)? = box.lastScreen else { Issue.record("no summary"); return }
+        #expect(summary.sessionXP == 190 && summary.level == 1 && summary.questName == "Morning Quest")
+        #expect(box.sounds.filter { $0 == .revealSpotOn || $0 == .revealWayOff || $0 == .revealClose } == [.revealSpotOn, .revealWayOff, .revealClose])
+        #expect(box.sounds.last == .questComplete)
+
+        // The summary returns to idle by itself; then nothing more is pending.
+        box.sim.runUntilQuiet()
+        #expect(box.phase == "idle")
+        #expect(box.sim.timers.isEmpty)
+    }
+
+    @Test("the completed estimation is persisted before the reveal is sounded, lit or shown")
+    func persistBeforeReveal() {
+        var box = Box()
+        box.tap(.lock, at: 10 * second)
+        box.tap(.lock, at: 11 * second)
+        let effects = box.tap(.stop, at: 100 * second)
+        let persistIndex = effects.firstIndex { if case .persist(.estimationCompleted) = $0 { true } else { false } }
+        let firstOutput = effects.firstIndex { e in
+            switch e {
+            case .playSound(let s): s == .revealSpotOn || s == .revealClose || s == .revealOff || s == .revealWayOff
+            case .display(.reveal), .led(.reveal), .buzzer(.reveal): true
+            default: false
+            }
+        }
+        #expect(persistIndex != nil && firstOutput != nil && persistIndex! < firstOutput!)
+    }
+
+    @Test("bounce bursts: one press, measured from its first edge; nothing double-counted")
+    func bounce() {
+        var box = Box()
+        func burst(_ role: ButtonRole, at t: Int64, edges: Int) {
+            // Alternating edges 0.4 ms apart, starting (and, for an odd count, ending) pressed.
+            for i in 0..<edges { box.sim.send(.button(role, pressed: i % 2 == 0, atNanos: t + Int64(i) * 400_000), at: t + Int64(i) * 400_000) }
+        }
+        burst(.lock, at: 1 * second, edges: 15)
+        box.sim.release(.lock, at: 1 * second + 200 * milli)
+        burst(.down, at: 2 * second, edges: 9)
+        box.sim.release(.down, at: 2 * second + 100 * milli)
+        guard case .estimating(_, _, let estimate) = box.sim.state.phase else { Issue.record("not estimating"); return }
+        #expect(estimate == 105)  // one step, not five
+        let lock = 3 * second
+        burst(.lock, at: lock, edges: 11)
+        box.sim.release(.lock, at: lock + 150 * milli)
+        let stop = lock + 100 * second
+        burst(.stop, at: stop, edges: 13)
+        box.sim.release(.stop, at: stop + 120 * milli)
+        #expect(box.estimations.count == 1)
+        #expect(box.estimations[0].actualSeconds == 100)
+        #expect(box.persisted.filter { if case .sessionStarted = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test("a tap shorter than the debounce window still releases (no stuck button)")
+    func shortTapSettles() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        // Down for 4 ms with a bounce on release, all inside the 30 ms window.
+        box.sim.press(.up, at: 2 * second)
+        box.sim.release(.up, at: 2 * second + 4 * milli)
+        #expect(box.sim.state.debouncer.isPressed(.up))
+        box.sim.advance(to: 2 * second + 31 * milli)
+        #expect(!box.sim.state.debouncer.isPressed(.up))
+        // No hold-repeat runs away afterwards.
+        box.sim.advance(to: 5 * second)
+        guard case .estimating(_, _, let estimate) = box.sim.state.phase else { Issue.record("not estimating"); return }
+        #expect(estimate == 150)
+    }
+
+    @Test("GAME-4: a stop 1 s after lock-in is ignored; the real stop counts with its own timestamp")
+    func accidentalStop() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        let lock = 2 * second
+        box.tap(.lock, at: lock)
+        box.tap(.stop, at: lock + 1 * second)
+        #expect(box.phase == "active")
+        #expect(box.estimations.isEmpty)
+        box.tap(.stop, at: lock + 1_500 * milli, hold: 100 * milli)
+        #expect(box.phase == "active")
+        box.sim.press(.stop, at: lock + 1_999 * milli)
+        box.sim.release(.stop, at: lock + 1_999 * milli + 300_000)  // a 0.3 ms glitch
+        #expect(box.phase == "active")
+        box.sim.advance(to: lock + 1_999 * milli + 31 * milli)
+        #expect(box.phase == "active")
+        box.tap(.stop, at: lock + 2 * second)  // exactly the guard: counts
+        #expect(box.phase == "revealing")
+        #expect(box.estimations.first?.actualSeconds == 2)
+    }
+
+    @Test("GAME-2: nothing shows or sounds the running time while active")
+    func noClockWhileActive() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        box.tap(.lock, at: 2 * second)
+        var effects: [QuestEffect] = []
+        for (i, role) in [ButtonRole.up, .down, .lock, .up].enumerated() {
+            effects += box.tap(role, at: 10 * second + Int64(i) * second)
+        }
+        box.sim.advance(to: 3600 * second)
+        effects += box.sim.log.filter { $0.atNanos > 3 * second }.flatMap(\.effects)
+        #expect(!effects.contains { if case .display = $0 { true } else { false } })
+        #expect(!effects.contains { if case .playSound = $0 { true } else { false } })
+        #expect(box.phase == "active")
+    }
+
+    @Test("hold-repeat: starts after 800 ms and accelerates down to the minimum interval")
+    func holdRepeat() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        let t = 5 * second
+        box.sim.press(.up, at: t)
+        box.sim.advance(to: t + 4 * second)
+        box.sim.release(.up, at: t + 4 * second)
+        let fires = box.sim.log.filter { if case .timerFired(.holdRepeat(.up), _) = $0.event { true } else { false } }.map(\.atNanos)
+        #expect(fires.first == t + 800 * milli)
+        let gaps = zip(fires.dropFirst(), fires).map { $0 - $1 }
+        #expect(gaps.first == 250 * milli)
+        #expect(gaps.last == 60 * milli)
+        for (a, b) in zip(gaps, gaps.dropFirst()) { #expect(b <= a) }
+        #expect(Set(gaps).count > 4)
+        guard case .estimating(_, _, let estimate) = box.sim.state.phase else { Issue.record("not estimating"); return }
+        // One step on press plus one per repeat, each snapped to its band's grid.
+        var expected = 120
+        for _ in 0..<(1 + fires.count) { expected = EstimateStepper.up(expected) }
+        #expect(estimate == expected)
+        #expect(box.sounds.filter { $0 == .estimateTick }.count == 1 + fires.count)
+        // Released: no more repeats.
+        let after = box.sim.log.count
+        box.sim.advance(to: t + 10 * second)
+        #expect(box.sim.log.count == after)
+    }
+
+    @Test("abandon: holding stop 3 s while active or estimating ends the quest; 2.9 s does not")
+    func abandon() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        box.tap(.lock, at: 2 * second)
+        box.sim.press(.stop, at: 30 * second)
+        box.sim.advance(to: 32_900 * milli)
+        #expect(box.phase == "active")
+        box.sim.advance(to: 33 * second)
+        #expect(box.phase == "idle")
+        box.sim.release(.stop, at: 34 * second)
+        #expect(box.estimations.isEmpty)
+        guard case .sessionAbandoned(let s)? = box.persisted.last else { Issue.record("not abandoned"); return }
+        #expect(s.status == .abandoned)
+        guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(idle.notice == QuestMachine.abandonedNotice)
+
+        // While estimating, a short stop press does nothing; a 3 s hold abandons.
+        var est = Box()
+        est.tap(.lock, at: 1 * second)
+        est.tap(.stop, at: 2 * second, hold: 2_900 * milli)
+        #expect(est.phase == "estimating")
+        est.tap(.stop, at: 10 * second, hold: 3_500 * milli)
+        #expect(est.phase == "idle")
+
+        // A stop released before 3 s while active is a normal stop.
+        var normal = Box()
+        normal.tap(.lock, at: 1 * second)
+        normal.tap(.lock, at: 2 * second)
+        normal.tap(.stop, at: 62 * second, hold: 2_500 * milli)
+        #expect(normal.phase == "revealing")
+        #expect(normal.estimations.first?.actualSeconds == 60)
+    }
+
+    @Test("GAME-6: the reveal continues after 8 s or on any button")
+    func revealTimeout() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        box.tap(.lock, at: 2 * second)
+        box.tap(.stop, at: 100 * second, hold: 100 * milli)
+        box.sim.advance(to: 108_099 * milli)
+        #expect(box.phase == "revealing")
+        box.sim.advance(to: 108_100 * milli)
+        #expect(box.phase == "estimating")
+        guard case .estimating(let s)? = box.lastScreen else { Issue.record("no screen"); return }
+        #expect(s.taskNumber == 2)
+    }
+
+    @Test("GAME-4: a task running past 3 h is abandoned, unscored")
+    func taskLimit() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        box.tap(.lock, at: 2 * second)
+        box.sim.advance(to: 2 * second + 3 * 3600 * second - 1)
+        #expect(box.phase == "active")
+        box.sim.advance(to: 2 * second + 3 * 3600 * second)
+        #expect(box.phase == "idle")
+        #expect(box.estimations.isEmpty)
+        guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(idle.notice == QuestMachine.tooLongNotice)
+    }
+
+    @Test("GAME-1: only today's active routines, by display name or Quest N; up/down choose")
+    func todaysQuests() {
+        let sundayOnly = Routine(id: uuid(0xB00), name: "sunday-chores", displayName: "Chores", activeDays: [1], tasks: Box.morning.tasks)
+        let unnamed = Routine(id: uuid(0xC00), name: "secret-internal-name", displayName: "  ", activeDays: Array(1...7), tasks: Box.morning.tasks)
+        let inactive = Routine(id: uuid(0xD00), name: "off", displayName: "Paused", activeDays: Array(1...7), isActive: false, tasks: Box.morning.tasks)
+        let empty = Routine(id: uuid(0xE00), name: "empty", displayName: "Empty", activeDays: Array(1...7), tasks: [])
+        let world = QuestWorld(routines: [sundayOnly, Box.morning, unnamed, inactive, empty], calendar: Box.cal, bootID: "b")
+        var box = Box(world: world)  // 2026-06-10 is a Wednesday
+        guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(idle.quests.map(\.name) == ["Morning Quest", "Quest 2"])
+        #expect(!idle.quests.map(\.name).contains("secret-internal-name"))
+        #expect(idle.selectedIndex == 0)
+        box.tap(.down, at: 1 * second)
+        box.tap(.lock, at: 2 * second)
+        guard case .sessionStarted(let s)? = box.persisted.first else { Issue.record("no session"); return }
+        #expect(s.routineID == uuid(0xC00) && s.routineDisplayName == "Quest 2")
+
+        // On a Sunday the Sunday routine is offered too.
+        let sunday = Box(world: world, start: at(2026, 6, 14, 9, 0, Box.cal))
+        guard case .idle(let idleSunday)? = sunday.lastScreen else { Issue.record("not idle"); return }
+        #expect(idleSunday.quests.map(\.name) == ["Chores", "Morning Quest", "Quest 3"])
+
+        // No quests today: lock does nothing, the LED stays off.
+        let none = Box(world: QuestWorld(routines: [sundayOnly], calendar: Box.cal, bootID: "b"))
+        var noneBox = none
+        noneBox.tap(.lock, at: 1 * second)
+        #expect(noneBox.phase == "idle")
+        #expect(noneBox.sim.allEffects.contains(.led(.off)))
+        #expect(noneBox.persisted.isEmpty)
+    }
+
+    @Test("CAL-1: the first 3 completed sessions are calibration; abandoned ones do not count")
+    func calibrationSessions() {
+        var box = Box(world: QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b"))
+        var t = 1 * second
+        func playQuest() {
+            box.tap(.lock, at: t); t += second
+            for _ in 0..<3 {
+                box.tap(.lock, at: t); t += 60 * second
+                box.tap(.stop, at: t); t += second
+                box.tap(.lock, at: t); t += second
+            }
+            box.tap(.lock, at: t); t += second  // summary → idle
+        }
+        playQuest()
+        box.tap(.lock, at: t); t += second  // a quest abandoned at once
+        box.tap(.stop, at: t, hold: 3_100 * milli); t += 5 * second
+        playQuest()
+        playQuest()
+        playQuest()
+        let flags = box.estimations.map(\.isCalibration)
+        #expect(flags == Array(repeating: true, count: 9) + Array(repeating: false, count: 3))
+        let reveals = box.sim.allEffects.compactMap { if case .display(.reveal(let r)) = $0 { r } else { nil } }
+        #expect(reveals.prefix(9).allSatisfy { $0.feedback.headline == FeedbackGenerator.calibrationHeadline })
+        #expect(reveals.suffix(3).allSatisfy { $0.feedback.headline != FeedbackGenerator.calibrationHeadline })
+    }
+
+    @Test("first suggestion is the player's last estimate; hint after 5 non-calibration plays; PB celebrated")
+    func memoryHintAndPersonalBest() {
+        var box = Box()
+        var t = 1 * second
+        func playTooth(estimateSteps: Int, takes seconds: Int64) {
+            box.tap(.lock, at: t); t += second
+            for _ in 0..<estimateSteps { box.tap(.up, at: t); t += second }
+            box.tap(.lock, at: t); t += seconds * second
+            box.tap(.stop, at: t); t += second
+            box.tap(.stop, at: t, hold: 3_200 * milli); t += 5 * second  // continue, then abandon the rest
+            box.tap(.stop, at: t, hold: 3_200 * milli); t += 5 * second
+        }
+        playTooth(estimateSteps: 1, takes: 200)  // estimate 2:30, 50 s off
+        guard case .estimating(let s)? = { box.tap(.lock, at: t); t += second; return box.lastScreen }() else { Issue.record("no screen"); return }
+        #expect(s.estimateSeconds == 150)
+        #expect(s.hint == nil)
+        box.tap(.stop, at: t, hold: 3_200 * milli); t += 5 * second
+        for takes in [151, 170, 140, 160] as [Int64] { playTooth(estimateSteps: 0, takes: takes) }
+        let reveals = box.sim.allEffects.compactMap { if case .display(.reveal(let r)) = $0 { r } else { nil } }
+        #expect(reveals.map(\.isPersonalBest) == [false, true, false, false, false])
+        #expect(box.sounds.filter { $0 == .personalBest }.count == 1)
+        box.tap(.lock, at: t); t += second
+        guard case .estimating(let withHint)? = box.lastScreen else { Issue.record("no screen"); return }
+        #expect(withHint.hint == "Last 5 times this took about 2m 45s")  // median 160 s, to the nearest 15 s
+
+        var off = Box()
+        off.sim = QuestSimulator(state: { var st = box.sim.state; st.world.settings.hintsEnabled = false; st.phase = .idle(selectedRoutineID: nil, notice: nil); st.debouncer = ButtonDebouncer(windowNanos: 30 * milli); return st }(), wallClockStart: at(2026, 6, 10, 7, 0, Box.cal))
+        off.sim.start()
+        off.tap(.lock, at: 1 * second)
+        guard case .estimating(let noHint)? = off.lastScreen else { Issue.record("no screen"); return }
+        #expect(noHint.hint == nil)
+    }
+
+    @Test("level-up and streak are celebrated at the summary; XP persists per estimation")
+    func summaryCelebrations() {
+        var world = QuestWorld(routines: [Box.morning], profile: PlayerProfile(totalXP: 200, currentStreak: 2, lastPlayedDate: at(2026, 6, 9, 7, 0, Box.cal), sessionsCompleted: 10), calendar: Box.cal, bootID: "b")
+        world.settings.streakPolicy = .pause
+        var box = Box(world: world)
+        var t = 1 * second
+        box.tap(.lock, at: t); t += second
+        for _ in 0..<3 {
+            box.tap(.lock, at: t); t += 120 * second
+            box.tap(.stop, at: t); t += second
+            box.tap(.lock, at: t); t += second
+        }
+        let profiles = box.persisted.compactMap { if case .estimationCompleted(_, let p) = $0 { p.totalXP } else { nil } }
+        #expect(profiles == [300, 400, 500])
+        guard case .summary(let s)? = box.lastScreen else { Issue.record("no summary"); return }
+        #expect(s.leveledUp && s.level == 3 && s.totalXP == 520)
+        #expect(s.streakMilestone == 3 && s.streakText == "Streak: 3 days")
+        #expect(box.sounds.last == .levelUp)
+        #expect(box.sim.allEffects.contains(.buzzer(.celebration)))
+    }
+
+    @Test("joker policy: the summary shows the joker streak and jokers")
+    func jokerSummary() {
+        var world = QuestWorld(routines: [Box.morning], profile: PlayerProfile(sessionsCompleted: 10), calendar: Box.cal, bootID: "b")
+        world.settings.streakPolicy = .joker
+        world.plays = (3...9).map { QuestPlay(routineID: Box.routineID, completedAt: at(2026, 6, $0, 7, 30, Box.cal), measuredTaskSeconds: 400) }
+        var box = Box(world: world)
+        var t = 1 * second
+        box.tap(.lock, at: t); t += second
+        for _ in 0..<3 {
+            box.tap(.lock, at: t); t += 120 * second
+            box.tap(.stop, at: t); t += second
+            box.tap(.lock, at: t); t += second
+        }
+        guard case .summary(let s)? = box.lastScreen else { Issue.record("no summary"); return }
+        #expect(s.streakText == "Streak: 8 days · jokers: 1")
+    }
+
+    @Test("GAME-5: same boot resumes with the exact duration")
+    func restoreSameBoot() {
+        let session = GameSession(id: uuid(77), routineID: Box.routineID, routineDisplayName: "Morning Quest", startedAt: at(2026, 6, 10, 6, 55, Box.cal), startedMonotonicNanos: 400 * second, bootID: "boot-1", isCalibration: false)
+        let first = TaskEstimation(id: uuid(78), sessionID: uuid(77), taskID: Box.tasks[0], taskDisplayName: "Tooth Time", routineDisplayName: "Morning Quest", orderIndex: 0, result: TimeEstimationScorer.score(estimated: 120, actual: 118), xpEarned: 100, isCalibration: false, recordedAt: at(2026, 6, 10, 6, 58, Box.cal), lockMonotonicNanos: 420 * second, stopMonotonicNanos: 538 * second, bootID: "boot-1")
+        let task = InProgressTask(session: session, taskIndex: 1, taskID: Box.tasks[1], estimatedSeconds: 300, lockMonotonicNanos: 600 * second + 7, bootID: "boot-1", lockedAt: at(2026, 6, 10, 6, 59, Box.cal), lockedAtTrusted: true)
+        var box = Box()
+        box.sim.send(.restoreInProgress(task, completedEstimations: [first], atNanos: 1_000 * second), at: 1_000 * second)
+        #expect(box.phase == "active")
+        box.tap(.stop, at: 1_100 * second)
+        #expect(box.estimations.first?.actualSeconds == Double(500 * second - 7) / 1e9)
+        #expect(box.estimations.first?.sessionID == uuid(77))
+        box.tap(.lock, at: 1_110 * second)
+        box.tap(.lock, at: 1_111 * second)
+        box.tap(.stop, at: 1_200 * second)
+        box.tap(.lock, at: 1_210 * second)
+        guard case .sessionCompleted(let done, _)? = box.persisted.last else { Issue.record("not completed"); return }
+        #expect(done.id == uuid(77))
+        #expect(done.xpEarned == 100 + box.estimations.reduce(0) { $0 + $1.xpEarned } + 20)
+    }
+
+    @Test("GAME-5: after a reboot it resumes from a trusted wall clock, else the task is offered again")
+    func restoreAfterReboot() {
+        let session = GameSession(id: uuid(77), routineID: Box.routineID, routineDisplayName: "Morning Quest", startedAt: at(2026, 6, 10, 6, 55, Box.cal), startedMonotonicNanos: 400 * second, bootID: "old-boot", isCalibration: false)
+        let task = InProgressTask(session: session, taskIndex: 0, taskID: Box.tasks[0], estimatedSeconds: 300, lockMonotonicNanos: 900_000 * second, bootID: "old-boot", lockedAt: at(2026, 6, 10, 6, 58, Box.cal), lockedAtTrusted: true)
+        // Box starts 07:00 at monotonic 1000 s: 2 minutes after the lock.
+        var trusted = Box(monotonicStart: 20 * second)  // started 07:00, two minutes after the lock
+        trusted.sim.send(.restoreInProgress(task, completedEstimations: [], atNanos: 20 * second), at: 20 * second)
+        #expect(trusted.phase == "active")
+        guard case .taskStarted(let moved)? = trusted.persisted.last else { Issue.record("not re-persisted"); return }
+        #expect(moved.bootID == "boot-1" && moved.lockMonotonicNanos == 20 * second - 120 * second)
+        trusted.tap(.stop, at: 200 * second)
+        #expect(trusted.estimations.first?.actualSeconds == 300)
+
+        var untrusted = Box(monotonicStart: 20 * second)
+        untrusted.sim.wallClockTrusted = false
+        untrusted.sim.send(.restoreInProgress(task, completedEstimations: [], atNanos: 20 * second), at: 20 * second)
+        #expect(untrusted.phase == "estimating")
+        #expect(untrusted.persisted.last == .inProgressCleared)
+        guard case .estimating(let s)? = untrusted.lastScreen else { Issue.record("no screen"); return }
+        #expect(s.estimateSeconds == 300 && s.taskNumber == 1)
+
+        // Lock-in while the clock was untrusted cannot be bridged either.
+        var lockedUntrusted = task
+        lockedUntrusted.lockedAtTrusted = false
+        var box3 = Box(monotonicStart: 20 * second)
+        box3.sim.send(.restoreInProgress(lockedUntrusted, completedEstimations: [], atNanos: 20 * second), at: 20 * second)
+        #expect(box3.phase == "estimating")
+
+        // More than 3 h ago: abandoned.
+        var old = task
+        old.lockedAt = at(2026, 6, 10, 3, 0, Box.cal)
+        var box4 = Box(monotonicStart: 20 * second)
+        box4.sim.send(.restoreInProgress(old, completedEstimations: [], atNanos: 20 * second), at: 20 * second)
+        #expect(box4.phase == "idle")
+        guard case .sessionAbandoned? = box4.persisted.last else { Issue.record("not abandoned"); return }
+
+        // The routine is gone: abandoned, back to idle.
+        var gone = task
+        gone.session.routineID = uuid(0xFFF)
+        var box5 = Box(monotonicStart: 20 * second)
+        box5.sim.send(.restoreInProgress(gone, completedEstimations: [], atNanos: 20 * second), at: 20 * second)
+        #expect(box5.phase == "idle")
+    }
+
+    @Test("lock-in persists the in-progress task with kernel time, boot id and wall time")
+    func lockPersists() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        box.tap(.lock, at: 42 * second + 5)
+        guard case .taskStarted(let t)? = box.persisted.last else { Issue.record("no task"); return }
+        #expect(t.lockMonotonicNanos == 42 * second + 5 && t.bootID == "boot-1" && t.taskIndex == 0 && t.estimatedSeconds == 120)
+        #expect(abs(t.lockedAt.timeIntervalSince(box.sim.wallClockStart) - 42) < 1e-3)  // wall time of the press
+        #expect(t.lockedAtTrusted)
+        #expect(box.sounds.contains(.lockIn))
+        #expect(box.sim.allEffects.contains(.buzzer(.tap)))
+    }
+
+    @Test("read-back: a box without a display buzzes the locked estimate")
+    func readBack() {
+        var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
+        world.settings.estimateReadBack = true
+        var box = Box(world: world)
+        box.tap(.lock, at: 1 * second)
+        box.tap(.up, at: 2 * second)
+        box.tap(.lock, at: 3 * second)
+        #expect(box.sim.allEffects.contains(.buzzer(.readBack(seconds: 150))))
+    }
+
+    @Test("REFL-1: the pending reflection shows at idle and stop dismisses it")
+    func reflectionDismiss() {
+        let r = WeeklyReflectionEngine.computeReflection(
+            snapshots: [snap("Teeth", est: 100, act: 100, on: at(2026, 6, 2, 7, 0, Box.cal))],
+            sessions: [GameSession(id: uuid(5), routineID: Box.routineID, routineDisplayName: "M", startedAt: at(2026, 6, 2, 7, 0, Box.cal), startedMonotonicNanos: 0, bootID: "b", completedAt: at(2026, 6, 2, 7, 5, Box.cal), status: .completed, isCalibration: false)],
+            weekContaining: at(2026, 6, 2, 7, 0, Box.cal), calendar: Box.cal)
+        var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
+        world.pendingReflection = r
+        var box = Box(world: world)
+        guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(idle.reflection == r)
+        box.tap(.stop, at: 1 * second)
+        #expect(box.persisted == [.reflectionDismissed(weekIdentifier: r.weekIdentifier)])
+        guard case .idle(let after)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(after.reflection == nil)
+    }
+
+    @Test("an edited routine does not disturb the quest in progress")
+    func worldUpdateMidQuest() {
+        var box = Box()
+        box.tap(.lock, at: 1 * second)
+        var edited = Box.morning
+        edited.tasks.removeAll()
+        box.sim.send(.worldUpdated(QuestWorld(routines: [edited], calendar: Box.cal, bootID: "boot-1"), atNanos: 2 * second), at: 2 * second)
+        box.tap(.lock, at: 3 * second)
+        box.tap(.stop, at: 100 * second)
+        #expect(box.estimations.count == 1)
+    }
+}
