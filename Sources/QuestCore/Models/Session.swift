@@ -146,6 +146,35 @@ public struct EstimationSnapshot: Codable, Equatable, Sendable {
     }
 
     /// Tasks are grouped by id when known (survives renames), else by display name.
-    public var taskKey: String { taskID?.uuidString ?? "name:" + taskDisplayName }
+    public var taskKey: TaskKey { taskID.map(TaskKey.id) ?? .name(taskDisplayName) }
     public var absDifferenceSeconds: Double { abs(differenceSeconds) }
+}
+
+/// How history is grouped per task.
+public enum TaskKey: Hashable, Codable, Sendable, Comparable {
+    case id(UUID)
+    case name(String)
+
+    /// Hashes a UUID as two words rather than byte by byte: grouping years of history
+    /// hashes one key per estimation.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .id(let id):
+            withUnsafeBytes(of: id.uuid) { raw in
+                hasher.combine(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                hasher.combine(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
+        case .name(let name):
+            hasher.combine(name)
+        }
+    }
+
+    public static func < (a: TaskKey, b: TaskKey) -> Bool {
+        switch (a, b) {
+        case (.id(let x), .id(let y)): x.uuidString < y.uuidString
+        case (.name(let x), .name(let y)): x < y
+        case (.id, .name): true
+        case (.name, .id): false
+        }
+    }
 }

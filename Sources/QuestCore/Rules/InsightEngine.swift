@@ -39,6 +39,15 @@ public struct ConsistencyInsight: Codable, Equatable, Sendable {
 public enum TimeOfDay: String, Codable, Sendable, Equatable, CaseIterable {
     case morning, afternoon, evening, night
 
+    var index: Int {
+        switch self {
+        case .morning: 0
+        case .afternoon: 1
+        case .evening: 2
+        case .night: 3
+        }
+    }
+
     public init(hour: Int) {
         switch hour {
         case 5..<12: self = .morning
@@ -56,7 +65,7 @@ public struct TimeOfDayInsight: Codable, Equatable, Sendable {
 
 /// Everything INS-1 says about one task.
 public struct TaskInsight: Codable, Equatable, Sendable {
-    public var taskKey: String
+    public var taskKey: TaskKey
     public var taskDisplayName: String
     public var estimationCount: Int
     public var bias: BiasInsight
@@ -82,22 +91,75 @@ public enum InsightEngine {
     public static let timeOfDayMinimumPerBucket = 2
 
     public static func generateInsights(snapshots: [EstimationSnapshot], calendar: Calendar = .current) -> [TaskInsight] {
-        var byTask: [String: [EstimationSnapshot]] = [:]
-        for s in snapshots where !s.isCalibration { byTask[s.taskKey, default: []].append(s) }
-        return byTask.compactMap { key, group in
-            insight(taskKey: key, group.sorted { $0.recordedAt < $1.recordedAt }, calendar: calendar)
+        generateInsights(snapshots: snapshots, calendar: calendar, recordedBefore: nil, onlyTasks: nil)
+    }
+
+    /// The numbers of one estimation (no strings: cheap to copy and sort).
+    struct Sample {
+        var estimated: Double
+        var actual: Double
+        var difference: Double
+        var accuracy: Double
+        var recordedAt: Date
+        var absDifference: Double { abs(difference) }
+    }
+
+    /// One pass over the history, however long: group by task, optionally only what was
+    /// recorded before `cutoff` and only the tasks in `onlyTasks` (the weekly highlight).
+    static func generateInsights(
+        snapshots: [EstimationSnapshot], calendar: Calendar, recordedBefore cutoff: Date?, onlyTasks: Set<TaskKey>?
+    ) -> [TaskInsight] {
+        // One hash lookup per estimation: keys map to slots of plain arrays. With a task
+        // filter the slots are made up front and any other task is skipped.
+        var slots: [TaskKey: Int] = [:]
+        var keys: [TaskKey] = [], groups: [[Sample]] = [], latest: [Int] = []
+        if let onlyTasks {
+            for key in onlyTasks {
+                slots[key] = keys.count
+                keys.append(key)
+                groups.append([])
+                latest.append(-1)
+            }
+        }
+        for i in snapshots.indices where !snapshots[i].isCalibration {
+            if let cutoff, snapshots[i].recordedAt >= cutoff { continue }
+            let key = snapshots[i].taskKey
+            let slot: Int
+            if let found = slots[key] {
+                slot = found
+            } else {
+                if onlyTasks != nil { continue }
+                slot = keys.count
+                slots[key] = slot
+                keys.append(key)
+                groups.append([])
+                latest.append(-1)
+            }
+            let s = snapshots[i]
+            groups[slot].append(Sample(
+                estimated: s.estimatedSeconds, actual: s.actualSeconds, difference: s.differenceSeconds,
+                accuracy: s.accuracyPercent, recordedAt: s.recordedAt))
+            if latest[slot] < 0 || s.recordedAt >= snapshots[latest[slot]].recordedAt { latest[slot] = i }
+        }
+        var hours = LocalHourResolver(timeZone: calendar.timeZone)
+        return keys.indices.compactMap { slot -> TaskInsight? in
+            guard groups[slot].count >= minimumSampleSize else { return nil }
+            let group = groups[slot]
+            // History from the store arrives in time order; sort only when it does not.
+            let inOrder = zip(group, group.dropFirst()).allSatisfy { $0.recordedAt <= $1.recordedAt }
+            let ordered = inOrder ? group : group.enumerated()
+                .sorted { ($0.element.recordedAt, $0.offset) < ($1.element.recordedAt, $1.offset) }.map(\.element)
+            return insight(taskKey: keys[slot], name: snapshots[latest[slot]].taskDisplayName, ordered, hours: &hours)
         }
         .sorted { ($0.taskDisplayName, $0.taskKey) < ($1.taskDisplayName, $1.taskKey) }
     }
 
-    /// `ordered` is one task's non-calibration history, oldest first.
-    static func insight(taskKey: String, _ ordered: [EstimationSnapshot], calendar: Calendar) -> TaskInsight? {
-        guard ordered.count >= minimumSampleSize, let latest = ordered.last else { return nil }
-        let name = latest.taskDisplayName
+    /// `ordered` is one task's non-calibration history, oldest first (at least 5).
+    static func insight(taskKey: TaskKey, name: String, _ ordered: [Sample], hours: inout LocalHourResolver) -> TaskInsight {
         let bias = self.bias(ordered)
         let trend = self.trend(ordered)
         let consistency = self.consistency(ordered)
-        let timeOfDay = self.bestTimeOfDay(ordered, calendar: calendar)
+        let timeOfDay = self.bestTimeOfDay(ordered, hours: &hours)
         var texts: [String] = []
         let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
         switch bias.direction {
@@ -127,9 +189,9 @@ public enum InsightEngine {
             consistency: consistency, bestTimeOfDay: timeOfDay, texts: texts)
     }
 
-    static func bias(_ s: [EstimationSnapshot]) -> BiasInsight {
-        let meanDifference = mean(s.map(\.differenceSeconds))
-        let meanActual = mean(s.map(\.actualSeconds))
+    static func bias(_ s: [Sample]) -> BiasInsight {
+        let meanDifference = mean(s.map(\.difference))
+        let meanActual = mean(s.map(\.actual))
         let relative = meanActual > 0 ? meanDifference / meanActual : 0
         let direction: BiasDirection
         if meanDifference * 100 > meanActual * biasThresholdPercent {
@@ -142,10 +204,10 @@ public enum InsightEngine {
         return BiasInsight(direction: direction, meanDifferenceSeconds: meanDifference, relativeBias: relative)
     }
 
-    static func trend(_ s: [EstimationSnapshot]) -> TrendInsight? {
+    static func trend(_ s: [Sample]) -> TrendInsight? {
         guard s.count >= trendSampleSize else { return nil }
-        let recent = mean(s.suffix(5).map(\.absDifferenceSeconds))
-        let prior = mean(s.dropLast(5).suffix(5).map(\.absDifferenceSeconds))
+        let recent = mean(s.suffix(5).map(\.absDifference))
+        let prior = mean(s.dropLast(5).suffix(5).map(\.absDifference))
         let direction: TrendDirection
         if recent * 100 < prior * improvingPercent {
             direction = .improving
@@ -157,20 +219,25 @@ public enum InsightEngine {
         return TrendInsight(direction: direction, recentMeanAbsDifference: recent, priorMeanAbsDifference: prior)
     }
 
-    static func consistency(_ s: [EstimationSnapshot]) -> ConsistencyInsight {
-        let ratios = s.filter { $0.actualSeconds > 0 }.map { $0.estimatedSeconds / $0.actualSeconds }
+    static func consistency(_ s: [Sample]) -> ConsistencyInsight {
+        let ratios = s.filter { $0.actual > 0 }.map { $0.estimated / $0.actual }
         let spread = standardDeviation(ratios)
         let level: ConsistencyLevel =
             spread < veryConsistentSpread ? .veryConsistent : (spread < consistentSpread ? .consistent : .variable)
         return ConsistencyInsight(level: level, spread: spread)
     }
 
-    static func bestTimeOfDay(_ s: [EstimationSnapshot], calendar: Calendar) -> TimeOfDayInsight? {
-        var buckets: [TimeOfDay: [Double]] = [:]
-        for e in s { buckets[TimeOfDay(hour: calendar.component(.hour, from: e.recordedAt)), default: []].append(e.accuracyPercent) }
-        let eligible = TimeOfDay.allCases.compactMap { part -> (TimeOfDay, Double)? in
-            guard let values = buckets[part], values.count >= timeOfDayMinimumPerBucket else { return nil }
-            return (part, mean(values))
+    static func bestTimeOfDay(_ s: [Sample], hours: inout LocalHourResolver) -> TimeOfDayInsight? {
+        // A fixed array per part of the day: no hashing in a loop over years of history.
+        let parts = TimeOfDay.allCases
+        var totals = [Double](repeating: 0, count: parts.count), counts = [Int](repeating: 0, count: parts.count)
+        for e in s {
+            let index = TimeOfDay(hour: hours.hour(of: e.recordedAt)).index
+            totals[index] += e.accuracy
+            counts[index] += 1
+        }
+        let eligible = parts.indices.compactMap { i -> (TimeOfDay, Double)? in
+            counts[i] >= timeOfDayMinimumPerBucket ? (parts[i], totals[i] / Double(counts[i])) : nil
         }
         guard eligible.count >= 2, let best = eligible.max(by: { $0.1 < $1.1 }) else { return nil }
         return TimeOfDayInsight(best: best.0, averageAccuracy: best.1)
@@ -205,9 +272,35 @@ public enum ContextualHint {
     }
 
     /// Convenience over full history: the hint for one task.
-    public static func hint(forTaskKey key: String, snapshots: [EstimationSnapshot], enabled: Bool = true) -> String? {
+    public static func hint(forTaskKey key: TaskKey, snapshots: [EstimationSnapshot], enabled: Bool = true) -> String? {
         let actuals = snapshots.filter { !$0.isCalibration && $0.taskKey == key }
             .sorted { $0.recordedAt < $1.recordedAt }.map(\.actualSeconds)
         return text(recentActuals: actuals, enabled: enabled)
+    }
+}
+
+/// The local hour of many instants without a calendar computation each: a zone's UTC offset
+/// is looked up at both ends of each UTC day and reused for the whole day unless it changes
+/// within it (a DST day), where it is looked up exactly.
+struct LocalHourResolver {
+    let timeZone: TimeZone
+    private var offsets: [Int: (start: Int, end: Int)] = [:]
+
+    init(timeZone: TimeZone) { self.timeZone = timeZone }
+
+    mutating func hour(of date: Date) -> Int {
+        let t = date.timeIntervalSince1970
+        let day = Int((t / 86_400).rounded(.down))
+        let pair: (start: Int, end: Int)
+        if let cached = offsets[day] {
+            pair = cached
+        } else {
+            let start = Date(timeIntervalSince1970: Double(day) * 86_400)
+            pair = (timeZone.secondsFromGMT(for: start), timeZone.secondsFromGMT(for: start.addingTimeInterval(86_399)))
+            offsets[day] = pair
+        }
+        let offset = pair.start == pair.end ? pair.start : timeZone.secondsFromGMT(for: date)
+        let local = Int((t + Double(offset)).rounded(.down))
+        return ((local % 86_400) + 86_400) % 86_400 / 3_600
     }
 }

@@ -1,5 +1,5 @@
 public struct PersonalBest: Codable, Equatable, Sendable {
-    public var taskKey: String
+    public var taskKey: TaskKey
     public var taskDisplayName: String
     public var absDifferenceSeconds: Double
     public var recordedAt: Date
@@ -13,29 +13,27 @@ public enum PersonalBestTracker {
         return absDifference < previousBest
     }
 
-    /// One entry per task, closest first; ties keep the earliest.
+    /// One entry per task, closest first; ties keep the earliest; named by the latest name.
+    /// One pass, no sort of the history (it can be years long).
     public static func personalBests(from snapshots: [EstimationSnapshot]) -> [PersonalBest] {
-        var best: [String: PersonalBest] = [:]
-        for s in snapshots.sorted(by: { $0.recordedAt < $1.recordedAt }) {
-            let key = s.taskKey
-            if let current = best[key] {
-                // Keep the latest display name; replace only when strictly closer.
-                if s.absDifferenceSeconds < current.absDifferenceSeconds {
-                    best[key] = PersonalBest(
-                        taskKey: key, taskDisplayName: s.taskDisplayName,
-                        absDifferenceSeconds: s.absDifferenceSeconds, recordedAt: s.recordedAt)
-                } else {
-                    best[key]?.taskDisplayName = s.taskDisplayName
-                }
-            } else {
-                best[key] = PersonalBest(
-                    taskKey: key, taskDisplayName: s.taskDisplayName,
-                    absDifferenceSeconds: s.absDifferenceSeconds, recordedAt: s.recordedAt)
+        var best: [TaskKey: (best: Int, latest: Int)] = [:]
+        for i in snapshots.indices {
+            let s = snapshots[i]
+            guard let current = best[s.taskKey] else {
+                best[s.taskKey] = (i, i)
+                continue
             }
+            let b = snapshots[current.best], l = snapshots[current.latest]
+            let closer = s.absDifferenceSeconds < b.absDifferenceSeconds
+                || (s.absDifferenceSeconds == b.absDifferenceSeconds && s.recordedAt < b.recordedAt)
+            best[s.taskKey] = (closer ? i : current.best, s.recordedAt >= l.recordedAt ? i : current.latest)
         }
-        return best.values.sorted {
-            ($0.absDifferenceSeconds, $0.taskDisplayName) < ($1.absDifferenceSeconds, $1.taskDisplayName)
+        return best.map { key, v in
+            PersonalBest(
+                taskKey: key, taskDisplayName: snapshots[v.latest].taskDisplayName,
+                absDifferenceSeconds: snapshots[v.best].absDifferenceSeconds, recordedAt: snapshots[v.best].recordedAt)
         }
+        .sorted { ($0.absDifferenceSeconds, $0.taskDisplayName) < ($1.absDifferenceSeconds, $1.taskDisplayName) }
     }
 }
 

@@ -67,10 +67,12 @@ public enum WeeklyReflectionEngine {
         snapshots: [EstimationSnapshot], sessions: [GameSession], weekContaining date: Date, calendar: Calendar
     ) -> WeeklyReflection {
         let bounds = weekBounds(containing: date, calendar: calendar) ?? (date, date)
-        let prior = previousWeekBounds(from: bounds.start, calendar: calendar)
-        let eligible = snapshots.filter { !$0.isCalibration }
-        let week = eligible.filter { $0.recordedAt >= bounds.start && $0.recordedAt < bounds.end }
-        let priorWeek = prior.map { p in eligible.filter { $0.recordedAt >= p.start && $0.recordedAt < p.end } } ?? []
+        let prior = previousWeekBounds(from: bounds.start, calendar: calendar) ?? (bounds.start, bounds.start)
+        // One pass over the history; only the two weeks' estimations are copied.
+        var week: [EstimationSnapshot] = [], priorWeek: [EstimationSnapshot] = []
+        for s in snapshots where !s.isCalibration && s.recordedAt >= prior.start && s.recordedAt < bounds.end {
+            if s.recordedAt >= bounds.start { week.append(s) } else if s.recordedAt < prior.end { priorWeek.append(s) }
+        }
 
         // Quests come from completed sessions, not from estimations (seed 000 pitfall 3).
         let completed = sessions.filter {
@@ -89,10 +91,11 @@ public enum WeeklyReflectionEngine {
         var days = Set(week.map { calendar.startOfDay(for: $0.recordedAt) })
         for s in completed { if let at = s.completedAt { days.insert(calendar.startOfDay(for: at)) } }
 
-        let knownByWeekEnd = eligible.filter { $0.recordedAt < bounds.end }
+        // Insights from what was known by the week's end, for the tasks played that week.
+        let played = Set(week.map(\.taskKey))
         let highlight = patternHighlight(
-            insights: InsightEngine.generateInsights(snapshots: knownByWeekEnd, calendar: calendar),
-            playedTaskKeys: Set(week.map(\.taskKey)))
+            insights: InsightEngine.generateInsights(snapshots: snapshots, calendar: calendar, recordedBefore: bounds.end, onlyTasks: played),
+            playedTaskKeys: played)
 
         return WeeklyReflection(
             weekStartDate: bounds.start, weekEndDate: bounds.end,
@@ -115,7 +118,7 @@ public enum WeeklyReflectionEngine {
                   previous.count >= mostImprovedMinimumPerWeek
             else { continue }
             let delta = InsightEngine.mean(current.map(\.accuracyPercent)) - InsightEngine.mean(previous.map(\.accuracyPercent))
-            let name = current.max { $0.recordedAt < $1.recordedAt }?.taskDisplayName ?? key
+            let name = (current.max { $0.recordedAt < $1.recordedAt } ?? current[0]).taskDisplayName
             guard delta > 0 else { continue }
             if let b = best, b.delta > delta || (b.delta == delta && b.name < name) { continue }
             best = (name, delta)
@@ -124,7 +127,7 @@ public enum WeeklyReflectionEngine {
     }
 
     /// One highlight for a task played that week: improving > bias > very consistent.
-    static func patternHighlight(insights: [TaskInsight], playedTaskKeys: Set<String>) -> String? {
+    static func patternHighlight(insights: [TaskInsight], playedTaskKeys: Set<TaskKey>) -> String? {
         let relevant = insights.filter { playedTaskKeys.contains($0.taskKey) }
         if let i = relevant.first(where: { $0.trend?.direction == .improving }) {
             return "Your \(i.taskDisplayName) estimates are getting closer over time"
