@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing TimeQuest Box needs on a fresh Debian / Raspberry Pi OS
+# machine, and nothing when it is already there. Sourced by run.sh and test.sh.
+set -euo pipefail
+
+# Debian packages the build links against (the list grows with the hardware modules).
+APT_PACKAGES=()
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin "$HOME/.local/share/swiftly/bin"; do
+        [[ -x "$dir/swift" ]] && export PATH="$dir:$PATH" && break
+    done
+fi
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: Swift 6.1 or newer is needed: install it from swift.org (or swiftly) and run again" >&2
+    exit 1
+fi
