@@ -74,10 +74,12 @@ struct Output {
 
 @MainActor
 func workload() -> Output {
-    let insights = InsightEngine.generateInsights(snapshots: snapshots, calendar: calendar)
+    // As the stats view does it: the history is indexed once and every question reuses it.
+    let index = InsightIndex(snapshots: snapshots, calendar: calendar)
+    let insights = index.insights()
     let lastWeek = WeeklyReflectionEngine.previousWeekBounds(from: end, calendar: calendar)!.start
-    let reflection = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: calendar)
-    let history = WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: end, calendar: calendar)
+    let reflection = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: calendar, index: index)
+    let history = WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: end, calendar: calendar, index: index)
     let trend = AccuracyTrend.dailyAverages(snapshots: snapshots, now: end, calendar: calendar)
     let bests = PersonalBestTracker.personalBests(from: snapshots)
     return Output(insights: insights, reflection: reflection, history: history, trend: trend, bests: bests)
@@ -115,6 +117,7 @@ if let f = first {
 if CommandLine.arguments.contains("--breakdown") {
     let lastWeek = WeeklyReflectionEngine.previousWeekBounds(from: end, calendar: calendar)!.start
     let parts: [(String, () -> Void)] = [
+        ("insight index (build)", { _ = InsightIndex(snapshots: snapshots, calendar: calendar) }),
         ("insights (all history)", { _ = InsightEngine.generateInsights(snapshots: snapshots, calendar: calendar) }),
         ("last week's reflection", { _ = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: calendar) }),
         ("4-week reflection history", { _ = WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: end, calendar: calendar) }),

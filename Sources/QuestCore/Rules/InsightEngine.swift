@@ -91,75 +91,47 @@ public enum InsightEngine {
     public static let timeOfDayMinimumPerBucket = 2
 
     public static func generateInsights(snapshots: [EstimationSnapshot], calendar: Calendar = .current) -> [TaskInsight] {
-        generateInsights(snapshots: snapshots, calendar: calendar, recordedBefore: nil, onlyTasks: nil)
+        InsightIndex(snapshots: snapshots, calendar: calendar).insights()
     }
 
-    /// The numbers of one estimation (no strings: cheap to copy and sort).
-    struct Sample {
-        var estimated: Double
-        var actual: Double
-        var difference: Double
-        var accuracy: Double
-        var recordedAt: Date
-        var absDifference: Double { abs(difference) }
+    static func bias(meanDifference: Double, meanActual: Double) -> BiasInsight {
+        let relative = meanActual > 0 ? meanDifference / meanActual : 0
+        let direction: BiasDirection
+        if meanDifference * 100 > meanActual * biasThresholdPercent {
+            direction = .overestimates
+        } else if -meanDifference * 100 > meanActual * biasThresholdPercent {
+            direction = .underestimates
+        } else {
+            direction = .balanced
+        }
+        return BiasInsight(direction: direction, meanDifferenceSeconds: meanDifference, relativeBias: relative)
     }
 
-    /// One pass over the history, however long: group by task, optionally only what was
-    /// recorded before `cutoff` and only the tasks in `onlyTasks` (the weekly highlight).
-    static func generateInsights(
-        snapshots: [EstimationSnapshot], calendar: Calendar, recordedBefore cutoff: Date?, onlyTasks: Set<TaskKey>?
-    ) -> [TaskInsight] {
-        // One hash lookup per estimation: keys map to slots of plain arrays. With a task
-        // filter the slots are made up front and any other task is skipped.
-        var slots: [TaskKey: Int] = [:]
-        var keys: [TaskKey] = [], groups: [[Sample]] = [], latest: [Int] = []
-        if let onlyTasks {
-            for key in onlyTasks {
-                slots[key] = keys.count
-                keys.append(key)
-                groups.append([])
-                latest.append(-1)
-            }
+    /// `absDifferences` oldest first; needs the latest 10.
+    static func trend(_ absDifferences: ArraySlice<Double>) -> TrendInsight? {
+        guard absDifferences.count >= trendSampleSize else { return nil }
+        let recent = mean(Array(absDifferences.suffix(5)))
+        let prior = mean(Array(absDifferences.dropLast(5).suffix(5)))
+        let direction: TrendDirection
+        if recent * 100 < prior * improvingPercent {
+            direction = .improving
+        } else if recent * 100 > prior * decliningPercent {
+            direction = .declining
+        } else {
+            direction = .stable
         }
-        for i in snapshots.indices where !snapshots[i].isCalibration {
-            if let cutoff, snapshots[i].recordedAt >= cutoff { continue }
-            let key = snapshots[i].taskKey
-            let slot: Int
-            if let found = slots[key] {
-                slot = found
-            } else {
-                if onlyTasks != nil { continue }
-                slot = keys.count
-                slots[key] = slot
-                keys.append(key)
-                groups.append([])
-                latest.append(-1)
-            }
-            let s = snapshots[i]
-            groups[slot].append(Sample(
-                estimated: s.estimatedSeconds, actual: s.actualSeconds, difference: s.differenceSeconds,
-                accuracy: s.accuracyPercent, recordedAt: s.recordedAt))
-            if latest[slot] < 0 || s.recordedAt >= snapshots[latest[slot]].recordedAt { latest[slot] = i }
-        }
-        var hours = LocalHourResolver(timeZone: calendar.timeZone)
-        return keys.indices.compactMap { slot -> TaskInsight? in
-            guard groups[slot].count >= minimumSampleSize else { return nil }
-            let group = groups[slot]
-            // History from the store arrives in time order; sort only when it does not.
-            let inOrder = zip(group, group.dropFirst()).allSatisfy { $0.recordedAt <= $1.recordedAt }
-            let ordered = inOrder ? group : group.enumerated()
-                .sorted { ($0.element.recordedAt, $0.offset) < ($1.element.recordedAt, $1.offset) }.map(\.element)
-            return insight(taskKey: keys[slot], name: snapshots[latest[slot]].taskDisplayName, ordered, hours: &hours)
-        }
-        .sorted { ($0.taskDisplayName, $0.taskKey) < ($1.taskDisplayName, $1.taskKey) }
+        return TrendInsight(direction: direction, recentMeanAbsDifference: recent, priorMeanAbsDifference: prior)
     }
 
-    /// `ordered` is one task's non-calibration history, oldest first (at least 5).
-    static func insight(taskKey: TaskKey, name: String, _ ordered: [Sample], hours: inout LocalHourResolver) -> TaskInsight {
-        let bias = self.bias(ordered)
-        let trend = self.trend(ordered)
-        let consistency = self.consistency(ordered)
-        let timeOfDay = self.bestTimeOfDay(ordered, hours: &hours)
+    static func consistency(spread: Double) -> ConsistencyInsight {
+        let level: ConsistencyLevel =
+            spread < veryConsistentSpread ? .veryConsistent : (spread < consistentSpread ? .consistent : .variable)
+        return ConsistencyInsight(level: level, spread: spread)
+    }
+
+    static func texts(
+        name: String, bias: BiasInsight, trend: TrendInsight?, consistency: ConsistencyInsight, timeOfDay: TimeOfDayInsight?
+    ) -> [String] {
         var texts: [String] = []
         let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
         switch bias.direction {
@@ -184,74 +156,13 @@ public enum InsightEngine {
         if let timeOfDay {
             texts.append("Your \(name) estimates are closest in the \(timeOfDay.best.rawValue)")
         }
-        return TaskInsight(
-            taskKey: taskKey, taskDisplayName: name, estimationCount: ordered.count, bias: bias, trend: trend,
-            consistency: consistency, bestTimeOfDay: timeOfDay, texts: texts)
-    }
-
-    static func bias(_ s: [Sample]) -> BiasInsight {
-        let meanDifference = mean(s.map(\.difference))
-        let meanActual = mean(s.map(\.actual))
-        let relative = meanActual > 0 ? meanDifference / meanActual : 0
-        let direction: BiasDirection
-        if meanDifference * 100 > meanActual * biasThresholdPercent {
-            direction = .overestimates
-        } else if -meanDifference * 100 > meanActual * biasThresholdPercent {
-            direction = .underestimates
-        } else {
-            direction = .balanced
-        }
-        return BiasInsight(direction: direction, meanDifferenceSeconds: meanDifference, relativeBias: relative)
-    }
-
-    static func trend(_ s: [Sample]) -> TrendInsight? {
-        guard s.count >= trendSampleSize else { return nil }
-        let recent = mean(s.suffix(5).map(\.absDifference))
-        let prior = mean(s.dropLast(5).suffix(5).map(\.absDifference))
-        let direction: TrendDirection
-        if recent * 100 < prior * improvingPercent {
-            direction = .improving
-        } else if recent * 100 > prior * decliningPercent {
-            direction = .declining
-        } else {
-            direction = .stable
-        }
-        return TrendInsight(direction: direction, recentMeanAbsDifference: recent, priorMeanAbsDifference: prior)
-    }
-
-    static func consistency(_ s: [Sample]) -> ConsistencyInsight {
-        let ratios = s.filter { $0.actual > 0 }.map { $0.estimated / $0.actual }
-        let spread = standardDeviation(ratios)
-        let level: ConsistencyLevel =
-            spread < veryConsistentSpread ? .veryConsistent : (spread < consistentSpread ? .consistent : .variable)
-        return ConsistencyInsight(level: level, spread: spread)
-    }
-
-    static func bestTimeOfDay(_ s: [Sample], hours: inout LocalHourResolver) -> TimeOfDayInsight? {
-        // A fixed array per part of the day: no hashing in a loop over years of history.
-        let parts = TimeOfDay.allCases
-        var totals = [Double](repeating: 0, count: parts.count), counts = [Int](repeating: 0, count: parts.count)
-        for e in s {
-            let index = TimeOfDay(hour: hours.hour(of: e.recordedAt)).index
-            totals[index] += e.accuracy
-            counts[index] += 1
-        }
-        let eligible = parts.indices.compactMap { i -> (TimeOfDay, Double)? in
-            counts[i] >= timeOfDayMinimumPerBucket ? (parts[i], totals[i] / Double(counts[i])) : nil
-        }
-        guard eligible.count >= 2, let best = eligible.max(by: { $0.1 < $1.1 }) else { return nil }
-        return TimeOfDayInsight(best: best.0, averageAccuracy: best.1)
+        return texts
     }
 
     static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
 
-    static func standardDeviation(_ values: [Double]) -> Double {
-        guard values.count > 1 else { return 0 }
-        let m = mean(values)
-        return (values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(values.count)).squareRoot()
-    }
 }
 
 /// HINT-1: a data point before estimating, never a correction.

@@ -63,8 +63,11 @@ public enum WeeklyReflectionEngine {
     /// The reflection of the week containing `date`. `snapshots` may be the whole history
     /// (insights for the highlight use what was known by the week's end); `sessions` are the
     /// player's sessions, of which completed non-calibration ones count as quests.
+    ///
+    /// Pass an `InsightIndex` of the same history when computing several weeks.
     public static func computeReflection(
-        snapshots: [EstimationSnapshot], sessions: [GameSession], weekContaining date: Date, calendar: Calendar
+        snapshots: [EstimationSnapshot], sessions: [GameSession], weekContaining date: Date, calendar: Calendar,
+        index: InsightIndex? = nil
     ) -> WeeklyReflection {
         let bounds = weekBounds(containing: date, calendar: calendar) ?? (date, date)
         let prior = previousWeekBounds(from: bounds.start, calendar: calendar) ?? (bounds.start, bounds.start)
@@ -94,7 +97,7 @@ public enum WeeklyReflectionEngine {
         // Insights from what was known by the week's end, for the tasks played that week.
         let played = Set(week.map(\.taskKey))
         let highlight = patternHighlight(
-            insights: InsightEngine.generateInsights(snapshots: snapshots, calendar: calendar, recordedBefore: bounds.end, onlyTasks: played),
+            insights: (index ?? InsightIndex(snapshots: snapshots, calendar: calendar)).insights(recordedBefore: bounds.end, onlyTasks: played),
             playedTaskKeys: played)
 
         return WeeklyReflection(
@@ -155,13 +158,15 @@ public enum WeeklyReflectionEngine {
 
     /// The last four finished weeks that had quests, newest first (the stats view).
     public static func recentReflections(
-        snapshots: [EstimationSnapshot], sessions: [GameSession], now: Date, calendar: Calendar, weeks: Int = historyWeeks
+        snapshots: [EstimationSnapshot], sessions: [GameSession], now: Date, calendar: Calendar, weeks: Int = historyWeeks,
+        index: InsightIndex? = nil
     ) -> [WeeklyReflection] {
+        let index = index ?? InsightIndex(snapshots: snapshots, calendar: calendar)
         var result: [WeeklyReflection] = []
         var cursor = now
         for _ in 0..<weeks {
             guard let previous = previousWeekBounds(from: cursor, calendar: calendar) else { break }
-            let r = computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: calendar)
+            let r = computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: calendar, index: index)
             if r.isMeaningful { result.append(r) }
             cursor = previous.start
         }
