@@ -60,7 +60,7 @@ public struct ButtonDebouncer: Codable, Equatable, Sendable {
 }
 
 /// §2 estimate steps: 15 s below 2 min, 30 s below 10 min, 1 min below 30 min, then 5 min.
-public enum EstimateStepper {
+public enum EstimateStepper: Sendable {
     public static func stepSize(at seconds: Int) -> Int {
         switch seconds {
         case ..<120: 15

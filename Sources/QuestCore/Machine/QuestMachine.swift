@@ -116,7 +116,7 @@ public struct QuestState: Codable, Equatable, Sendable {
 /// The whole quest loop of SPEC §2–§3 as a pure function: `(state, event) → (state, effects)`.
 /// Debounce lives here too (leading edge on the kernel timestamps, §5), so raw GPIO edges
 /// and scripted events take exactly the same path.
-public enum QuestMachine {
+public enum QuestMachine: Sendable {
     public static let abandonedNotice = "Quest paused. Pick it up any time."
     public static let tooLongNotice = "That task ran past 3 hours, so it was set aside unscored."
 

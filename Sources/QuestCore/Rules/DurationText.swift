@@ -1,5 +1,5 @@
 /// Human durations for the player's surfaces: "45s", "2m 5s", "1h 10m".
-public enum DurationText {
+public enum DurationText: Sendable {
     public static func format(seconds: Double) -> String {
         let total = Int(seconds.rounded())
         if total >= 3600 {

@@ -4,7 +4,7 @@ public struct Feedback: Codable, Equatable, Sendable {
     public var detail: String
 }
 
-public enum FeedbackGenerator {
+public enum FeedbackGenerator: Sendable {
     public static let calibrationHeadline = "Just learning your patterns…"
 
     public static func headline(for rating: AccuracyRating) -> String {
@@ -25,7 +25,7 @@ public enum FeedbackGenerator {
 }
 
 /// CAL-1: the first completed sessions teach the box the player's patterns.
-public enum CalibrationTracker {
+public enum CalibrationTracker: Sendable {
     public static func isCalibrationSession(completedSessionsBefore: Int, rules: GameRules = .standard) -> Bool {
         completedSessionsBefore < rules.calibrationSessions
     }

@@ -77,7 +77,7 @@ public struct TaskInsight: Codable, Equatable, Sendable {
 }
 
 /// INS-1: per-task patterns from the player's own history (calibration excluded).
-public enum InsightEngine {
+public enum InsightEngine: Sendable {
     public static let minimumSampleSize = 5
     public static let trendSampleSize = 10
     /// Thresholds in whole percent, compared by multiplication so that exactly 10 %, 0.85×
@@ -166,7 +166,7 @@ public enum InsightEngine {
 }
 
 /// HINT-1: a data point before estimating, never a correction.
-public enum ContextualHint {
+public enum ContextualHint: Sendable {
     public static let requiredHistory = 5
 
     /// The median of the last five actual durations, when the task has five or more

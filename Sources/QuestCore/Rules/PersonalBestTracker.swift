@@ -6,7 +6,7 @@ public struct PersonalBest: Codable, Equatable, Sendable {
 }
 
 /// PB-1: a task's personal best is its smallest |difference| ever.
-public enum PersonalBestTracker {
+public enum PersonalBestTracker: Sendable {
     /// Beating needs a previous best to beat: the first try sets it without a celebration.
     public static func isNewPersonalBest(absDifference: Double, previousBest: Double?) -> Bool {
         guard let previousBest else { return false }
@@ -44,7 +44,7 @@ public struct DailyAccuracy: Codable, Equatable, Sendable {
 }
 
 /// TREND-1: the average accuracy of each played day over the last 30 days (today included).
-public enum AccuracyTrend {
+public enum AccuracyTrend: Sendable {
     public static func dailyAverages(
         snapshots: [EstimationSnapshot], now: Date, days: Int = 30, calendar: Calendar
     ) -> [DailyAccuracy] {

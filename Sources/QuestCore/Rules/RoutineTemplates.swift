@@ -4,7 +4,7 @@ public struct RoutineTemplate: Codable, Equatable, Sendable {
 }
 
 /// ROUT-2: starting points for quests the player makes.
-public enum RoutineTemplates {
+public enum RoutineTemplates: Sendable {
     public static let all: [RoutineTemplate] = [
         RoutineTemplate(name: "Homework Session", suggestedTasks: ["Get materials", "Work time", "Pack up"]),
         RoutineTemplate(name: "Going to a Friend's", suggestedTasks: ["Pick outfit", "Get ready", "Pack what you need", "Check directions"]),

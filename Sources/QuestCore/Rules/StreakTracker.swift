@@ -6,7 +6,7 @@ public struct StreakUpdate: Codable, Equatable, Sendable {
 }
 
 /// STREAK-1, the default *pause* policy: a gap pauses the streak, it never resets.
-public enum StreakTracker {
+public enum StreakTracker: Sendable {
     public static func updatedStreak(
         currentStreak: Int, lastPlayedDate: Date?, today: Date, calendar: Calendar = .current
     ) -> StreakUpdate {
@@ -50,7 +50,7 @@ public struct JokerStreakResult: Codable, Equatable, Sendable {
 }
 
 /// STREAK-2, the optional *joker* policy (seed 002).
-public enum JokerStreakCalculator {
+public enum JokerStreakCalculator: Sendable {
     /// Iterates forward, oldest day first. On each day the joker for reaching a multiple of
     /// seven is earned before the day is judged (the day-7 case); a bad day then spends a
     /// joker if there is one, else the streak ends.

@@ -10,7 +10,7 @@ public struct EstimationResult: Codable, Equatable, Sendable {
 }
 
 /// SCORE-1.
-public enum TimeEstimationScorer {
+public enum TimeEstimationScorer: Sendable {
     public static func score(estimated: Double, actual: Double) -> EstimationResult {
         let difference = estimated - actual
         let absDifference = abs(difference)

@@ -23,7 +23,7 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     public var isMeaningful: Bool { questsCompleted > 0 }
 }
 
-public enum WeeklyReflectionEngine {
+public enum WeeklyReflectionEngine: Sendable {
     public static let mostImprovedMinimumPerWeek = 2
     public static let historyWeeks = 4
 

@@ -1,5 +1,5 @@
 /// XP-1: XP rewards accuracy only, never speed.
-public enum XPEngine {
+public enum XPEngine: Sendable {
     public static func xpForEstimation(rating: AccuracyRating, rules: GameRules = .standard) -> Int {
         switch rating {
         case .spotOn: rules.xpSpotOn
@@ -18,7 +18,7 @@ public enum XPEngine {
 }
 
 /// LVL-1.
-public enum LevelCalculator {
+public enum LevelCalculator: Sendable {
     /// Levels stop here so integer arithmetic cannot overflow on absurd XP.
     public static let maximumLevel = 100_000
 
