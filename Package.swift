@@ -1,20 +1,52 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// QuestCore is the pure game: rules and the quest state machine. Hardware, storage and
-// sound live in their own modules (later issues) and only feed it events.
+// QuestCore is the pure game: rules and the quest state machine. Everything else is the
+// imperative shell around it, one job per module: the clock, the SQLite store, the CLI.
 let package = Package(
     name: "TimeQuestBox",
     products: [
         .library(name: "QuestCore", targets: ["QuestCore"]),
+        .library(name: "QuestStore", targets: ["QuestStore"]),
+        .executable(name: "questbox", targets: ["questbox"]),
         .executable(name: "questbox-demo", targets: ["questbox-demo"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
+        .executable(name: "store-bench", targets: ["StoreBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "QuestCore"),
+        .target(name: "CSystemClock"),
+        .target(name: "SystemClock", dependencies: ["CSystemClock"]),
+        .target(
+            name: "QuestStore",
+            dependencies: [
+                "QuestCore", "SystemClock",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .target(
+            name: "QuestCLI",
+            dependencies: [
+                "QuestCore", "QuestStore", "SystemClock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
         .executableTarget(name: "questbox-demo", dependencies: ["QuestCore"]),
         .executableTarget(name: "CoreBench", dependencies: ["QuestCore"], path: "Benchmarks/CoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "SystemClock"], path: "Benchmarks/StoreBench"),
+        // Writes plays in a loop for the crash-safety test to kill (never shipped).
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(
+            name: "QuestStoreTests",
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "questbox", "StoreCrashWriter"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,339 @@
+import ArgumentParser
+import Foundation
+import QuestCore
+import QuestStore
+import SystemClock
+
+/// A problem the person can act on, printed as one line.
+public struct CLIError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+struct DataOptions: ParsableArguments {
+    @Option(name: .long, help: "Data directory (default: $QUESTBOX_DATA, /var/lib/questbox as root, ~/.local/share/questbox).")
+    var data: String?
+
+    var directory: String { DataDirectory.current(option: data) }
+
+    func open() throws -> QuestDatabase {
+        let dir = directory
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
+        }
+        return try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+    }
+}
+
+public struct Questbox: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "questbox",
+        abstract: "TimeQuest Box: the quest timer that trains time sense.",
+        subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
+                      BackupsCommand.self, PINCommand.self])
+
+    public init() {}
+
+    /// Runs the command line; errors are one line on stderr and a non-zero exit code.
+    public static func run(arguments: [String]) -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            return 0
+        } catch let error as StoreError {
+            return fail(error.description)
+        } catch let error as CLIError {
+            return fail(error.description)
+        } catch let error as RoutineDocument.Problem {
+            return fail(error.description)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                return 0
+            }
+            let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            return fail(message + " (see questbox --help)", code: code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32 = 1) -> Int32 {
+        FileHandle.standardError.write(Data(("questbox: " + message + "\n").utf8))
+        return code
+    }
+}
+
+// MARK: routines
+
+struct RoutineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "routine", abstract: "Manage the parent's routines.",
+        subcommands: [Import.self, Export.self, List.self, Remove.self])
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add or update routines from a JSON file (see README).")
+        @Argument(help: "JSON file with one routine or a list of them.") var file: String
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read file") }
+            let documents = try RoutineDocument.parse(data, file: file)
+            let db = try options.open()
+            // Build every routine first: nothing is written unless all of them are valid.
+            let routines = try documents.map { doc in doc.routine(existing: try db.routine(named: doc.name), newID: UUID.init) }
+            for routine in routines { try db.saveRoutine(routine) }
+            for r in routines { print("imported \(r.name) (\(r.tasks.count) task\(r.tasks.count == 1 ? "" : "s"))") }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print every routine as JSON (the import format).")
+        @Option(name: .long, help: "Write to this file instead of standard output.") var to: String?
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            let docs = try options.open().routines().map(RoutineDocument.init)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(docs) + Data("\n".utf8)
+            if let to {
+                guard FileManager.default.createFile(atPath: to, contents: data) else { throw CLIError("\(to): cannot write file") }
+            } else {
+                FileHandle.standardOutput.write(data)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the routines.")
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            let routines = try options.open().routines()
+            if routines.isEmpty { print("no routines yet: add one with `questbox routine import FILE`") }
+            let dayNames = ["", "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+            for r in routines {
+                let days = r.activeDays.sorted().map { dayNames[$0] }.joined(separator: " ")
+                let shown = r.displayName.isEmpty ? "(no display name)" : r.displayName
+                print("\(r.name) — \"\(shown)\" · \(days) · \(r.tasks.count) tasks\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a routine (its plays stay in the history).")
+        @Argument(help: "The routine's name.") var name: String
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            guard try options.open().removeRoutine(named: name) else { throw CLIError("no routine named \"\(name)\"") }
+            print("removed \(name)")
+        }
+    }
+}
+
+// MARK: history and stats
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Every estimation, oldest first.")
+    @Flag(name: .long, help: "JSON output.") var json = false
+    @OptionGroup var options: DataOptions
+
+    struct Entry: Encodable {
+        var routineDisplayName: String
+        var taskDisplayName: String
+        var estimatedSeconds: Double
+        var actualSeconds: Double
+        var differenceSeconds: Double
+        var accuracyPercent: Double
+        var rating: String
+        var recordedAt: String
+        var isCalibration: Bool
+    }
+
+    func run() throws {
+        let estimations = try options.open().estimations()
+        let entries = estimations.map { e in
+            Entry(
+                routineDisplayName: e.routineDisplayName, taskDisplayName: e.taskDisplayName, estimatedSeconds: e.estimatedSeconds,
+                actualSeconds: e.actualSeconds, differenceSeconds: e.differenceSeconds, accuracyPercent: e.accuracyPercent,
+                rating: e.rating.rawValue, recordedAt: ISO8601.string(e.recordedAt), isCalibration: e.isCalibration)
+        }
+        if json { return try printJSON(entries) }
+        if entries.isEmpty { print("no estimations yet") }
+        for e in entries {
+            print("\(e.recordedAt)  \(e.routineDisplayName) · \(e.taskDisplayName): guessed \(DurationText.format(seconds: e.estimatedSeconds)), took \(DurationText.format(seconds: e.actualSeconds)) → \(e.rating)\(e.isCalibration ? " (calibration)" : "")")
+        }
+    }
+}
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "XP, level, streak, personal bests and the weekly reflection.")
+    @Flag(name: .long, help: "JSON output.") var json = false
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        let report = try StatsReport.load(from: options.open(), now: Date(), calendar: StatsReport.localCalendar)
+        if json { return try printJSON(report) }
+        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(report.currentStreak) day(s)\(report.availableJokers.map { " · \($0) joker(s)" } ?? "")")
+        print("Quests completed: \(report.sessionsCompleted)")
+        for pb in report.personalBests { print("Personal best · \(pb.taskDisplayName): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
+        if let r = report.weeklyReflection {
+            print("Week \(r.weekIdentifier): \(r.questsCompleted) quests · \(Int(r.averageAccuracy.rounded()))% accuracy · \(r.streakContextString)")
+        }
+    }
+}
+
+/// What `stats --json` prints (and, later, the stats page shows).
+public struct StatsReport: Encodable, Sendable {
+    public struct Best: Encodable, Sendable {
+        public var taskDisplayName: String
+        public var absDifferenceSeconds: Double
+        public var recordedAt: String
+    }
+
+    public var totalXP: Int
+    public var level: Int
+    public var levelProgress: Double
+    public var xpToNextLevel: Int
+    public var streakPolicy: String
+    public var currentStreak: Int
+    public var availableJokers: Int?
+    public var sessionsCompleted: Int
+    public var personalBests: [Best]
+    public var weeklyReflection: WeeklyReflection?
+    public var lastBackup: String?
+
+    static var localCalendar: Calendar { Calendar.current }
+
+    enum CodingKeys: String, CodingKey {
+        case totalXP, level, levelProgress, xpToNextLevel, streakPolicy, currentStreak, availableJokers, sessionsCompleted,
+             personalBests, weeklyReflection, lastBackup
+    }
+
+    /// Absent values are `null`, except jokers, which exist only under the joker policy.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(totalXP, forKey: .totalXP)
+        try c.encode(level, forKey: .level)
+        try c.encode(levelProgress, forKey: .levelProgress)
+        try c.encode(xpToNextLevel, forKey: .xpToNextLevel)
+        try c.encode(streakPolicy, forKey: .streakPolicy)
+        try c.encode(currentStreak, forKey: .currentStreak)
+        try c.encodeIfPresent(availableJokers, forKey: .availableJokers)
+        try c.encode(sessionsCompleted, forKey: .sessionsCompleted)
+        try c.encode(personalBests, forKey: .personalBests)
+        try c.encode(weeklyReflection, forKey: .weeklyReflection)
+        try c.encode(lastBackup, forKey: .lastBackup)
+    }
+
+    public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
+        let profile = try db.profile()
+        let settings = try db.settings()
+        var cal = calendar
+        if let first = settings.firstWeekday { cal.firstWeekday = first }
+        let snapshots = try db.snapshots()
+        let sessions = try db.sessions()
+        var streak = profile.currentStreak
+        var jokers: Int?
+        if settings.game.streakPolicy == .joker {
+            let result = JokerStreakCalculator.evaluate(plays: try db.questPlays(), today: now, calendar: cal)
+            streak = result.currentStreak
+            jokers = result.availableJokers
+        }
+        var reflection: WeeklyReflection?
+        if let previous = WeeklyReflectionEngine.previousWeekBounds(from: now, calendar: cal) {
+            let r = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: cal)
+            reflection = r.isMeaningful ? r : nil
+        }
+        return StatsReport(
+            totalXP: profile.totalXP, level: LevelCalculator.level(fromTotalXP: profile.totalXP),
+            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP),
+            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP), streakPolicy: settings.game.streakPolicy.rawValue,
+            currentStreak: streak, availableJokers: jokers, sessionsCompleted: profile.sessionsCompleted,
+            personalBests: PersonalBestTracker.personalBests(from: snapshots).map {
+                Best(taskDisplayName: $0.taskDisplayName, absDifferenceSeconds: $0.absDifferenceSeconds, recordedAt: ISO8601.string($0.recordedAt))
+            },
+            weeklyReflection: reflection, lastBackup: try db.lastBackup().map { ISO8601.string($0.createdAt) })
+    }
+}
+
+// MARK: backups
+
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "backup", abstract: "Back up the database now.")
+    @Option(name: .long, help: "Write the backup to this file instead of the backups folder.") var to: String?
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        if let to, FileManager.default.fileExists(atPath: to) { throw CLIError("\(to): already exists (choose a new file name)") }
+        let info = try options.open().backup(to: to, kind: .manual, now: Date())
+        print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
+    }
+}
+
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "restore", abstract: "Replace the data with a backup (checked first; the current data is backed up).")
+    @Argument(help: "The backup file.") var file: String
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        let safety = try options.open().restore(from: file, now: Date())
+        print("restored from \(file); the data it replaced is saved as \(safety.path)")
+    }
+}
+
+struct BackupsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "backups", abstract: "List the backups, newest first.")
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        let list = try options.open().backups()
+        if list.isEmpty { print("no backups yet") }
+        for b in list {
+            print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")
+        }
+    }
+}
+
+// MARK: PIN
+
+struct PINCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pin", abstract: "The parent area's PIN.", subcommands: [Set.self])
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set the PIN (4–8 digits, read from standard input).")
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            guard let line = readLine(strippingNewline: true) else { throw CLIError("PIN: nothing on standard input") }
+            try PINHasher.validate(line.trimmingCharacters(in: .whitespaces))
+            try options.open().setPIN(line.trimmingCharacters(in: .whitespaces))
+            print("PIN set")
+        }
+    }
+}
+
+// MARK: output
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var c = encoder.singleValueContainer()
+        try c.encode(ISO8601.string(date))
+    }
+    FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+}
+
+enum ISO8601 {
+    static func string(_ date: Date) -> String { date.formatted(.iso8601) }
+}
+
+enum ByteText {
+    static func format(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.0f KiB", (Double(bytes) / 1024).rounded(.up))
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum BackupKind: String, Sendable, CaseIterable {
+    case automatic
+    case manual
+    case beforeRestore = "before-restore"
+}
+
+public struct BackupInfo: Equatable, Sendable {
+    public var path: String
+    public var fileName: String { (path as NSString).lastPathComponent }
+    public var createdAt: Date
+    public var sizeBytes: Int
+    public var kind: BackupKind?
+}
+
+/// BACK-1: online backups (SQLite's backup API, so the box keeps running), one automatic
+/// backup a day (the newest 14 kept), manual ones, and restore after validation.
+extension QuestDatabase {
+    public static let automaticBackupsKept = 14
+    public static let automaticBackupInterval: TimeInterval = 24 * 3600
+
+    public var backupsDirectory: String { ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backups") }
+
+    /// Writes a backup into `backups/` (or to `destination`): to a temporary file first,
+    /// fsynced, then renamed into place, so a power cut leaves either no file or a whole one.
+    @discardableResult
+    public func backup(to destination: String? = nil, kind: BackupKind = .manual, now: Date) throws -> BackupInfo {
+        let target: String
+        if let destination {
+            target = destination
+        } else {
+            try FileManager.default.createDirectory(atPath: backupsDirectory, withIntermediateDirectories: true)
+            target = uniqueBackupPath(now: now, kind: kind)
+        }
+        try writeBackup(to: target)
+        let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
+        let info = BackupInfo(path: target, createdAt: now, sizeBytes: size, kind: kind)
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO backupLog (createdAt, fileName, sizeBytes, kind) VALUES (?, ?, ?, ?)",
+                arguments: [now.timeIntervalSince1970, info.fileName, size, kind.rawValue])
+        }
+        if kind == .automatic { try pruneAutomaticBackups() }
+        return info
+    }
+
+    /// The daily automatic backup, when the newest one is a day old (or from the future: a
+    /// clock that was wrong must not stop backups). Returns the new backup, if one was made.
+    @discardableResult
+    public func backupIfDue(now: Date) throws -> BackupInfo? {
+        let latest = try backups().filter { $0.kind == .automatic }.map(\.createdAt).max()
+        if let latest, latest <= now, now.timeIntervalSince(latest) < Self.automaticBackupInterval { return nil }
+        return try backup(kind: .automatic, now: now)
+    }
+
+    /// The backups in `backups/`, newest first.
+    public func backups() throws -> [BackupInfo] {
+        let dir = backupsDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        return names.filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }.compactMap { name -> BackupInfo? in
+            let path = (dir as NSString).appendingPathComponent(name)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+            let parsed = Self.parseBackupName(name)
+            return BackupInfo(
+                path: path, createdAt: parsed?.date ?? (attributes[.modificationDate] as? Date) ?? .distantPast,
+                sizeBytes: (attributes[.size] as? Int) ?? 0, kind: parsed?.kind)
+        }
+        .sorted { ($0.createdAt, $0.fileName) > ($1.createdAt, $1.fileName) }
+    }
+
+    /// The newest backup of any kind (for `doctor` and the parent area).
+    public func lastBackup() throws -> BackupInfo? { try backups().first }
+
+    /// Replaces the live data with a backup. The file is checked first (integrity, a TimeQuest
+    /// database, a schema this version knows); on any failure the live database is untouched.
+    /// The current data is backed up before it is replaced. Returns that safety backup.
+    @discardableResult
+    public func restore(from file: String, now: Date) throws -> BackupInfo {
+        guard FileManager.default.fileExists(atPath: file) else { throw StoreError.io("\(file): no such file") }
+        // Work on a private copy: the original may be read-only or on removable media.
+        let staging = (backupsDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
+        try FileManager.default.createDirectory(atPath: backupsDirectory, withIntermediateDirectories: true)
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+        }
+        do {
+            try FileManager.default.copyItem(atPath: file, toPath: staging)
+        } catch {
+            throw StoreError.io("\(file): cannot read (\(error.localizedDescription))")
+        }
+        do {
+            try Self.validate(path: staging)
+        } catch let error as StoreError {
+            throw error.renamed(from: staging, to: file)
+        }
+        let safety = try backup(kind: .beforeRestore, now: now)
+        do {
+            let source = try DatabaseQueue(path: staging, configuration: Self.configuration(readonly: true))
+            // One backup step copies every page inside one write transaction on the live
+            // database: other connections see the old data or the new, never a mix.
+            try source.backup(to: pool)
+            try source.close()
+            pool.invalidateReadOnlyConnections()
+            try Schema.migrator().migrate(pool)
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO backupLog (createdAt, fileName, sizeBytes, kind) VALUES (?, ?, ?, 'restored')",
+                    arguments: [now.timeIntervalSince1970, (file as NSString).lastPathComponent,
+                                (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0])
+            }
+        } catch let error as DatabaseError {
+            throw StoreError.io("\(file): restore failed (\(error.message ?? "\(error.resultCode)")); the previous data is kept and saved as \(safety.fileName)")
+        }
+        return safety
+    }
+
+    // MARK: files
+
+    func writeBackup(to target: String) throws {
+        let directory = (target as NSString).deletingLastPathComponent
+        let temporary = (directory as NSString).appendingPathComponent(".\((target as NSString).lastPathComponent).partial")
+        try? FileManager.default.removeItem(atPath: temporary)
+        do {
+            let copy = try DatabaseQueue(path: temporary)
+            try pool.backup(to: copy)
+            // A backup is one self-contained file.
+            try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            try copy.close()
+            try Self.fsync(path: temporary)
+            guard Glibc.rename(temporary, target) == 0 else {
+                throw StoreError.io("\(target): cannot write backup (\(String(cString: strerror(errno))))")
+            }
+            try Self.fsync(path: directory)
+        } catch let error as DatabaseError {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError.io("\(target): cannot write backup (\(error.message ?? "\(error.resultCode)"))")
+        }
+    }
+
+    static func fsync(path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY)
+        guard fd >= 0 else { throw StoreError.io("\(path): cannot open to sync (\(String(cString: strerror(errno))))") }
+        defer { _ = Glibc.close(fd) }
+        guard Glibc.fsync(fd) == 0 else { throw StoreError.io("\(path): fsync failed (\(String(cString: strerror(errno))))") }
+    }
+
+    func pruneAutomaticBackups() throws {
+        for old in try backups().filter({ $0.kind == .automatic }).dropFirst(Self.automaticBackupsKept) {
+            try? FileManager.default.removeItem(atPath: old.path)
+        }
+    }
+
+    func uniqueBackupPath(now: Date, kind: BackupKind) -> String {
+        let base = "questbox-\(Self.stamp(now))-\(kind.rawValue)"
+        var candidate = (backupsDirectory as NSString).appendingPathComponent(base + ".sqlite")
+        var n = 2
+        while FileManager.default.fileExists(atPath: candidate) {
+            candidate = (backupsDirectory as NSString).appendingPathComponent("\(base)-\(n).sqlite")
+            n += 1
+        }
+        return candidate
+    }
+
+    /// "20261121T170412Z" (UTC, no separators: safe on every file system).
+    static func stamp(_ date: Date) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ v: Int?) -> String { let v = v ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year ?? 0)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
+    }
+
+    static func parseBackupName(_ name: String) -> (date: Date, kind: BackupKind?)? {
+        // questbox-20261121T170412Z-automatic(-2).sqlite
+        let parts = name.dropLast(".sqlite".count).split(separator: "-", maxSplits: 2).map(String.init)
+        guard parts.count >= 2, parts[0] == "questbox", parts[1].count == 16 else { return nil }
+        let s = Array(parts[1])
+        func int(_ r: Range<Int>) -> Int? { Int(String(s[r])) }
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        guard let date = cal.date(from: DateComponents(
+            year: int(0..<4), month: int(4..<6), day: int(6..<8), hour: int(9..<11), minute: int(11..<13), second: int(13..<15)))
+        else { return nil }
+        let rest = parts.count > 2 ? parts[2] : ""
+        let kind = BackupKind.allCases.sorted { $0.rawValue.count > $1.rawValue.count }.first { rest.hasPrefix($0.rawValue) }
+        return (date, kind)
+    }
+}
+
+extension StoreError {
+    /// Errors about a private copy name the file the person gave.
+    func renamed(from staging: String, to original: String) -> StoreError {
+        switch self {
+        case .notTimeQuestDatabase(_, let reason): .notTimeQuestDatabase(path: original, reason: reason)
+        case .newerSchema(_, let found, let known): .newerSchema(path: original, found: found, known: known)
+        case .damaged(_, let reason): .damaged(path: original, reason: reason)
+        case .invalid(let m): .invalid(m.replacingOccurrences(of: staging, with: original))
+        case .io(let m): .io(m.replacingOccurrences(of: staging, with: original))
+        }
+    }
+}

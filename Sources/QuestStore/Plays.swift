@@ -1,0 +1,198 @@
+import Foundation
+import GRDB
+import QuestCore
+
+extension QuestDatabase {
+    /// Writes what the quest machine asked to persist, each request in its own transaction.
+    /// `wallClockTrusted` marks wall times taken before the clock was synchronized, to be
+    /// corrected later (`correctUntrustedWallTimes`).
+    public func apply(_ request: PersistRequest, wallClockTrusted: Bool) throws {
+        try pool.write { db in
+            switch request {
+            case .sessionStarted(let s):
+                try Self.insertSession(db, s, trusted: wallClockTrusted)
+            case .taskStarted(let t):
+                try db.execute(
+                    sql: """
+                        INSERT INTO inProgressTask (id, sessionId, taskIndex, taskId, estimatedSeconds, lockMonotonicNanos, bootId, lockedAt, lockedAtTrusted)
+                        VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET sessionId = excluded.sessionId, taskIndex = excluded.taskIndex,
+                          taskId = excluded.taskId, estimatedSeconds = excluded.estimatedSeconds,
+                          lockMonotonicNanos = excluded.lockMonotonicNanos, bootId = excluded.bootId,
+                          lockedAt = excluded.lockedAt, lockedAtTrusted = excluded.lockedAtTrusted
+                        """,
+                    arguments: [t.session.id, t.taskIndex, t.taskID, t.estimatedSeconds, t.lockMonotonicNanos, t.bootID,
+                                t.lockedAt.timeIntervalSince1970, t.lockedAtTrusted])
+                // The session row exists from sessionStarted; after a restore it may not (a
+                // database restored mid-quest), so make sure it does.
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [t.session.id]) != true {
+                    try Self.insertSession(db, t.session, trusted: t.lockedAtTrusted)
+                }
+            case .estimationCompleted(let e, let profile):
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [e.sessionID]) != true {
+                    throw StoreError.invalid("estimation \(e.id) names unknown session \(e.sessionID)")
+                }
+                try Self.insertEstimation(db, e, trusted: wallClockTrusted)
+                try Self.saveProfile(db, profile)
+                try db.execute(sql: "DELETE FROM inProgressTask")
+            case .sessionCompleted(let s, let profile):
+                try Self.updateSession(db, s)
+                try Self.saveProfile(db, profile)
+            case .sessionAbandoned(let s):
+                try Self.updateSession(db, s)
+                try db.execute(sql: "DELETE FROM inProgressTask")
+            case .inProgressCleared:
+                try db.execute(sql: "DELETE FROM inProgressTask")
+            case .reflectionDismissed(let week):
+                try db.execute(
+                    sql: "INSERT INTO reflectionTracking (id, dismissedWeek) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET dismissedWeek = excluded.dismissedWeek",
+                    arguments: [week])
+            }
+        }
+    }
+
+    static func insertSession(_ db: Database, _ s: GameSession, trusted: Bool) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO session (id, routineId, routineDisplayName, startedAt, startedMonotonicNanos, bootId, wallClockTrusted,
+                  completedAt, status, isCalibration, xpEarned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [s.id, s.routineID, s.routineDisplayName, s.startedAt.timeIntervalSince1970, s.startedMonotonicNanos, s.bootID,
+                        trusted, s.completedAt?.timeIntervalSince1970, s.status.rawValue, s.isCalibration, s.xpEarned])
+    }
+
+    static func updateSession(_ db: Database, _ s: GameSession) throws {
+        try db.execute(
+            sql: "UPDATE session SET completedAt = ?, status = ?, xpEarned = ? WHERE id = ?",
+            arguments: [s.completedAt?.timeIntervalSince1970, s.status.rawValue, s.xpEarned, s.id])
+        if db.changesCount == 0 { try insertSession(db, s, trusted: false) }
+    }
+
+    static func insertEstimation(_ db: Database, _ e: TaskEstimation, trusted: Bool) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO estimation (id, sessionId, taskId, taskDisplayName, routineDisplayName, orderIndex, estimatedSeconds,
+                  actualSeconds, differenceSeconds, accuracyPercent, rating, xpEarned, isCalibration, recordedAt,
+                  lockMonotonicNanos, stopMonotonicNanos, bootId, wallClockTrusted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [e.id, e.sessionID, e.taskID, e.taskDisplayName, e.routineDisplayName, e.orderIndex, e.estimatedSeconds,
+                        e.actualSeconds, e.differenceSeconds, e.accuracyPercent, e.rating.rawValue, e.xpEarned, e.isCalibration,
+                        e.recordedAt.timeIntervalSince1970, e.lockMonotonicNanos, e.stopMonotonicNanos, e.bootID, trusted])
+    }
+
+    // MARK: reading
+
+    static func session(_ row: Row) -> GameSession {
+        GameSession(
+            id: row["id"], routineID: row["routineId"], routineDisplayName: row["routineDisplayName"],
+            startedAt: Date(timeIntervalSince1970: row["startedAt"]), startedMonotonicNanos: row["startedMonotonicNanos"],
+            bootID: row["bootId"], completedAt: (row["completedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            status: SessionStatus(rawValue: row["status"]) ?? .abandoned, isCalibration: row["isCalibration"], xpEarned: row["xpEarned"])
+    }
+
+    static func estimation(_ row: Row) -> TaskEstimation {
+        let estimated: Double = row["estimatedSeconds"], actual: Double = row["actualSeconds"]
+        var result = TimeEstimationScorer.score(estimated: estimated, actual: actual)
+        result.accuracyPercent = row["accuracyPercent"]
+        result.rating = AccuracyRating(rawValue: row["rating"]) ?? result.rating
+        return TaskEstimation(
+            id: row["id"], sessionID: row["sessionId"], taskID: row["taskId"], taskDisplayName: row["taskDisplayName"],
+            routineDisplayName: row["routineDisplayName"], orderIndex: row["orderIndex"], result: result, xpEarned: row["xpEarned"],
+            isCalibration: row["isCalibration"], recordedAt: Date(timeIntervalSince1970: row["recordedAt"]),
+            lockMonotonicNanos: row["lockMonotonicNanos"], stopMonotonicNanos: row["stopMonotonicNanos"], bootID: row["bootId"])
+    }
+
+    /// Every estimation, oldest first.
+    public func estimations() throws -> [TaskEstimation] {
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation ORDER BY recordedAt, rowid").map(Self.estimation) }
+    }
+
+    /// Every estimation as the analysis engines take it, oldest first (the fast path for
+    /// years of history: positional columns, no per-row allocation beyond the names).
+    public func snapshots() throws -> [EstimationSnapshot] {
+        try pool.read { db in
+            var result: [EstimationSnapshot] = []
+            result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM estimation") ?? 0)
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT taskId, taskDisplayName, routineDisplayName, estimatedSeconds, actualSeconds, differenceSeconds,
+                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY recordedAt, rowid
+                """)
+            while let row = try rows.next() {
+                let estimated: Double = row[3], actual: Double = row[4]
+                let rating = AccuracyRating(rawValue: row[7]) ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
+                result.append(EstimationSnapshot(
+                    taskID: row[0], taskDisplayName: row[1], routineDisplayName: row[2], estimatedSeconds: estimated,
+                    actualSeconds: actual, differenceSeconds: row[5], accuracyPercent: row[6], rating: rating,
+                    recordedAt: Date(timeIntervalSince1970: row[8]), isCalibration: row[9], sessionID: row[10]))
+            }
+            return result
+        }
+    }
+
+    public func sessions() throws -> [GameSession] {
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM session ORDER BY startedAt, rowid").map(Self.session) }
+    }
+
+    /// Completed quests with their measured task time (STREAK-2's good-day test).
+    public func questPlays() throws -> [QuestPlay] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.routineId, s.completedAt, COALESCE(SUM(e.actualSeconds), 0) AS measured
+                FROM session s LEFT JOIN estimation e ON e.sessionId = s.id
+                WHERE s.status = 'completed' AND s.completedAt IS NOT NULL
+                GROUP BY s.id ORDER BY s.completedAt
+                """).map { row in
+                QuestPlay(routineID: row[0], completedAt: Date(timeIntervalSince1970: row[1]), measuredTaskSeconds: row[2])
+            }
+        }
+    }
+
+    /// GAME-5: the task being timed and the estimations its session already has.
+    public func inProgress() throws -> (task: InProgressTask, completed: [TaskEstimation])? {
+        try pool.read { db in
+            guard let t = try Row.fetchOne(db, sql: "SELECT * FROM inProgressTask WHERE id = 1"),
+                  let s = try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [t["sessionId"] as UUID])
+            else { return nil }
+            let task = InProgressTask(
+                session: Self.session(s), taskIndex: t["taskIndex"], taskID: t["taskId"], estimatedSeconds: t["estimatedSeconds"],
+                lockMonotonicNanos: t["lockMonotonicNanos"], bootID: t["bootId"], lockedAt: Date(timeIntervalSince1970: t["lockedAt"]),
+                lockedAtTrusted: t["lockedAtTrusted"])
+            let done = try Row.fetchAll(db, sql: "SELECT * FROM estimation WHERE sessionId = ? ORDER BY orderIndex", arguments: [task.session.id])
+                .map(Self.estimation)
+            return (task, done)
+        }
+    }
+
+    /// §5: once the wall clock is trusted, wall times recorded in this boot before it was are
+    /// recomputed from their monotonic timestamps (durations never change). Returns how many
+    /// records were corrected. Untrusted times from earlier boots cannot be bridged and stay
+    /// marked as such.
+    @discardableResult
+    public func correctUntrustedWallTimes(bootID: String, wallNow: Date, monotonicNow: Int64) throws -> Int {
+        let now = wallNow.timeIntervalSince1970
+        return try pool.write { db in
+            var corrected = 0
+            try db.execute(
+                sql: "UPDATE estimation SET recordedAt = ? - (? - stopMonotonicNanos) / 1e9, wallClockTrusted = 1 WHERE bootId = ? AND NOT wallClockTrusted",
+                arguments: [now, monotonicNow, bootID])
+            corrected += db.changesCount
+            // A session's completion moves by the same amount as its start (one clock step).
+            try db.execute(
+                sql: """
+                    UPDATE session SET
+                      completedAt = completedAt + ((? - (? - startedMonotonicNanos) / 1e9) - startedAt),
+                      startedAt = ? - (? - startedMonotonicNanos) / 1e9,
+                      wallClockTrusted = 1
+                    WHERE bootId = ? AND NOT wallClockTrusted
+                    """,
+                arguments: [now, monotonicNow, now, monotonicNow, bootID])
+            corrected += db.changesCount
+            try db.execute(
+                sql: "UPDATE inProgressTask SET lockedAt = ? - (? - lockMonotonicNanos) / 1e9, lockedAtTrusted = 1 WHERE bootId = ? AND NOT lockedAtTrusted",
+                arguments: [now, monotonicNow, bootID])
+            corrected += db.changesCount
+            return corrected
+        }
+    }
+}

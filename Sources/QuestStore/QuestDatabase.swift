@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import QuestCore
+
+/// What can go wrong with stored data, as one line a person can act on.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case notTimeQuestDatabase(path: String, reason: String)
+    case newerSchema(path: String, found: Int, known: Int)
+    case damaged(path: String, reason: String)
+    case invalid(String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .notTimeQuestDatabase(let path, let reason): "\(path): not a TimeQuest database (\(reason))"
+        case .newerSchema(let path, let found, let known): "\(path): made by a newer version (schema \(found) > \(known))"
+        case .damaged(let path, let reason): "\(path): file is damaged: \(reason)"
+        case .invalid(let message): message
+        case .io(let message): message
+        }
+    }
+}
+
+/// The box's SQLite database: a WAL `DatabasePool` with `synchronous=FULL` (a Pi on an SD card
+/// loses power) and foreign keys on, migrated on open. Nothing above this module sees SQL.
+public final class QuestDatabase: Sendable {
+    public let pool: DatabasePool
+    public let path: String
+
+    /// Opens (creating when missing) and migrates the database at `path`. Refuses files that
+    /// are not TimeQuest databases or were made by a newer version, touching nothing.
+    public init(path: String) throws {
+        self.path = path
+        let existing = FileManager.default.fileExists(atPath: path)
+            && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
+        if existing { try Self.validate(path: path) }
+        do {
+            pool = try DatabasePool(path: path, configuration: Self.configuration())
+            // DatabasePool sets synchronous=NORMAL when it enables WAL; every write goes
+            // through its one writer connection, so making that FULL covers all writes.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try Schema.migrator().migrate(pool)
+        } catch let error as DatabaseError {
+            throw Self.describe(error, path: path)
+        }
+    }
+
+    static func configuration(readonly: Bool = false) -> Configuration {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.readonly = readonly
+        config.busyMode = .timeout(5)
+        return config
+    }
+
+    /// Checks a file without changing it: SQLite, intact, ours, and a schema we know.
+    public static func validate(path: String) throws {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+            defer { try? queue.close() }
+            try queue.read { db in
+                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                guard integrity == ["ok"] else {
+                    throw StoreError.damaged(path: path, reason: integrity.prefix(3).joined(separator: "; "))
+                }
+                let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                guard application == applicationID else {
+                    throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
+                }
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                guard version <= Schema.currentVersion else {
+                    throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
+                }
+                let known = Set(Schema.migrations.map(\.identifier))
+                if try db.tableExists("grdb_migrations") {
+                    let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+                    if applied.contains(where: { !known.contains($0) }) {
+                        throw StoreError.newerSchema(path: path, found: max(version, applied.count), known: Schema.currentVersion)
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw describe(error, path: path)
+        }
+    }
+
+    static var applicationID: Int32 { Schema.applicationID }
+
+    static func describe(_ error: DatabaseError, path: String) -> StoreError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB: .notTimeQuestDatabase(path: path, reason: "not an SQLite database")
+        case .SQLITE_CORRUPT: .damaged(path: path, reason: error.message ?? "corrupt")
+        case .SQLITE_CANTOPEN: .io("\(path): cannot open (\(error.message ?? "permission or path"))")
+        default: .io("\(path): \(error.message ?? "\(error.resultCode)")")
+        }
+    }
+
+    /// PRAGMA integrity_check of the live database ("ok" when healthy).
+    public func integrityCheck() throws -> String {
+        try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+
+    public func schemaVersion() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    public func close() throws { try pool.close() }
+}

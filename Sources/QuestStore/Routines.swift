@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import QuestCore
+
+extension QuestDatabase {
+    /// Every routine with its ordered tasks, in the parent's order.
+    public func routines() throws -> [Routine] {
+        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine ORDER BY position, name") }
+    }
+
+    public func routine(named name: String) throws -> Routine? {
+        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE name = ?", arguments: [name]).first }
+    }
+
+    static func fetchRoutines(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Routine] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let id: UUID = row["id"]
+            let tasks = try Row.fetchAll(db, sql: "SELECT * FROM routineTask WHERE routineId = ? ORDER BY position", arguments: [id])
+                .map { t in
+                    RoutineTask(id: t["id"], name: t["name"], displayName: t["displayName"], referenceDurationSeconds: t["referenceDurationSeconds"])
+                }
+            let days = (row["activeDays"] as String).split(separator: ",").compactMap { Int($0) }
+            return Routine(
+                id: id, name: row["name"], displayName: row["displayName"], activeDays: days, isActive: row["isActive"],
+                createdBy: RoutineCreator(rawValue: row["createdBy"]) ?? .parent, tasks: tasks)
+        }
+    }
+
+    /// Inserts or replaces a routine (matched by id) and its tasks, in one transaction.
+    /// Names are unique: another routine with the same name is an error.
+    public func saveRoutine(_ routine: Routine) throws {
+        try pool.write { db in
+            if let clash = try Row.fetchOne(db, sql: "SELECT id FROM routine WHERE name = ? AND id != ?", arguments: [routine.name, routine.id]) {
+                _ = clash
+                throw StoreError.invalid("a routine named \"\(routine.name)\" already exists")
+            }
+            let days = routine.activeDays.map(String.init).joined(separator: ",")
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM routine WHERE id = ?", arguments: [routine.id]) == true {
+                try db.execute(
+                    sql: "UPDATE routine SET name = ?, displayName = ?, activeDays = ?, isActive = ?, createdBy = ? WHERE id = ?",
+                    arguments: [routine.name, routine.displayName, days, routine.isActive, routine.createdBy.rawValue, routine.id])
+            } else {
+                let position = (try Int.fetchOne(db, sql: "SELECT MAX(position) FROM routine") ?? -1) + 1
+                try db.execute(
+                    sql: "INSERT INTO routine (id, name, displayName, activeDays, isActive, createdBy, position) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [routine.id, routine.name, routine.displayName, days, routine.isActive, routine.createdBy.rawValue, position])
+            }
+            try db.execute(sql: "DELETE FROM routineTask WHERE routineId = ?", arguments: [routine.id])
+            for (position, task) in routine.tasks.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO routineTask (id, routineId, position, name, displayName, referenceDurationSeconds) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [task.id, routine.id, position, task.name, task.displayName, task.referenceDurationSeconds])
+            }
+        }
+    }
+
+    /// Removes a routine and its tasks; its plays stay in the history. False when unknown.
+    @discardableResult
+    public func removeRoutine(named name: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM routine WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+
+/// The database's shape, one migration per change. A migration is never edited after it
+/// lands: a change is a new migration appended to `migrations`.
+///
+/// Conventions: wall times are UTC seconds since 1970 as REAL (calendar facts only);
+/// monotonic times are CLOCK_MONOTONIC nanoseconds as INTEGER with the boot id beside them;
+/// ids are UUIDs stored as 16-byte BLOBs.
+public enum Schema {
+    /// PRAGMA application_id: "TQBX". Tells a TimeQuest database from any other SQLite file.
+    public static let applicationID: Int32 = 0x5451_4258
+
+    /// The schema number is the count of migrations (also PRAGMA user_version).
+    public static var currentVersion: Int { migrations.count }
+
+    static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
+        ("v1-initial", v1),
+    ]
+
+    public static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (number, migration) in migrations.enumerated() {
+            migrator.registerMigration(migration.identifier) { db in
+                try migration.migrate(db)
+                try db.execute(sql: "PRAGMA user_version = \(number + 1)")
+            }
+        }
+        return migrator
+    }
+
+    static func v1(_ db: Database) throws {
+        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+
+        try db.create(table: "routine") { t in
+            t.primaryKey("id", .blob)
+            t.column("name", .text).notNull().unique()
+            t.column("displayName", .text).notNull()
+            t.column("activeDays", .text).notNull()  // "2,3,4,5,6": 1 = Sunday … 7 = Saturday
+            t.column("isActive", .boolean).notNull()
+            t.column("createdBy", .text).notNull()
+            t.column("position", .integer).notNull()
+        }
+        try db.create(table: "routineTask") { t in
+            t.primaryKey("id", .blob)
+            t.column("routineId", .blob).notNull().references("routine", onDelete: .cascade)
+            t.column("position", .integer).notNull()
+            t.column("name", .text).notNull()
+            t.column("displayName", .text).notNull()
+            t.column("referenceDurationSeconds", .integer)
+            t.uniqueKey(["routineId", "position"])
+        }
+        // History keeps the names it was played under, so removing a routine loses no play.
+        try db.create(table: "session") { t in
+            t.primaryKey("id", .blob)
+            t.column("routineId", .blob).notNull()
+            t.column("routineDisplayName", .text).notNull()
+            t.column("startedAt", .double).notNull()
+            t.column("startedMonotonicNanos", .integer).notNull()
+            t.column("bootId", .text).notNull()
+            t.column("wallClockTrusted", .boolean).notNull()
+            t.column("completedAt", .double)
+            t.column("status", .text).notNull()
+            t.column("isCalibration", .boolean).notNull()
+            t.column("xpEarned", .integer).notNull()
+        }
+        try db.create(index: "session_completedAt", on: "session", columns: ["completedAt"])
+        try db.create(table: "estimation") { t in
+            t.primaryKey("id", .blob)
+            t.column("sessionId", .blob).notNull().references("session")
+            t.column("taskId", .blob).notNull()
+            t.column("taskDisplayName", .text).notNull()
+            t.column("routineDisplayName", .text).notNull()
+            t.column("orderIndex", .integer).notNull()
+            t.column("estimatedSeconds", .double).notNull()
+            t.column("actualSeconds", .double).notNull()
+            t.column("differenceSeconds", .double).notNull()
+            t.column("accuracyPercent", .double).notNull()
+            t.column("rating", .text).notNull()
+            t.column("xpEarned", .integer).notNull()
+            t.column("isCalibration", .boolean).notNull()
+            t.column("recordedAt", .double).notNull()
+            t.column("lockMonotonicNanos", .integer).notNull()
+            t.column("stopMonotonicNanos", .integer).notNull()
+            t.column("bootId", .text).notNull()
+            t.column("wallClockTrusted", .boolean).notNull()
+        }
+        try db.create(index: "estimation_recordedAt", on: "estimation", columns: ["recordedAt"])
+        try db.create(index: "estimation_sessionId", on: "estimation", columns: ["sessionId"])
+        // Append-only: no delete, no change to what was measured; only a wall time taken
+        // before the clock was trusted may be corrected, once.
+        try db.execute(sql: """
+            CREATE TRIGGER estimation_no_delete BEFORE DELETE ON estimation
+            BEGIN SELECT RAISE(ABORT, 'estimations are append-only'); END;
+            CREATE TRIGGER estimation_no_change BEFORE UPDATE OF id, sessionId, taskId, taskDisplayName,
+                routineDisplayName, orderIndex, estimatedSeconds, actualSeconds, differenceSeconds, accuracyPercent,
+                rating, xpEarned, isCalibration, lockMonotonicNanos, stopMonotonicNanos, bootId ON estimation
+            BEGIN SELECT RAISE(ABORT, 'estimations are append-only'); END;
+            CREATE TRIGGER estimation_trusted_time_final BEFORE UPDATE OF recordedAt, wallClockTrusted ON estimation
+            WHEN OLD.wallClockTrusted
+            BEGIN SELECT RAISE(ABORT, 'a trusted wall time is final'); END;
+            """)
+
+        try db.create(table: "playerProfile") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("totalXP", .integer).notNull()
+            t.column("currentStreak", .integer).notNull()
+            t.column("lastPlayedDate", .double)
+            t.column("sessionsCompleted", .integer).notNull()
+        }
+        try db.create(table: "settings") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("pinHash", .text)
+            t.column("pinFailedAttempts", .integer).notNull().defaults(to: 0)
+            t.column("pinLockedUntil", .double)
+            t.column("reminderTime", .text).notNull().defaults(to: "07:30")
+            t.column("remindersEnabled", .boolean).notNull().defaults(to: true)
+            t.column("streakPolicy", .text).notNull().defaults(to: "pause")
+            t.column("soundEnabled", .boolean).notNull().defaults(to: true)
+            t.column("volumePercent", .integer).notNull().defaults(to: 80)
+            t.column("hintsEnabled", .boolean).notNull().defaults(to: true)
+            t.column("firstWeekday", .integer)  // NULL: the locale's
+        }
+        try db.create(table: "reflectionTracking") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("lastShownWeek", .text)
+            t.column("dismissedWeek", .text)
+        }
+        // GAME-5: at most one task is being timed.
+        try db.create(table: "inProgressTask") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("sessionId", .blob).notNull()
+            t.column("taskIndex", .integer).notNull()
+            t.column("taskId", .blob).notNull()
+            t.column("estimatedSeconds", .integer).notNull()
+            t.column("lockMonotonicNanos", .integer).notNull()
+            t.column("bootId", .text).notNull()
+            t.column("lockedAt", .double).notNull()
+            t.column("lockedAtTrusted", .boolean).notNull()
+        }
+        try db.create(table: "backupLog") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("createdAt", .double).notNull()
+            t.column("fileName", .text).notNull()
+            t.column("sizeBytes", .integer).notNull()
+            t.column("kind", .text).notNull()  // automatic, manual, before-restore
+        }
+    }
+}

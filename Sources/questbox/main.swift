@@ -1,0 +1,4 @@
+import Foundation
+import QuestCLI
+
+exit(Questbox.run(arguments: Array(CommandLine.arguments.dropFirst())))

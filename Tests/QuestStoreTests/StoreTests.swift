@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import QuestCore
+import Testing
+@testable import QuestStore
+
+@Suite("QuestStore repositories")
+struct StoreTests {
+    @Test("routines round-trip in order; re-saving replaces tasks; names are unique; removal keeps history")
+    func routines() throws {
+        let (db, _) = try freshDatabase()
+        try db.saveRoutine(morningRoutine)
+        var evening = morningRoutine
+        evening.id = UUID()
+        evening.name = "Evening"
+        evening.displayName = ""
+        evening.activeDays = [1, 7]
+        evening.isActive = false
+        evening.createdBy = .player
+        evening.tasks = [RoutineTask(id: UUID(), name: "Read", displayName: "Read")]
+        try db.saveRoutine(evening)
+        #expect(try db.routines() == [morningRoutine, evening])
+        #expect(try db.routine(named: "Evening") == evening)
+
+        var edited = morningRoutine
+        edited.moveTask(from: 2, to: 0)
+        edited.tasks.removeLast()
+        try db.saveRoutine(edited)
+        #expect(try db.routine(named: "School Morning") == edited)
+
+        var clash = evening
+        clash.id = UUID()
+        #expect(throws: StoreError.invalid("a routine named \"Evening\" already exists")) { try db.saveRoutine(clash) }
+
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 130)])
+        #expect(try db.removeRoutine(named: "School Morning"))
+        #expect(try !db.removeRoutine(named: "School Morning"))
+        #expect(try db.routines() == [evening])
+        #expect(try db.estimations().count == 1)  // the play stays in the history
+    }
+
+    @Test("every persist request round-trips; the estimation, its XP and the cleared task commit together")
+    func plays() throws {
+        let (db, _) = try freshDatabase()
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let session = GameSession(
+            id: UUID(), routineID: morningRoutine.id, routineDisplayName: "Morning Quest", startedAt: start,
+            startedMonotonicNanos: 7, bootID: "b", isCalibration: true)
+        try db.apply(.sessionStarted(session), wallClockTrusted: true)
+        let task = InProgressTask(
+            session: session, taskIndex: 0, taskID: morningRoutine.tasks[0].id, estimatedSeconds: 150, lockMonotonicNanos: 1_000_000_007,
+            bootID: "b", lockedAt: start.addingTimeInterval(3), lockedAtTrusted: true)
+        try db.apply(.taskStarted(task), wallClockTrusted: true)
+        let restored = try #require(try db.inProgress())
+        #expect(restored.task == task)
+        #expect(restored.completed.isEmpty)
+
+        let result = TimeEstimationScorer.score(estimated: 150, actual: 161.123456789)
+        let e = TaskEstimation(
+            id: UUID(), sessionID: session.id, taskID: task.taskID, taskDisplayName: "Tooth Time", routineDisplayName: "Morning Quest",
+            orderIndex: 0, result: result, xpEarned: 100, isCalibration: true, recordedAt: start.addingTimeInterval(170.25),
+            lockMonotonicNanos: 1_000_000_007, stopMonotonicNanos: 162_123_456_796, bootID: "b")
+        try db.apply(.estimationCompleted(e, profile: PlayerProfile(totalXP: 100)), wallClockTrusted: true)
+        #expect(try db.inProgress() == nil)
+        #expect(try db.estimations() == [e])
+        #expect(try db.snapshots() == [e.snapshot])
+        #expect(try db.profile().totalXP == 100)
+
+        var completed = session
+        completed.status = .completed
+        completed.completedAt = start.addingTimeInterval(200)
+        completed.xpEarned = 120
+        let profile = PlayerProfile(totalXP: 120, currentStreak: 1, lastPlayedDate: completed.completedAt, sessionsCompleted: 1)
+        try db.apply(.sessionCompleted(completed, profile: profile), wallClockTrusted: true)
+        #expect(try db.sessions() == [completed])
+        #expect(try db.profile() == profile)
+        #expect(try db.questPlays() == [QuestPlay(routineID: morningRoutine.id, completedAt: completed.completedAt!, measuredTaskSeconds: e.actualSeconds)])
+
+        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
+        try db.markReflectionShown(week: "2026-W24")
+        #expect(try db.reflectionTracking() == ("2026-W24", "2026-W23"))
+    }
+
+    @Test("an estimation for an unknown session is refused and nothing of it is written")
+    func orphanEstimation() throws {
+        let (db, _) = try freshDatabase()
+        let result = TimeEstimationScorer.score(estimated: 60, actual: 60)
+        let e = TaskEstimation(
+            id: UUID(), sessionID: UUID(), taskID: UUID(), taskDisplayName: "T", routineDisplayName: "R", orderIndex: 0, result: result,
+            xpEarned: 100, isCalibration: false, recordedAt: Date(), lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")
+        #expect(throws: StoreError.self) { try db.apply(.estimationCompleted(e, profile: PlayerProfile(totalXP: 100)), wallClockTrusted: true) }
+        #expect(try db.profile().totalXP == 0)
+    }
+
+    @Test("estimations are append-only: no delete, no change to what was measured")
+    func appendOnly() throws {
+        let (db, _) = try freshDatabase()
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 130)])
+        #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "DELETE FROM estimation") } }
+        #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "UPDATE estimation SET actualSeconds = 1") } }
+        #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "UPDATE estimation SET recordedAt = 0") } }  // trusted: final
+        #expect(try db.estimations().count == 1)
+    }
+
+    @Test("§5: wall times taken before the clock was trusted are corrected from monotonic time, once")
+    func wallClockCorrection() throws {
+        let (db, _) = try freshDatabase()
+        // The Pi booted thinking it is 1970 + a bit; the quest ran at monotonic 5 s … 200 s.
+        let wrong = Date(timeIntervalSince1970: 1_000)
+        let played = try recordQuest(db, at: wrong, durations: [(60, 61), (60, 62)], trusted: false, bootID: "boot-a")
+        try recordQuest(db, at: Date(timeIntervalSince1970: 2_000), durations: [(60, 60)], trusted: false, bootID: "old-boot")
+        // NTP syncs at monotonic 1000 s: real time 2026-06-10 07:00 UTC.
+        let real = Date(timeIntervalSince1970: 1_781_074_800)
+        let corrected = try db.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 1_000_000_000_000)
+        #expect(corrected == 3)  // two estimations and their session
+        let after = try db.estimations()
+        let first = try #require(after.first { $0.id == played[0].id })
+        let expected = real.timeIntervalSince1970 - Double(1_000_000_000_000 - played[0].stopMonotonicNanos) / 1e9
+        #expect(abs(first.recordedAt.timeIntervalSince1970 - expected) < 1e-3)
+        #expect(first.actualSeconds == played[0].actualSeconds)  // durations never change
+        let session = try #require(try db.sessions().first { $0.bootID == "boot-a" })
+        #expect(abs(session.startedAt.timeIntervalSince1970 - (real.timeIntervalSince1970 - 995)) < 1e-3)
+        #expect(session.completedAt! > session.startedAt)
+        // The other boot cannot be bridged; a second correction changes nothing.
+        #expect(try db.estimations().first { $0.bootID == "old-boot" }?.recordedAt == Date(timeIntervalSince1970: 2_061))
+        #expect(try db.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 2_000_000_000_000) == 0)
+    }
+
+    @Test("the profile is one row: created by the first write, updated after")
+    func profileSingleRow() throws {
+        let (db, _) = try freshDatabase()
+        #expect(try db.profile() == PlayerProfile())
+        try db.saveProfile(PlayerProfile(totalXP: 5))
+        try db.saveProfile(PlayerProfile(totalXP: 9, currentStreak: 2))
+        #expect(try db.profile() == PlayerProfile(totalXP: 9, currentStreak: 2))
+        #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM playerProfile") } == 1)
+        // Concurrent writers cannot make a second row.
+        DispatchQueue.concurrentPerform(iterations: 16) { i in try? db.saveProfile(PlayerProfile(totalXP: i)) }
+        #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM playerProfile") } == 1)
+    }
+
+    @Test("settings: defaults, changes, and bad values refused with the field named")
+    func settings() throws {
+        let (db, _) = try freshDatabase()
+        var expected = StoredSettings()
+        #expect(try db.settings() == expected)
+        try db.updateSettings { s in
+            s.game.streakPolicy = .joker
+            s.game.hintsEnabled = false
+            s.volumePercent = 35
+            s.soundEnabled = false
+            s.firstWeekday = 1
+            s.reminderTime = "06:45"
+        }
+        expected.game = GameSettings(streakPolicy: .joker, hintsEnabled: false)
+        expected.volumePercent = 35
+        expected.soundEnabled = false
+        expected.firstWeekday = 1
+        expected.reminderTime = "06:45"
+        #expect(try db.settings() == expected)
+        #expect(throws: StoreError.invalid("volume: 140 is not 0–100")) { try db.updateSettings { $0.volumePercent = 140 } }
+        #expect(throws: StoreError.invalid("firstWeekday: 8 is not a weekday (1 = Sunday … 7 = Saturday)")) { try db.updateSettings { $0.firstWeekday = 8 } }
+        #expect(throws: StoreError.invalid("reminderTime: \"7:30\" is not HH:MM")) { try db.updateSettings { $0.reminderTime = "7:30" } }
+        #expect(try db.settings() == expected)
+    }
+
+    @Test("PAR-1: the PIN is a salted slow hash; wrong attempts are limited")
+    func pin() throws {
+        let (db, _) = try freshDatabase()
+        let now = Date(timeIntervalSince1970: 1_780_000_000)
+        #expect(try db.verifyPIN("1234", now: now) == .notSet)
+        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("12a4") }
+        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("123456789") }
+        try db.setPIN("2468")
+        let stored = try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") }!
+        #expect(stored.hasPrefix("scrypt$16384$8$1$") && !stored.contains("2468"))
+        #expect(try db.settings().hasPIN)
+        try db.setPIN("2468")
+        #expect(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") } != stored)  // fresh salt
+        #expect(try db.verifyPIN("2468", now: now) == .accepted)
+        for left in (1...4).reversed() { #expect(try db.verifyPIN("0000", now: now) == .rejected(attemptsLeft: left)) }
+        #expect(try db.verifyPIN("0000", now: now) == .lockedOut(until: now.addingTimeInterval(300)))
+        #expect(try db.verifyPIN("2468", now: now.addingTimeInterval(299)) == .lockedOut(until: now.addingTimeInterval(300)))
+        #expect(try db.verifyPIN("2468", now: now.addingTimeInterval(301)) == .accepted)
+    }
+}
+
+@Suite("Schema and migrations")
+struct MigrationTests {
+    @Test("an empty file becomes the current schema, marked as ours")
+    func fromEmpty() throws {
+        let dir = temporaryDirectory()
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let db = try QuestDatabase(path: path)
+        #expect(try db.schemaVersion() == Schema.currentVersion)
+        #expect(try db.integrityCheck() == "ok")
+        #expect(try db.pool.read { try Int32.fetchOne($0, sql: "PRAGMA application_id") } == Schema.applicationID)
+        #expect(try db.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try db.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)  // FULL
+        #expect(try db.pool.read { try Bool.fetchOne($0, sql: "PRAGMA foreign_keys") } == true)
+    }
+
+    @Test("a database of the first schema opens with its data intact")
+    func fromFirstSchemaFixture() throws {
+        let dir = temporaryDirectory()
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        try FileManager.default.copyItem(atPath: "\(packageRoot)/Tests/QuestStoreTests/Fixtures/schema-v1.sqlite", toPath: path)
+        let db = try QuestDatabase(path: path)
+        #expect(try db.schemaVersion() == Schema.currentVersion)
+        #expect(try db.estimations().count == 36)
+        #expect(try db.sessions().count == 12)
+        #expect(try db.routines().map(\.name) == ["School Morning"])
+        #expect(try db.estimations().allSatisfy { $0.rating == TimeEstimationScorer.score(estimated: $0.estimatedSeconds, actual: $0.actualSeconds).rating })
+        #expect(try db.integrityCheck() == "ok")
+    }
+}
