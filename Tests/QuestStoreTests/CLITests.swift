@@ -1,0 +1,184 @@
+import Foundation
+import QuestCLI
+import QuestCore
+import Testing
+@testable import QuestStore
+
+@Suite("questbox CLI")
+struct CLITests {
+    let questbox = productPath("questbox")
+
+    func run(_ args: [String], input: String? = nil) throws -> ProcessResult {
+        try runProcess(questbox, args, input: input)
+    }
+
+    func write(_ text: String, in dir: String, name: String = "routine.json") -> String {
+        let path = (dir as NSString).appendingPathComponent(name)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    static let sample = """
+        [{"name": "School Morning", "displayName": "Morning Quest", "activeDays": [2,3,4,5,6],
+          "tasks": [{"name": "Brush teeth", "displayName": "Tooth Time", "referenceDurationSeconds": 120},
+                    {"name": "Pack bag", "displayName": "Pack Bag"}]},
+         {"name": "Weekend", "displayName": "", "activeDays": [1, 7], "isActive": false, "createdBy": "player",
+          "tasks": [{"name": "Tidy room", "displayName": "Tidy"}]}]
+        """
+
+    @Test("routine import → export round-trips; a re-import keeps ids; list shows them")
+    func importExport() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        let file = write(Self.sample, in: dir)
+        let imported = try run(["routine", "import", file, "--data", data])
+        #expect(imported.status == 0)
+        #expect(imported.stdout == "imported School Morning (2 tasks)\nimported Weekend (1 task)\n")
+        let exported = try run(["routine", "export", "--data", data])
+        #expect(exported.status == 0)
+        let docs = try JSONDecoder().decode([RoutineDocument].self, from: Data(exported.stdout.utf8))
+        #expect(docs == (try RoutineDocument.parse(Data(Self.sample.utf8), file: "x")))
+
+        // Importing the export elsewhere gives the same export.
+        let other = (dir as NSString).appendingPathComponent("other")
+        let exportFile = write(exported.stdout, in: dir, name: "export.json")
+        #expect(try run(["routine", "import", exportFile, "--data", other]).status == 0)
+        #expect(try run(["routine", "export", "--data", other]).stdout == exported.stdout)
+
+        // Re-importing updates in place: same routine and task ids (history stays attached).
+        let db1 = try QuestDatabase(path: DataDirectory.databasePath(in: data))
+        let before = try db1.routine(named: "School Morning")!
+        try db1.close()
+        let changed = Self.sample.replacingOccurrences(of: "\"Pack Bag\"", with: "\"Bag Check\"")
+        #expect(try run(["routine", "import", write(changed, in: dir), "--data", data]).status == 0)
+        let db2 = try QuestDatabase(path: DataDirectory.databasePath(in: data))
+        let after = try db2.routine(named: "School Morning")!
+        #expect(after.id == before.id && after.tasks.map(\.id) == before.tasks.map(\.id))
+        #expect(after.tasks[1].displayName == "Bag Check")
+
+        let list = try run(["routine", "list", "--data", data])
+        #expect(list.stdout.contains("School Morning — \"Morning Quest\" · Mon Tue Wed Thu Fri · 2 tasks"))
+        #expect(list.stdout.contains("Weekend — \"(no display name)\" · Sun Sat · 1 tasks · paused · player's"))
+        #expect(try run(["routine", "remove", "Weekend", "--data", data]).status == 0)
+        let missing = try run(["routine", "remove", "Weekend", "--data", data])
+        #expect(missing.status != 0 && missing.stderr == "questbox: no routine named \"Weekend\"\n")
+    }
+
+    @Test("bad routine files: one line naming the field and value, exit ≠ 0, nothing written")
+    func badInput() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        let cases: [(String, String)] = [
+            (#"{"displayName": "M", "activeDays": [2], "tasks": [{"name": "a"}]}"#, "name: missing"),
+            (#"{"name": "M", "activeDays": [2, 9], "tasks": [{"name": "a"}]}"#, "activeDays[1]: 9 is not a weekday (1 = Sunday … 7 = Saturday)"),
+            (#"{"name": "M", "activeDays": [2], "tasks": []}"#, "tasks: empty (a routine needs at least one task)"),
+            (#"{"name": "M", "activeDays": [2]}"#, "tasks: missing (a list of tasks)"),
+            (#"{"name": "M", "activeDays": [], "tasks": [{"name": "a"}]}"#, "activeDays: empty (pick at least one day, 1 = Sunday … 7 = Saturday)"),
+            (#"{"name": "M", "activeDays": [true], "tasks": [{"name": "a"}]}"#, "activeDays[0]: true is not a weekday"),
+            (#"{"name": "M", "activeDays": [2.5], "tasks": [{"name": "a"}]}"#, "activeDays[0]: 2.5 is not a weekday"),
+            (#"{"name": "M", "activeDays": [2], "tasks": [{"displayName": "a"}]}"#, "tasks[0].name: missing"),
+            (#"{"name": "M", "activeDays": [2], "tasks": [{"name": "a", "referenceDurationSeconds": -5}]}"#, "tasks[0].referenceDurationSeconds: -5 is not a whole number of seconds from 1 to 10800"),
+            (#"{"name": "M", "activeDays": [2], "tasks": [{"name": "a"}], "activDays": [3]}"#, "activDays: unknown field"),
+            (#"{"name": "  ", "activeDays": [2], "tasks": [{"name": "a"}]}"#, "name: empty"),
+            (#"{"name": 42, "activeDays": [2], "tasks": [{"name": "a"}]}"#, "name: 42 is not text"),
+            (#"{"name": "M", "activeDays": [2], "tasks": [{"name": "a"}, {"name": "a"}]}"#, "tasks[1].name: \"a\" appears twice"),
+            (#"[{"name": "M", "activeDays": [2], "tasks": [{"name": "a"}]}, {"name": "N", "activeDays": [8], "tasks": [{"name": "a"}]}]"#, "[1].activeDays[0]: 8 is not a weekday"),
+            (#"{"name": "M", "activeDays": [2], "tasks": [{"name": "a"}"#, "not valid JSON"),
+            (#""just text""#, "expected a routine object or a list of them"),
+        ]
+        for (json, expected) in cases {
+            let file = write(json, in: dir)
+            let r = try run(["routine", "import", file, "--data", data])
+            #expect(r.status != 0, "\(json)")
+            #expect(r.stderr.hasPrefix("questbox: \(file): \(expected)"), "\(json) → \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        // The valid first routine of the last list was not written either.
+        #expect(try run(["routine", "export", "--data", data]).stdout == "[\n\n]\n")
+        let unreadable = try run(["routine", "import", (dir as NSString).appendingPathComponent("none.json"), "--data", data])
+        #expect(unreadable.status != 0 && unreadable.stderr.hasSuffix("none.json: cannot read file\n"))
+    }
+
+    @Test("history --json and stats --json show what was played")
+    func historyAndStats() throws {
+        let dir = temporaryDirectory()
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+        try db.saveRoutine(morningRoutine)
+        let start = Date().addingTimeInterval(-3 * 86_400)
+        let played = try recordQuest(db, at: start, durations: [(120, 121.5), (300, 200), (240, 250)])
+        try db.close()
+
+        let history = try run(["history", "--json", "--data", dir])
+        #expect(history.status == 0)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 3)
+        #expect(entries[0]["routineDisplayName"] as? String == "Morning Quest")
+        #expect(entries[0]["taskDisplayName"] as? String == "Tooth Time")
+        #expect(entries[0]["estimatedSeconds"] as? Double == 120)
+        #expect(abs((entries[0]["actualSeconds"] as? Double ?? 0) - played[0].actualSeconds) < 1e-9)
+        #expect(entries.map { $0["rating"] as? String } == ["spot_on", "off", "spot_on"])  // 100 s of 200 s: exactly 50 %
+        #expect(entries[1]["differenceSeconds"] as? Double == 100)
+        #expect(entries[0]["isCalibration"] as? Bool == true)
+        #expect((entries[0]["recordedAt"] as? String)?.hasSuffix("Z") == true)
+        #expect(Set(entries[0].keys) == ["routineDisplayName", "taskDisplayName", "estimatedSeconds", "actualSeconds", "differenceSeconds", "accuracyPercent", "rating", "recordedAt", "isCalibration"])
+
+        let stats = try run(["stats", "--json", "--data", dir])
+        #expect(stats.status == 0)
+        let s = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(s["totalXP"] as? Int == 100 + 25 + 100 + 20)
+        #expect(s["level"] as? Int == 1)
+        #expect(s["sessionsCompleted"] as? Int == 1)
+        #expect(s["streakPolicy"] as? String == "pause")
+        #expect((s["personalBests"] as? [[String: Any]])?.count == 3)
+        #expect(s.keys.contains("weeklyReflection") && s["availableJokers"] == nil)
+    }
+
+    @Test("pin set reads 4–8 digits from standard input")
+    func pinSet() throws {
+        let dir = temporaryDirectory()
+        let bad = try run(["pin", "set", "--data", dir], input: "12ab\n")
+        #expect(bad.status != 0 && bad.stderr == "questbox: PIN: must be 4 to 8 digits\n")
+        let good = try run(["pin", "set", "--data", dir], input: "4321\n")
+        #expect(good.status == 0)
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+        #expect(try db.verifyPIN("4321", now: Date()) == .accepted)
+    }
+
+    @Test("backup, backups and restore from the command line; refusals are one line")
+    func backupCommands() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        #expect(try run(["routine", "import", write(Self.sample, in: dir), "--data", data]).status == 0)
+        let to = (dir as NSString).appendingPathComponent("copy.sqlite")
+        let backup = try run(["backup", "--to", to, "--data", data])
+        #expect(backup.status == 0 && backup.stdout.hasPrefix("backed up to \(to)"))
+        #expect(try run(["backup", "--to", to, "--data", data]).stderr == "questbox: \(to): already exists (choose a new file name)\n")
+        #expect(try run(["backup", "--data", data]).status == 0)
+        let list = try run(["backups", "--data", data])
+        #expect(list.stdout.contains("manual"))
+        #expect(try run(["routine", "remove", "Weekend", "--data", data]).status == 0)
+        let restored = try run(["restore", to, "--data", data])
+        #expect(restored.status == 0)
+        #expect(try run(["routine", "list", "--data", data]).stdout.contains("Weekend"))
+        let junk = write("definitely not sqlite, just text that is long enough to look like a header", in: dir, name: "junk.sqlite")
+        let refused = try run(["restore", junk, "--data", data])
+        #expect(refused.status != 0)
+        #expect(refused.stderr == "questbox: \(junk): not a TimeQuest database (not an SQLite database)\n")
+    }
+
+    @Test("usage errors are one line; help is not an error")
+    func usage() throws {
+        let r = try run(["frobnicate"])
+        #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1)
+        #expect(try run(["--help"]).status == 0)
+    }
+
+    @Test("data directory: --data, then $QUESTBOX_DATA, then /var/lib for root, else ~/.local/share")
+    func dataDirectory() {
+        #expect(DataDirectory.resolve(option: "/x", environment: ["QUESTBOX_DATA": "/y"], isRoot: true, home: "/h") == "/x")
+        #expect(DataDirectory.resolve(option: nil, environment: ["QUESTBOX_DATA": "/y"], isRoot: true, home: "/h") == "/y")
+        #expect(DataDirectory.resolve(option: nil, environment: [:], isRoot: true, home: "/root") == "/var/lib/questbox")
+        #expect(DataDirectory.resolve(option: nil, environment: [:], isRoot: false, home: "/home/kid") == "/home/kid/.local/share/questbox")
+    }
+}
