@@ -38,8 +38,9 @@ let package = Package(
             ]),
         .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
         .executableTarget(name: "questbox-demo", dependencies: ["QuestCore"]),
-        .executableTarget(name: "CoreBench", dependencies: ["QuestCore"], path: "Benchmarks/CoreBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "SystemClock"], path: "Benchmarks/StoreBench"),
+        .target(name: "HistoryFixtures", dependencies: ["QuestCore"], path: "Benchmarks/HistoryFixtures"),
+        .executableTarget(name: "CoreBench", dependencies: ["QuestCore", "HistoryFixtures"], path: "Benchmarks/CoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "HistoryFixtures"], path: "Benchmarks/StoreBench"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),

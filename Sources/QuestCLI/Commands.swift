@@ -239,7 +239,8 @@ public struct StatsReport: Encodable, Sendable {
         var streak = profile.currentStreak
         var jokers: Int?
         if settings.game.streakPolicy == .joker {
-            let result = JokerStreakCalculator.evaluate(plays: try db.questPlays(), today: now, calendar: cal)
+            let result = JokerStreakCalculator.evaluate(
+                plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), today: now, calendar: cal)
             streak = result.currentStreak
             jokers = result.availableJokers
         }

@@ -108,30 +108,56 @@ extension QuestDatabase {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation ORDER BY recordedAt, rowid").map(Self.estimation) }
     }
 
-    /// Every estimation as the analysis engines take it, oldest first (the fast path for
-    /// years of history: positional columns, no per-row allocation beyond the names).
+    /// Every estimation as the analysis engines take it, oldest first. The fast path for
+    /// years of history: rows in table order (plays are appended in time order, so this is a
+    /// sequential read), non-optional positional columns, and a sort only if needed.
     public func snapshots() throws -> [EstimationSnapshot] {
-        try pool.read { db in
+        var result: [EstimationSnapshot] = try pool.read { db in
             var result: [EstimationSnapshot] = []
             result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM estimation") ?? 0)
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT taskId, taskDisplayName, routineDisplayName, estimatedSeconds, actualSeconds, differenceSeconds,
-                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY recordedAt, rowid
+                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY rowid
                 """)
             while let row = try rows.next() {
                 let estimated: Double = row[3], actual: Double = row[4]
-                let rating = AccuracyRating(rawValue: row[7]) ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
+                let ratingText: String = row[7]
+                let rating = AccuracyRating(rawValue: ratingText) ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
+                let taskID: UUID = row[0], sessionID: UUID = row[10]
                 result.append(EstimationSnapshot(
-                    taskID: row[0], taskDisplayName: row[1], routineDisplayName: row[2], estimatedSeconds: estimated,
-                    actualSeconds: actual, differenceSeconds: row[5], accuracyPercent: row[6], rating: rating,
-                    recordedAt: Date(timeIntervalSince1970: row[8]), isCalibration: row[9], sessionID: row[10]))
+                    taskID: taskID, taskDisplayName: row[1] as String, routineDisplayName: row[2] as String, estimatedSeconds: estimated,
+                    actualSeconds: actual, differenceSeconds: row[5] as Double, accuracyPercent: row[6] as Double, rating: rating,
+                    recordedAt: Date(timeIntervalSince1970: row[8] as Double), isCalibration: row[9] as Bool, sessionID: sessionID))
             }
             return result
         }
+        // A wall time corrected after a clock sync can put a row out of time order.
+        if !zip(result, result.dropFirst()).allSatisfy({ $0.recordedAt <= $1.recordedAt }) {
+            result = result.enumerated().sorted { ($0.element.recordedAt, $0.offset) < ($1.element.recordedAt, $1.offset) }.map(\.element)
+        }
+        return result
     }
 
     public func sessions() throws -> [GameSession] {
-        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM session ORDER BY startedAt, rowid").map(Self.session) }
+        try pool.read { db in
+            var result: [GameSession] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, routineId, routineDisplayName, startedAt, startedMonotonicNanos, bootId, completedAt, status,
+                  isCalibration, xpEarned FROM session ORDER BY rowid
+                """)
+            while let row = try rows.next() {
+                let completed: Double? = row[6]
+                result.append(GameSession(
+                    id: row[0], routineID: row[1], routineDisplayName: row[2], startedAt: Date(timeIntervalSince1970: row[3]),
+                    startedMonotonicNanos: row[4], bootID: row[5], completedAt: completed.map(Date.init(timeIntervalSince1970:)),
+                    status: SessionStatus(rawValue: row[7]) ?? .abandoned, isCalibration: row[8], xpEarned: row[9]))
+            }
+            // Sessions are appended in time order; keep the promise if a correction moved one.
+            if !zip(result, result.dropFirst()).allSatisfy({ $0.startedAt <= $1.startedAt }) {
+                result = result.enumerated().sorted { ($0.element.startedAt, $0.offset) < ($1.element.startedAt, $1.offset) }.map(\.element)
+            }
+            return result
+        }
     }
 
     /// Completed quests with their measured task time (STREAK-2's good-day test).
@@ -193,6 +219,17 @@ extension QuestDatabase {
                 arguments: [now, monotonicNow, bootID])
             corrected += db.changesCount
             return corrected
+        }
+    }
+}
+
+extension QuestDatabase {
+    /// Imports finished plays in one transaction (old data, benchmarks). Sessions first, so
+    /// every estimation finds its session.
+    public func recordHistory(sessions: [GameSession], estimations: [TaskEstimation], wallClockTrusted: Bool) throws {
+        try pool.write { db in
+            for s in sessions { try Self.insertSession(db, s, trusted: wallClockTrusted) }
+            for e in estimations { try Self.insertEstimation(db, e, trusted: wallClockTrusted) }
         }
     }
 }

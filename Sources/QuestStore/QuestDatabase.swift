@@ -33,7 +33,9 @@ public final class QuestDatabase: Sendable {
         self.path = path
         let existing = FileManager.default.fileExists(atPath: path)
             && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
-        if existing { try Self.validate(path: path) }
+        // Identity and version only: a full integrity check reads every page (restore and
+        // `doctor` do that); opening must stay fast on a Pi.
+        if existing { try Self.validate(path: path, checkIntegrity: false) }
         do {
             pool = try DatabasePool(path: path, configuration: Self.configuration())
             // DatabasePool sets synchronous=NORMAL when it enables WAL; every write goes
@@ -53,15 +55,18 @@ public final class QuestDatabase: Sendable {
         return config
     }
 
-    /// Checks a file without changing it: SQLite, intact, ours, and a schema we know.
-    public static func validate(path: String) throws {
+    /// Checks a file without changing it: SQLite, intact (unless `checkIntegrity` is false),
+    /// ours, and a schema we know.
+    public static func validate(path: String, checkIntegrity: Bool = true) throws {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
             defer { try? queue.close() }
             try queue.read { db in
-                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-                guard integrity == ["ok"] else {
-                    throw StoreError.damaged(path: path, reason: integrity.prefix(3).joined(separator: "; "))
+                if checkIntegrity {
+                    let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                    guard integrity == ["ok"] else {
+                        throw StoreError.damaged(path: path, reason: integrity.prefix(3).joined(separator: "; "))
+                    }
                 }
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 guard application == applicationID else {

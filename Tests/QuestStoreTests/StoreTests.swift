@@ -81,6 +81,26 @@ struct StoreTests {
         #expect(try db.reflectionTracking() == ("2026-W24", "2026-W23"))
     }
 
+    @Test("quest plays derived from loaded history equal the store's own query; snapshots come back in time order")
+    func playsDerivedEqualsStored() throws {
+        let (db, _) = try freshDatabase()
+        let base = Date(timeIntervalSince1970: 1_780_000_000)
+        for day in 0..<6 { try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400), durations: [(60, 61), (90, 95 + Double(day))]) }
+        // An abandoned session counts for nothing.
+        let abandoned = GameSession(id: UUID(), routineID: morningRoutine.id, routineDisplayName: "M", startedAt: base, startedMonotonicNanos: 0, bootID: "b", status: .abandoned, isCalibration: false)
+        try db.apply(.sessionStarted(abandoned), wallClockTrusted: true)
+        let derived = QuestPlay.completedPlays(sessions: try db.sessions(), snapshots: try db.snapshots())
+        #expect(derived.count == 6)
+        #expect(derived == (try db.questPlays()))
+        // Rows stored out of time order (a corrected wall time) still load oldest first.
+        try recordQuest(db, at: base.addingTimeInterval(-86_400 * 30), durations: [(60, 60)])
+        let loaded = try db.snapshots()
+        #expect(zip(loaded, loaded.dropFirst()).allSatisfy { $0.recordedAt <= $1.recordedAt })
+        #expect(loaded.map(\.recordedAt) == (try db.estimations()).map(\.recordedAt))
+        let sessions = try db.sessions()
+        #expect(zip(sessions, sessions.dropFirst()).allSatisfy { $0.startedAt <= $1.startedAt })
+    }
+
     @Test("an estimation for an unknown session is refused and nothing of it is written")
     func orphanEstimation() throws {
         let (db, _) = try freshDatabase()

@@ -30,3 +30,17 @@ public struct QuestPlay: Codable, Equatable, Sendable {
         self.measuredTaskSeconds = measuredTaskSeconds
     }
 }
+
+extension QuestPlay {
+    /// The completed quests of a history with their measured task time, oldest first: the
+    /// same as the store's `questPlays()`, from data already loaded.
+    public static func completedPlays(sessions: [GameSession], snapshots: [EstimationSnapshot]) -> [QuestPlay] {
+        var measured: [UUID: Double] = [:]
+        for s in snapshots { if let id = s.sessionID { measured[id, default: 0] += s.actualSeconds } }
+        return sessions.compactMap { s -> QuestPlay? in
+            guard s.status == .completed, let at = s.completedAt else { return nil }
+            return QuestPlay(routineID: s.routineID, completedAt: at, measuredTaskSeconds: measured[s.id] ?? 0)
+        }
+        .sorted { $0.completedAt < $1.completedAt }
+    }
+}

@@ -193,13 +193,26 @@ public enum ContextualHint: Sendable {
 /// The local hour of many instants without a calendar computation each: a zone's UTC offset
 /// is looked up at both ends of each UTC day and reused for the whole day unless it changes
 /// within it (a DST day), where it is looked up exactly.
-struct LocalHourResolver {
+struct LocalHourResolver: Sendable {
     let timeZone: TimeZone
     private var offsets: [Int: (start: Int, end: Int)] = [:]
 
     init(timeZone: TimeZone) { self.timeZone = timeZone }
 
     mutating func hour(of date: Date) -> Int {
+        let local = localSeconds(of: date)
+        return ((local % 86_400) + 86_400) % 86_400 / 3_600
+    }
+
+    /// The local calendar date as a day number (days since 1970-01-01 in local time): two
+    /// instants share a number exactly when they fall on the same local date.
+    mutating func dayNumber(of date: Date) -> Int {
+        let local = localSeconds(of: date)
+        return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+    }
+
+    /// Seconds since 1970 on the local wall clock.
+    mutating func localSeconds(of date: Date) -> Int {
         let t = date.timeIntervalSince1970
         let day = Int((t / 86_400).rounded(.down))
         let pair: (start: Int, end: Int)
@@ -211,7 +224,6 @@ struct LocalHourResolver {
             offsets[day] = pair
         }
         let offset = pair.start == pair.end ? pair.start : timeZone.secondsFromGMT(for: date)
-        let local = Int((t + Double(offset)).rounded(.down))
-        return ((local % 86_400) + 86_400) % 86_400 / 3_600
+        return Int((t + Double(offset)).rounded(.down))
     }
 }

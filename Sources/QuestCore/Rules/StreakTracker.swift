@@ -87,20 +87,19 @@ public enum JokerStreakCalculator: Sendable {
     public static func dayOutcomes(
         plays: [QuestPlay], today: Date, calendar: Calendar, rules: GameRules = .standard
     ) -> [DayOutcome] {
-        guard let first = plays.map(\.completedAt).min() else { return [] }
-        let todayStart = calendar.startOfDay(for: today)
-        var goodDays = Set<Date>()
-        for play in plays where isGoodQuest(play, rules: rules) {
-            goodDays.insert(calendar.startOfDay(for: play.completedAt))
-        }
+        // Local calendar-day numbers from cached UTC offsets: years of history cost no
+        // calendar arithmetic per day, and a DST day is still exactly one day.
+        var days = LocalHourResolver(timeZone: calendar.timeZone)
+        guard let first = plays.map({ days.dayNumber(of: $0.completedAt) }).min() else { return [] }
+        let todayNumber = days.dayNumber(of: today)
+        var good = Set<Int>()
+        for play in plays where isGoodQuest(play, rules: rules) { good.insert(days.dayNumber(of: play.completedAt)) }
         var outcomes: [DayOutcome] = []
-        var day = calendar.startOfDay(for: first)
-        while day < todayStart {
-            outcomes.append(goodDays.contains(day) ? .good : .bad)
-            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
-            day = calendar.startOfDay(for: next)
+        if first < todayNumber {
+            outcomes.reserveCapacity(todayNumber - first + 1)
+            for day in first..<todayNumber { outcomes.append(good.contains(day) ? .good : .bad) }
         }
-        if goodDays.contains(todayStart) { outcomes.append(.good) }
+        if good.contains(todayNumber) { outcomes.append(.good) }
         return outcomes
     }
 
