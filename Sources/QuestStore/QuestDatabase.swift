@@ -35,7 +35,7 @@ public final class QuestDatabase: Sendable {
             && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
         // Identity and version only: a full integrity check reads every page (restore and
         // `doctor` do that); opening must stay fast on a Pi.
-        if existing { try Self.validate(path: path, checkIntegrity: false) }
+        if existing { try Self.validate(path: path, checkIntegrity: false, acceptBlank: true) }
         do {
             pool = try DatabasePool(path: path, configuration: Self.configuration())
             // DatabasePool sets synchronous=NORMAL when it enables WAL; every write goes
@@ -56,8 +56,9 @@ public final class QuestDatabase: Sendable {
     }
 
     /// Checks a file without changing it: SQLite, intact (unless `checkIntegrity` is false),
-    /// ours, and a schema we know.
-    public static func validate(path: String, checkIntegrity: Bool = true) throws {
+    /// ours, and a schema we know. `acceptBlank` lets an SQLite file with no schema at all
+    /// pass: the state a power cut leaves between creating the file and the first migration.
+    public static func validate(path: String, checkIntegrity: Bool = true, acceptBlank: Bool = false) throws {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
             defer { try? queue.close() }
@@ -69,6 +70,7 @@ public final class QuestDatabase: Sendable {
                     }
                 }
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                if acceptBlank, application == 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") == 0 { return }
                 guard application == applicationID else {
                     throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
                 }

@@ -221,6 +221,23 @@ struct MigrationTests {
         #expect(try db.pool.read { try Bool.fetchOne($0, sql: "PRAGMA foreign_keys") } == true)
     }
 
+    @Test("a file cut off between creation and the first migration opens as a new database; restore still refuses it")
+    func blankSQLiteFile() throws {
+        let dir = temporaryDirectory()
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        let blank = try DatabaseQueue(path: path)
+        try blank.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }  // what opening leaves
+        try blank.close()
+        #expect(((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0)
+        let db = try QuestDatabase(path: path)
+        #expect(try db.schemaVersion() == Schema.currentVersion)
+        let other = (dir as NSString).appendingPathComponent("blank.sqlite")
+        let blank2 = try DatabaseQueue(path: other)
+        try blank2.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 0") }
+        try blank2.close()
+        #expect(throws: StoreError.self) { try db.restore(from: other, now: Date()) }
+    }
+
     @Test("a database of the first schema opens with its data intact")
     func fromFirstSchemaFixture() throws {
         let dir = temporaryDirectory()
