@@ -27,6 +27,7 @@ let package = Package(
             dependencies: [
                 "QuestCore", "SystemClock",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import QuestCore
 
 extension QuestDatabase {
@@ -108,34 +109,59 @@ extension QuestDatabase {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation ORDER BY recordedAt, rowid").map(Self.estimation) }
     }
 
-    /// Every estimation as the analysis engines take it, oldest first. The fast path for
-    /// years of history: rows in table order (plays are appended in time order, so this is a
-    /// sequential read), non-optional positional columns, and a sort only if needed.
+    /// Every estimation as the analysis engines take it, oldest first. The hot path for
+    /// years of history (the stats view, the weekly card): rows in table order (plays are
+    /// appended in time order, so this is a sequential read), stepped directly on the
+    /// statement GRDB prepared and owns, and sorted only if a corrected wall time moved one.
     public func snapshots() throws -> [EstimationSnapshot] {
         var result: [EstimationSnapshot] = try pool.read { db in
             var result: [EstimationSnapshot] = []
             result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM estimation") ?? 0)
-            let rows = try Row.fetchCursor(db, sql: """
+            let statement = try db.makeStatement(sql: """
                 SELECT taskId, taskDisplayName, routineDisplayName, estimatedSeconds, actualSeconds, differenceSeconds,
                   accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY rowid
                 """)
-            while let row = try rows.next() {
-                let estimated: Double = row[3], actual: Double = row[4]
-                let ratingText: String = row[7]
-                let rating = AccuracyRating(rawValue: ratingText) ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
-                let taskID: UUID = row[0], sessionID: UUID = row[10]
+            let s = statement.sqliteStatement
+            defer { sqlite3_reset(s) }
+            while true {
+                let code = sqlite3_step(s)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+                let estimated = sqlite3_column_double(s, 3), actual = sqlite3_column_double(s, 4)
+                let rating = AccuracyRating(rawValue: Self.text(s, 7))
+                    ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
                 result.append(EstimationSnapshot(
-                    taskID: taskID, taskDisplayName: row[1] as String, routineDisplayName: row[2] as String, estimatedSeconds: estimated,
-                    actualSeconds: actual, differenceSeconds: row[5] as Double, accuracyPercent: row[6] as Double, rating: rating,
-                    recordedAt: Date(timeIntervalSince1970: row[8] as Double), isCalibration: row[9] as Bool, sessionID: sessionID))
+                    taskID: Self.uuid(s, 0), taskDisplayName: Self.text(s, 1), routineDisplayName: Self.text(s, 2),
+                    estimatedSeconds: estimated, actualSeconds: actual, differenceSeconds: sqlite3_column_double(s, 5),
+                    accuracyPercent: sqlite3_column_double(s, 6), rating: rating,
+                    recordedAt: Date(timeIntervalSince1970: sqlite3_column_double(s, 8)), isCalibration: sqlite3_column_int(s, 9) != 0,
+                    sessionID: Self.uuid(s, 10)))
             }
             return result
         }
-        // A wall time corrected after a clock sync can put a row out of time order.
-        if !zip(result, result.dropFirst()).allSatisfy({ $0.recordedAt <= $1.recordedAt }) {
+        if !Self.isInOrder(result, by: \.recordedAt) {
             result = result.enumerated().sorted { ($0.element.recordedAt, $0.offset) < ($1.element.recordedAt, $1.offset) }.map(\.element)
         }
         return result
+    }
+
+    /// Compares neighbours by index: no element (and its strings) is copied.
+    static func isInOrder<T>(_ items: [T], by key: KeyPath<T, Date>) -> Bool {
+        guard items.count > 1 else { return true }
+        for i in 1..<items.count where items[i - 1][keyPath: key] > items[i][keyPath: key] { return false }
+        return true
+    }
+
+    /// A text column ("" for NULL).
+    static func text(_ s: SQLiteStatement, _ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(s, column) else { return "" }
+        return String(cString: bytes)
+    }
+
+    /// A UUID stored as a 16-byte blob (nil for anything else).
+    static func uuid(_ s: SQLiteStatement, _ column: Int32) -> UUID? {
+        guard sqlite3_column_bytes(s, column) == 16, let blob = sqlite3_column_blob(s, column) else { return nil }
+        return UUID(uuid: UnsafeRawPointer(blob).loadUnaligned(as: uuid_t.self))
     }
 
     public func sessions() throws -> [GameSession] {
@@ -153,7 +179,7 @@ extension QuestDatabase {
                     status: SessionStatus(rawValue: row[7]) ?? .abandoned, isCalibration: row[8], xpEarned: row[9]))
             }
             // Sessions are appended in time order; keep the promise if a correction moved one.
-            if !zip(result, result.dropFirst()).allSatisfy({ $0.startedAt <= $1.startedAt }) {
+            if !Self.isInOrder(result, by: \.startedAt) {
                 result = result.enumerated().sorted { ($0.element.startedAt, $0.offset) < ($1.element.startedAt, $1.offset) }.map(\.element)
             }
             return result
