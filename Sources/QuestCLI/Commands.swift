@@ -266,9 +266,23 @@ public struct StatsReport: Encodable, Sendable {
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "backup", abstract: "Back up the database now.")
     @Option(name: .long, help: "Write the backup to this file instead of the backups folder.") var to: String?
+    @Flag(name: .long, help: "The daily automatic backup: only when the last one is a day old; the newest 14 are kept (for a timer or cron).")
+    var automatic = false
     @OptionGroup var options: DataOptions
 
+    func validate() throws {
+        if automatic && to != nil { throw ValidationError("--automatic writes to the backups folder; leave out --to") }
+    }
+
     func run() throws {
+        if automatic {
+            if let info = try options.open().backupIfDue(now: Date()) {
+                print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
+            } else {
+                print("no backup needed: the last automatic backup is less than a day old")
+            }
+            return
+        }
         if let to, FileManager.default.fileExists(atPath: to) { throw CLIError("\(to): already exists (choose a new file name)") }
         let info = try options.open().backup(to: to, kind: .manual, now: Date())
         print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
