@@ -17,9 +17,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(name: "QuestCore"),
+        .target(name: "BoardProfile", dependencies: ["Yams"]),
         .target(name: "CSystemClock"),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
@@ -34,7 +36,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
@@ -47,7 +49,7 @@ let package = Package(
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "questbox", "StoreCrashWriter"],
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "questbox", "StoreCrashWriter"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoardProfile
 import Foundation
 import QuestCore
 import QuestStore
@@ -32,7 +33,7 @@ public struct Questbox: ParsableCommand {
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, PINCommand.self])
+                      BackupsCommand.self, PINCommand.self, BoardsCommand.self])
 
     public init() {}
 
@@ -47,6 +48,8 @@ public struct Questbox: ParsableCommand {
         } catch let error as CLIError {
             return fail(error.description)
         } catch let error as RoutineDocument.Problem {
+            return fail(error.description)
+        } catch let error as BoardProfileError {
             return fail(error.description)
         } catch {
             let code = exitCode(for: error)
@@ -309,6 +312,40 @@ struct BackupsCommand: ParsableCommand {
         if list.isEmpty { print("no backups yet") }
         for b in list {
             print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")
+        }
+    }
+}
+
+// MARK: boards
+
+struct BoardsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "boards", abstract: "Board profiles (SPEC §7).", subcommands: [List.self, Validate.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The board profiles found, and where.")
+
+        func run() throws {
+            let dirs = BoardCatalog.searchDirectories()
+            let found = BoardCatalog.available(in: dirs)
+            if found.isEmpty { print("no board profiles found in \(dirs.joined(separator: ", "))") }
+            for (name, path) in found {
+                switch Result(catching: { try BoardProfile.load(path: path) }) {
+                case .success(let p): print("\(name) — \(p.description.isEmpty ? "(no description)" : p.description) (\(path))")
+                case .failure(let e): print("\(name) — invalid: \(e)")
+                }
+            }
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check a board profile file.")
+        @Argument(help: "The profile (YAML).") var file: String
+
+        func run() throws {
+            let p = try BoardProfile.load(path: file)
+            let lines = p.linesByRole.map { "\($0.role)=\($0.line)" }.joined(separator: " ")
+            print("\(file): ok — \(p.name) on \(p.chip ?? "any chip"): \(lines); buttons \(p.buttonsActiveLow ? "active-low" : "active-high") \(p.buttonBias.rawValue), debounce \(p.debounceMs) ms, hold \(p.holdMs) ms; audio \(p.audioCard) \(p.audioLatencyMs) ms")
         }
     }
 }

@@ -1,0 +1,96 @@
+import BoardProfile
+import Foundation
+import Testing
+
+@Suite("§7 board profiles")
+struct BoardProfileTests {
+    let boards = "\(packageRoot)/Boards"
+
+    @Test("every shipped profile is valid; the sim profile has exactly the HIL chip's lines")
+    func shipped() throws {
+        let found = BoardCatalog.available(in: [boards])
+        #expect(found.map(\.name) == ["questbox-sim", "rpi-zero2w", "rpi4", "rpi5"])
+        for (name, path) in found {
+            let p = try BoardProfile.load(path: path)
+            #expect(p.name == name)
+        }
+        let sim = try BoardCatalog.resolve("questbox-sim", in: [boards])
+        #expect(sim.chip == "questbox")
+        #expect(sim.linesByRole.map(\.line) == ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])
+        #expect(sim.buttonsActiveLow && sim.buttonBias == .pullUp && !sim.outputsActiveLow)
+        #expect(try BoardCatalog.resolve("rpi5", in: [boards]).chip == "pinctrl-rp1")
+        #expect(try BoardCatalog.resolve("rpi-zero2w", in: [boards]).led == .single(line: "GPIO5"))
+    }
+
+    static let good = """
+        name: test
+        lines: {lock: A, stop: B, up: C, down: D, led: E, buzzer: F}
+        """
+
+    @Test("defaults: any chip, active-low pull-up buttons, 30/800 ms, default card at 20 ms")
+    func defaults() throws {
+        let p = try BoardProfile.parse(Self.good, file: "t.yaml")
+        #expect(p.chip == nil && p.buttonsActiveLow && p.buttonBias == .pullUp && p.debounceMs == 30 && p.holdMs == 800)
+        #expect(!p.outputsActiveLow && p.audioCard == "default" && p.audioLatencyMs == 20)
+        #expect(try BoardProfile.parse(Self.good + "\nchip: auto", file: "t.yaml").chip == nil)
+    }
+
+    @Test("a bad profile fails with one line naming the file, the field and the problem")
+    func bad() {
+        let cases: [(String, String)] = [
+            ("lines: {lock: A, stop: B, up: C, down: D, led: E, buzzer: F}", "t.yaml: name: missing"),
+            ("name: x", "t.yaml: lines: missing"),
+            ("name: x\nlines: {lock: A, stop: B, up: C, down: D, led: E}", "t.yaml: lines.buzzer: missing"),
+            ("name: x\nlines: {lock: A, stop: A, up: C, down: D, led: E, buzzer: F}", "t.yaml: lines.stop: \"A\" is already used for lock"),
+            ("name: x\nlines: {lock: A, stop: B, up: C, down: D, led: {red: E, green: G}, buzzer: F}", "t.yaml: lines.led.blue: missing"),
+            ("name: x\nlines: {lock: A, stop: B, up: C, down: D, led: E, buzzer: F, horn: H}", "t.yaml: lines.horn: unknown field"),
+            (Self.good + "\nbuttons: {bias: pullup}", "t.yaml: buttons.bias: \"pullup\" is not one of pull-up, pull-down, disabled, as-is"),
+            (Self.good + "\nbuttons: {debounce_ms: 0}", "t.yaml: buttons.debounce_ms: \"0\" is not a whole number from 1 to 500"),
+            (Self.good + "\nbuttons: {debounce_ms: 300, hold_ms: 200}", "t.yaml: buttons.hold_ms: 200 must be longer than debounce_ms (300)"),
+            (Self.good + "\nbuttons: {active_low: maybe}", "t.yaml: buttons.active_low: \"maybe\" is not true or false"),
+            (Self.good + "\naudio: {latency_ms: fast}", "t.yaml: audio.latency_ms: \"fast\" is not a whole number from 5 to 500"),
+            (Self.good + "\ncolour: blue", "t.yaml: colour: unknown field"),
+            ("name: [x", "t.yaml: not valid YAML"),
+            ("- just\n- a list", "t.yaml: expected a mapping of fields"),
+        ]
+        for (yaml, expected) in cases {
+            do {
+                _ = try BoardProfile.parse(yaml, file: "t.yaml")
+                Issue.record("accepted: \(yaml)")
+            } catch let e as BoardProfileError {
+                #expect(e.description.hasPrefix(expected), "\(yaml) → \(e)")
+                #expect(!e.description.contains("\n"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
+    @Test("an unknown board name lists the known ones and where it looked")
+    func unknownName() {
+        do {
+            _ = try BoardCatalog.resolve("rpi9", in: [boards])
+            Issue.record("resolved rpi9")
+        } catch let e as BoardProfileError {
+            #expect(e.description.contains("no such board profile (known: questbox-sim, rpi-zero2w, rpi4, rpi5; searched \(boards))"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("questbox boards validate / list")
+    func cli() throws {
+        let questbox = productPath("questbox")
+        let ok = try runProcess(questbox, ["boards", "validate", "\(boards)/questbox-sim.yaml"])
+        #expect(ok.status == 0 && ok.stdout.contains("ok — questbox-sim on questbox"))
+        let dir = temporaryDirectory()
+        let bad = (dir as NSString).appendingPathComponent("bad.yaml")
+        #expect(FileManager.default.createFile(atPath: bad, contents: Data("name: x\nlines: {lock: A}\n".utf8)))
+        let refused = try runProcess(questbox, ["boards", "validate", bad])
+        #expect(refused.status != 0 && refused.stderr == "questbox: \(bad): lines.stop: missing\n")
+        var env = ProcessInfo.processInfo.environment
+        env["QUESTBOX_BOARDS"] = boards
+        let list = try runProcess(questbox, ["boards", "list"], environment: env)
+        #expect(list.stdout.contains("rpi5 — Raspberry Pi 5"))
+    }
+}
