@@ -22,6 +22,10 @@ let package = Package(
     targets: [
         .target(name: "QuestCore"),
         .target(name: "BoardProfile", dependencies: ["Yams"]),
+        // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
+        .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
+        .target(name: "GPIO", dependencies: ["CGPIOD", "BoardProfile", "QuestCore"]),
         .target(name: "CSystemClock"),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
@@ -47,6 +51,7 @@ let package = Package(
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(
             name: "QuestStoreTests",
             dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "questbox", "StoreCrashWriter"],

@@ -1,0 +1,63 @@
+#ifndef CGPIOD_H
+#define CGPIOD_H
+// A small, version-neutral face of libgpiod for the box: the same calls whether the system
+// has libgpiod 1.6 (v1 API, Debian bookworm) or 2.x (v2 API, trixie, current Raspberry Pi
+// OS). The .c file picks the API at compile time; Swift never sees the difference.
+#include <stddef.h>
+#include <stdint.h>
+
+/// 1 for the v1 API, 2 for the v2 API.
+int qb_gpiod_api(void);
+/// The libgpiod library's own version string.
+const char *qb_gpiod_version(void);
+
+typedef struct {
+    char chip_path[128];   // e.g. /dev/gpiochip0
+    char chip_label[64];   // e.g. pinctrl-bcm2711, questbox
+    unsigned int offset;
+} qb_line_location;
+
+/// Finds a line by name on the chip labelled `chip_label` (NULL or "" for every chip).
+/// Returns 0 when found; -1 when not, with the chips searched ("gpiochip0 (label), …", or
+/// "no GPIO chips") in `searched`.
+int qb_find_line(const char *line_name, const char *chip_label, qb_line_location *out, char *searched, size_t searched_size);
+
+/// 1 when another consumer holds the line (its name in `consumer`), 0 when free, -1 on error.
+int qb_line_in_use(const qb_line_location *line, char *consumer, size_t consumer_size);
+
+enum { QB_BIAS_AS_IS = 0, QB_BIAS_DISABLED = 1, QB_BIAS_PULL_UP = 2, QB_BIAS_PULL_DOWN = 3 };
+
+typedef struct qb_request qb_request;
+
+/// Requests input lines on one chip with edge events on both edges. Edges are logical:
+/// with `active_low`, pressing a button wired to ground is a rising edge.
+qb_request *qb_request_inputs(const char *chip_path, const unsigned int *offsets, size_t count, int active_low, int bias,
+                              const char *consumer, char *error, size_t error_size);
+
+/// Requests output lines on one chip, initially inactive.
+qb_request *qb_request_outputs(const char *chip_path, const unsigned int *offsets, size_t count, int active_low,
+                               const char *consumer, char *error, size_t error_size);
+
+/// The file descriptors to poll for edge events (v1: one per line, v2: one). Returns how
+/// many were written to `fds`.
+size_t qb_request_fds(qb_request *request, int *fds, size_t max);
+
+typedef struct {
+    unsigned int offset;
+    int rising;               // 1 rising (logically active), 0 falling
+    uint64_t timestamp_ns;    // the kernel's CLOCK_MONOTONIC time of the edge
+} qb_edge_event;
+
+/// Reads the pending edge events behind `fd` (call after poll says it is readable).
+/// Returns the number read, or -1 with errno set.
+int qb_read_events(qb_request *request, int fd, qb_edge_event *events, size_t max);
+
+/// Sets an output line (logical value). Returns 0 or -1.
+int qb_set_value(qb_request *request, unsigned int offset, int value);
+/// Reads a line's logical value: 0, 1, or -1.
+int qb_get_value(qb_request *request, unsigned int offset);
+
+/// Releases the lines and frees everything the request holds.
+void qb_release(qb_request *request);
+
+#endif

@@ -1,0 +1,244 @@
+import BoardProfile
+import Foundation
+import QuestCore
+
+/// A board's lines, requested and bound to their roles: button edges out, LED and buzzer in.
+/// Requests are released (and outputs switched off) when this object goes away.
+public final class BoardGPIO {
+    public let profile: BoardProfile
+    private var inputs: [(request: GPIORequest, chipPath: String)] = []
+    private var outputs: [String: (request: GPIORequest, offset: UInt32)] = [:]
+    private var roleOfInput: [String: [UInt32: ButtonRole]] = [:]
+    private var requestOfDescriptor: [Int32: (GPIORequest, String)] = [:]
+
+    /// Finds every line of the profile by name, refuses lines another process holds, and
+    /// requests them: buttons as inputs with both edges, the LED and buzzer as outputs (off).
+    public init(profile: BoardProfile, backend: GPIOBackend, consumer: String = "questbox") throws {
+        self.profile = profile
+        let buttonRoles: [(ButtonRole, String)] = [(.lock, profile.lock), (.stop, profile.stop), (.up, profile.up), (.down, profile.down)]
+        var outputLines: [(String, String)] = []
+        switch profile.led {
+        case .single(let l): outputLines.append(("led", l))
+        case .rgb(let r, let g, let b): outputLines += [("led.red", r), ("led.green", g), ("led.blue", b)]
+        }
+        outputLines.append(("buzzer", profile.buzzer))
+
+        func locate(_ role: String, _ name: String) throws -> GPIOLineLocation {
+            let location: GPIOLineLocation
+            do {
+                location = try backend.findLine(named: name, chipLabel: profile.chip)
+            } catch let failure as GPIOFailure {
+                throw GPIOFailure("board \(profile.name): \(role): \(failure.description)")
+            }
+            if let holder = try backend.consumer(of: location) {
+                throw GPIOFailure("board \(profile.name): \(role): line \(name) (\(location.chipPath) line \(location.offset)) is busy, held by \(holder)")
+            }
+            return location
+        }
+
+        var buttonsByChip: [String: [(ButtonRole, UInt32)]] = [:]
+        for (role, name) in buttonRoles {
+            let l = try locate(role.rawValue, name)
+            buttonsByChip[l.chipPath, default: []].append((role, l.offset))
+        }
+        var outputsByChip: [String: [(String, UInt32)]] = [:]
+        for (role, name) in outputLines {
+            let l = try locate(role, name)
+            outputsByChip[l.chipPath, default: []].append((role, l.offset))
+        }
+        let bias: GPIOBias = switch profile.buttonBias {
+        case .asIs: .asIs
+        case .disabled: .disabled
+        case .pullUp: .pullUp
+        case .pullDown: .pullDown
+        }
+        for (chip, lines) in buttonsByChip.sorted(by: { $0.key < $1.key }) {
+            let request = try backend.requestInputs(
+                chipPath: chip, offsets: lines.map(\.1), activeLow: profile.buttonsActiveLow, bias: bias, consumer: consumer)
+            inputs.append((request, chip))
+            roleOfInput[chip] = Dictionary(uniqueKeysWithValues: lines.map { ($0.1, $0.0) })
+            for fd in request.pollDescriptors { requestOfDescriptor[fd] = (request, chip) }
+        }
+        for (chip, lines) in outputsByChip.sorted(by: { $0.key < $1.key }) {
+            let request = try backend.requestOutputs(chipPath: chip, offsets: lines.map(\.1), activeLow: profile.outputsActiveLow, consumer: consumer)
+            for (role, offset) in lines { outputs[role] = (request, offset) }
+        }
+    }
+
+    deinit { try? allOff() }
+
+    /// Every descriptor the event loop polls for button edges.
+    public var pollDescriptors: [Int32] { requestOfDescriptor.keys.sorted() }
+
+    /// The button edges behind a readable descriptor, as (role, pressed, kernel time).
+    public func readButtonEdges(from descriptor: Int32) throws -> [(role: ButtonRole, pressed: Bool, atNanos: MonotonicNanos)] {
+        guard let (request, chip) = requestOfDescriptor[descriptor] else { return [] }
+        return try request.readEdges(from: descriptor).compactMap { edge in
+            roleOfInput[chip]?[edge.offset].map { ($0, edge.rising, edge.timestampNanos) }
+        }
+    }
+
+    /// The LED's colour: an RGB LED mixes its three lines; a single LED is on for any colour.
+    public func setLED(_ color: LEDColor) throws {
+        if let single = outputs["led"] { return try single.request.setValue(color != .off, offset: single.offset) }
+        let (r, g, b): (Bool, Bool, Bool) = switch color {
+        case .off: (false, false, false)
+        case .red: (true, false, false)
+        case .green: (false, true, false)
+        case .blue: (false, false, true)
+        case .yellow: (true, true, false)
+        case .cyan: (false, true, true)
+        case .magenta: (true, false, true)
+        case .white: (true, true, true)
+        }
+        for (role, on) in [("led.red", r), ("led.green", g), ("led.blue", b)] {
+            if let line = outputs[role] { try line.request.setValue(on, offset: line.offset) }
+        }
+    }
+
+    public func setBuzzer(_ on: Bool) throws {
+        if let line = outputs["buzzer"] { try line.request.setValue(on, offset: line.offset) }
+    }
+
+    /// LED and buzzer off (at shutdown, before the lines are released).
+    public func allOff() throws {
+        try setLED(.off)
+        try setBuzzer(false)
+    }
+
+    /// An output line's current logical value (for `doctor` and tests).
+    public func outputValue(role: String) throws -> Bool? {
+        guard let line = outputs[role] else { return nil }
+        return try line.request.value(offset: line.offset)
+    }
+}
+
+/// A GPIO world in memory: chips with named lines, consumers, scripted edges behind real
+/// pipe descriptors (so poll-based code can be tested), and output values to read back.
+public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
+    public struct Chip {
+        public var path: String
+        public var label: String
+        public var lines: [String]
+        public init(path: String, label: String, lines: [String]) {
+            self.path = path
+            self.label = label
+            self.lines = lines
+        }
+    }
+
+    public final class Request: GPIORequest {
+        let chipPath: String
+        let offsets: [UInt32]
+        let isInput: Bool
+        var values: [UInt32: Bool] = [:]
+        var pending: [GPIOEdge] = []
+        let pipe: (read: Int32, write: Int32)?
+        weak var owner: FakeGPIO?
+
+        init(chipPath: String, offsets: [UInt32], isInput: Bool, owner: FakeGPIO) {
+            self.chipPath = chipPath
+            self.offsets = offsets
+            self.isInput = isInput
+            self.owner = owner
+            var fds: [Int32] = [-1, -1]
+            pipe = isInput && Foundation.pipe(&fds) == 0 ? (fds[0], fds[1]) : nil
+            for o in offsets { values[o] = false }
+        }
+
+        deinit {
+            if let pipe {
+                close(pipe.read)
+                close(pipe.write)
+            }
+            owner?.released(self)
+        }
+
+        public var pollDescriptors: [Int32] { pipe.map { [$0.read] } ?? [] }
+
+        public func readEdges(from descriptor: Int32) throws -> [GPIOEdge] {
+            guard let pipe, descriptor == pipe.read else { throw GPIOFailure("bad descriptor") }
+            var byte: UInt8 = 0
+            for _ in pending { _ = read(pipe.read, &byte, 1) }
+            defer { pending = [] }
+            return pending
+        }
+
+        public func setValue(_ value: Bool, offset: UInt32) throws {
+            guard values[offset] != nil else { throw GPIOFailure("line \(offset) not requested") }
+            values[offset] = value
+            owner?.history.append((chipPath, offset, value))
+        }
+
+        public func value(offset: UInt32) throws -> Bool {
+            guard let v = values[offset] else { throw GPIOFailure("line \(offset) not requested") }
+            return v
+        }
+
+        func inject(_ edge: GPIOEdge) {
+            pending.append(edge)
+            var byte: UInt8 = 1
+            if let pipe { _ = write(pipe.write, &byte, 1) }
+        }
+    }
+
+    public var chips: [Chip]
+    /// Lines held by other processes: "path:offset" → consumer.
+    public var heldByOthers: [String: String] = [:]
+    public private(set) var requests: [ObjectIdentifier: Request] = [:]
+    public private(set) var releasedCount = 0
+    /// Every output change: (chip, offset, value).
+    public var history: [(String, UInt32, Bool)] = []
+
+    public init(chips: [Chip]) { self.chips = chips }
+
+    public func findLine(named name: String, chipLabel: String?) throws -> GPIOLineLocation {
+        let candidates = chips.filter { chipLabel == nil || $0.label == chipLabel }
+        for chip in candidates {
+            if let offset = chip.lines.firstIndex(of: name) { return GPIOLineLocation(chipPath: chip.path, chipLabel: chip.label, offset: UInt32(offset)) }
+        }
+        let searched = candidates.map { "\(($0.path as NSString).lastPathComponent) (\($0.label))" }.joined(separator: ", ")
+        throw GPIOFailure("line \(name) not found (searched \(searched.isEmpty ? (chipLabel == nil ? "no GPIO chips" : "no chip with that label") : searched))")
+    }
+
+    public func consumer(of line: GPIOLineLocation) throws -> String? {
+        if let other = heldByOthers["\(line.chipPath):\(line.offset)"] { return other }
+        return requests.values.contains { $0.chipPath == line.chipPath && $0.offsets.contains(line.offset) } ? "questbox" : nil
+    }
+
+    public func requestInputs(chipPath: String, offsets: [UInt32], activeLow: Bool, bias: GPIOBias, consumer: String) throws -> GPIORequest {
+        try request(chipPath: chipPath, offsets: offsets, isInput: true)
+    }
+
+    public func requestOutputs(chipPath: String, offsets: [UInt32], activeLow: Bool, consumer: String) throws -> GPIORequest {
+        try request(chipPath: chipPath, offsets: offsets, isInput: false)
+    }
+
+    func request(chipPath: String, offsets: [UInt32], isInput: Bool) throws -> Request {
+        for o in offsets where try consumer(of: GPIOLineLocation(chipPath: chipPath, chipLabel: "", offset: o)) != nil {
+            throw GPIOFailure("cannot request lines on \(chipPath): Device or resource busy")
+        }
+        let r = Request(chipPath: chipPath, offsets: offsets, isInput: isInput, owner: self)
+        requests[ObjectIdentifier(r)] = r
+        return r
+    }
+
+    func released(_ r: Request) { releasedCount += 1 }
+
+    /// Lets go of the fake's own references, so owners' releases can be observed.
+    public func forgetRequests() { requests.removeAll() }
+
+    /// A logical edge on the named line, as the kernel would report it.
+    public func edge(line name: String, rising: Bool, atNanos t: Int64) throws {
+        let l = try findLine(named: name, chipLabel: nil)
+        guard let r = requests.values.first(where: { $0.isInput && $0.chipPath == l.chipPath && $0.offsets.contains(l.offset) }) else {
+            throw GPIOFailure("line \(name) is not requested as an input")
+        }
+        r.inject(GPIOEdge(offset: l.offset, rising: rising, timestampNanos: t))
+    }
+
+    public func outputValue(line name: String) throws -> Bool? {
+        let l = try findLine(named: name, chipLabel: nil)
+        return requests.values.first { !$0.isInput && $0.chipPath == l.chipPath && $0.offsets.contains(l.offset) }?.values[l.offset]
+    }
+}

@@ -1,0 +1,164 @@
+import CGPIOD
+import Foundation
+
+/// Where a named line lives.
+public struct GPIOLineLocation: Equatable, Sendable {
+    public var chipPath: String
+    public var chipLabel: String
+    public var offset: UInt32
+
+    public init(chipPath: String, chipLabel: String, offset: UInt32) {
+        self.chipPath = chipPath
+        self.chipLabel = chipLabel
+        self.offset = offset
+    }
+}
+
+public enum GPIOBias: Sendable { case asIs, disabled, pullUp, pullDown }
+
+/// One kernel edge: logical (with active-low, a press is rising), CLOCK_MONOTONIC time.
+public struct GPIOEdge: Equatable, Sendable {
+    public var offset: UInt32
+    public var rising: Bool
+    public var timestampNanos: Int64
+
+    public init(offset: UInt32, rising: Bool, timestampNanos: Int64) {
+        self.offset = offset
+        self.rising = rising
+        self.timestampNanos = timestampNanos
+    }
+}
+
+public struct GPIOFailure: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Requested lines; released when the owner lets go of it.
+public protocol GPIORequest: AnyObject {
+    /// Descriptors to poll for edges (none for outputs).
+    var pollDescriptors: [Int32] { get }
+    func readEdges(from descriptor: Int32) throws -> [GPIOEdge]
+    func setValue(_ value: Bool, offset: UInt32) throws
+    func value(offset: UInt32) throws -> Bool
+}
+
+/// The version-neutral GPIO operations the box needs (libgpiod through `CGPIOD`, or a fake).
+public protocol GPIOBackend {
+    /// The line named `name` on the chip labelled `chipLabel` (nil: any chip), or a failure
+    /// naming the chips that were searched.
+    func findLine(named name: String, chipLabel: String?) throws -> GPIOLineLocation
+    /// The consumer holding the line, or nil when it is free.
+    func consumer(of line: GPIOLineLocation) throws -> String?
+    func requestInputs(chipPath: String, offsets: [UInt32], activeLow: Bool, bias: GPIOBias, consumer: String) throws -> GPIORequest
+    func requestOutputs(chipPath: String, offsets: [UInt32], activeLow: Bool, consumer: String) throws -> GPIORequest
+}
+
+/// libgpiod on the GPIO character devices.
+public struct LiveGPIO: GPIOBackend {
+    public init() {}
+
+    /// "libgpiod 1.6.3 (v1 API)".
+    public static var libraryDescription: String {
+        "libgpiod \(String(cString: qb_gpiod_version())) (v\(qb_gpiod_api()) API)"
+    }
+
+    public func findLine(named name: String, chipLabel: String?) throws -> GPIOLineLocation {
+        var location = qb_line_location()
+        var searched = [CChar](repeating: 0, count: 1024)
+        let rc = name.withCString { n in
+            (chipLabel ?? "").withCString { l in qb_find_line(n, l, &location, &searched, searched.count) }
+        }
+        guard rc == 0 else {
+            let chips = String(decoding: searched.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw GPIOFailure("line \(name) not found (searched \(chips))")
+        }
+        return GPIOLineLocation(chipPath: Self.string(location.chip_path), chipLabel: Self.string(location.chip_label), offset: location.offset)
+    }
+
+    public func consumer(of line: GPIOLineLocation) throws -> String? {
+        var location = Self.location(line)
+        var consumer = [CChar](repeating: 0, count: 64)
+        let used = qb_line_in_use(&location, &consumer, consumer.count)
+        guard used >= 0 else { throw GPIOFailure("\(line.chipPath): cannot read line \(line.offset) (\(String(cString: strerror(errno))))") }
+        guard used == 1 else { return nil }
+        let name = String(decoding: consumer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "another process" : name
+    }
+
+    public func requestInputs(chipPath: String, offsets: [UInt32], activeLow: Bool, bias: GPIOBias, consumer: String) throws -> GPIORequest {
+        let b: Int32 = switch bias {
+        case .asIs: Int32(QB_BIAS_AS_IS)
+        case .disabled: Int32(QB_BIAS_DISABLED)
+        case .pullUp: Int32(QB_BIAS_PULL_UP)
+        case .pullDown: Int32(QB_BIAS_PULL_DOWN)
+        }
+        return try LiveGPIORequest.make(chipPath) { error in
+            qb_request_inputs(chipPath, offsets, offsets.count, activeLow ? 1 : 0, b, consumer, error, 256)
+        }
+    }
+
+    public func requestOutputs(chipPath: String, offsets: [UInt32], activeLow: Bool, consumer: String) throws -> GPIORequest {
+        try LiveGPIORequest.make(chipPath) { error in
+            qb_request_outputs(chipPath, offsets, offsets.count, activeLow ? 1 : 0, consumer, error, 256)
+        }
+    }
+
+    static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    static func location(_ l: GPIOLineLocation) -> qb_line_location {
+        var out = qb_line_location()
+        withUnsafeMutableBytes(of: &out.chip_path) { raw in
+            let bytes = Array(l.chipPath.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        out.offset = l.offset
+        return out
+    }
+}
+
+/// Owns one `qb_request`: released exactly once, when the request object goes away.
+final class LiveGPIORequest: GPIORequest {
+    private let handle: OpaquePointer
+
+    private init(handle: OpaquePointer) { self.handle = handle }
+
+    deinit { qb_release(handle) }
+
+    static func make(_ chipPath: String, _ request: (UnsafeMutablePointer<CChar>) -> OpaquePointer?) throws -> LiveGPIORequest {
+        var error = [CChar](repeating: 0, count: 256)
+        guard let handle = error.withUnsafeMutableBufferPointer({ request($0.baseAddress!) }) else {
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw GPIOFailure(message.isEmpty ? "\(chipPath): cannot request lines" : message)
+        }
+        return LiveGPIORequest(handle: handle)
+    }
+
+    var pollDescriptors: [Int32] {
+        var fds = [Int32](repeating: -1, count: 64)
+        let n = qb_request_fds(handle, &fds, fds.count)
+        return Array(fds.prefix(n))
+    }
+
+    func readEdges(from descriptor: Int32) throws -> [GPIOEdge] {
+        var events = [qb_edge_event](repeating: qb_edge_event(), count: 16)
+        let n = qb_read_events(handle, descriptor, &events, events.count)
+        guard n >= 0 else { throw GPIOFailure("reading GPIO events failed: \(String(cString: strerror(errno)))") }
+        return events.prefix(Int(n)).map { GPIOEdge(offset: $0.offset, rising: $0.rising != 0, timestampNanos: Int64(bitPattern: $0.timestamp_ns)) }
+    }
+
+    func setValue(_ value: Bool, offset: UInt32) throws {
+        guard qb_set_value(handle, offset, value ? 1 : 0) == 0 else {
+            throw GPIOFailure("setting GPIO line \(offset) failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func value(offset: UInt32) throws -> Bool {
+        let v = qb_get_value(handle, offset)
+        guard v >= 0 else { throw GPIOFailure("reading GPIO line \(offset) failed: \(String(cString: strerror(errno)))") }
+        return v == 1
+    }
+}
