@@ -1,0 +1,218 @@
+import ArgumentParser
+import Foundation
+import QuestCore
+import QuestStore
+
+/// A scripted run of the box: `<ms> <lock|stop|up|down> <down|up>` per line, `#` comments.
+public struct EventScript: Equatable, Sendable {
+    public struct Press: Equatable, Sendable {
+        public var atMs: Int64
+        public var button: ButtonRole
+        public var pressed: Bool
+
+        public init(atMs: Int64, button: ButtonRole, pressed: Bool) {
+            self.atMs = atMs
+            self.button = button
+            self.pressed = pressed
+        }
+    }
+
+    public var presses: [Press]
+
+    public static func parse(_ text: String, file: String) throws -> EventScript {
+        var presses: [Press] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            if words.isEmpty { continue }
+            let at = "\(file):\(index + 1)"
+            guard words.count == 3 else { throw CLIError("\(at): expected \"<ms> <lock|stop|up|down> <down|up>\", found \"\(line.trimmingCharacters(in: .whitespaces))\"") }
+            guard let ms = Int64(words[0]), ms >= 0 else { throw CLIError("\(at): \"\(words[0])\" is not a time in milliseconds") }
+            guard let button = ButtonRole(rawValue: words[1]) else { throw CLIError("\(at): \"\(words[1])\" is not a button (lock, stop, up, down)") }
+            guard words[2] == "down" || words[2] == "up" else { throw CLIError("\(at): \"\(words[2])\" is not down or up") }
+            if let last = presses.last, ms < last.atMs { throw CLIError("\(at): \(ms) ms is before the previous line (\(last.atMs) ms)") }
+            presses.append(Press(atMs: ms, button: button, pressed: words[2] == "down"))
+        }
+        return EventScript(presses: presses)
+    }
+}
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Play the box on a virtual clock from a script of button presses.",
+        discussion: """
+            Each line of the events file is "<ms> <lock|stop|up|down> <down|up>" ('#' starts a comment). \
+            After the last line the box's timers run until it is idle. Results are stored in the data \
+            directory like a real play.
+            """)
+
+    @Option(name: .long, help: "The events file.") var events: String?
+    @Option(name: .long, help: "The wall-clock time at 0 ms (ISO 8601, e.g. 2026-11-23T07:00:00Z); default: now.") var now: String?
+    @Flag(name: .long, help: "Print every effect as one JSON line.") var trace = false
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        guard let events else {
+            throw CLIError("simulate needs --events FILE (the interactive terminal box is not built yet)")
+        }
+        var start = Date()
+        if let now {
+            guard let parsed = try? Date(now, strategy: .iso8601) else { throw CLIError("--now: \"\(now)\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)") }
+            start = parsed
+        }
+        guard let data = FileManager.default.contents(atPath: events) else { throw CLIError("\(events): cannot read file") }
+        let script = try EventScript.parse(String(decoding: data, as: UTF8.self), file: events)
+        let db = try options.open()
+        let world = try db.loadWorld(calendar: Calendar.current, bootID: "simulate-\(UUID().uuidString.prefix(8))")
+        var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
+        var printer = EffectPrinter(trace: trace)
+
+        func perform(_ steps: ArraySlice<QuestSimulator.Step>) throws {
+            for step in steps {
+                for effect in step.effects {
+                    // What the player would see is on disk first, as on the box.
+                    if case .persist(let request) = effect { try db.apply(request, wallClockTrusted: true) }
+                    printer.show(effect, atNanos: step.atNanos)
+                }
+            }
+        }
+        sim.start()
+        try perform(sim.log[...])
+        for press in script.presses {
+            let before = sim.log.count
+            let t = press.atMs * 1_000_000
+            sim.send(.button(press.button, pressed: press.pressed, atNanos: t), at: t)
+            try perform(sim.log[before...])
+        }
+        let before = sim.log.count
+        sim.runUntilQuiet()
+        try perform(sim.log[before...])
+        if !trace { print("simulated \(script.presses.count) button edges; \(printer.saved) estimation(s) saved") }
+    }
+}
+
+/// Human lines, or one flat JSON object per effect with `--trace`.
+struct EffectPrinter {
+    let trace: Bool
+    var saved = 0
+
+    mutating func show(_ effect: QuestEffect, atNanos t: Int64) {
+        if case .persist(.estimationCompleted) = effect { saved += 1 }
+        if trace {
+            var line = TraceLine.fields(for: effect)
+            line["atMs"] = .number(Double(t / 1_000_000))
+            print(TraceLine.json(line))
+            return
+        }
+        if case .display(let screen) = effect {
+            let stamp = String(format: "%9.3fs", Double(t) / 1e9)
+            for (i, text) in screen.textLines.enumerated() { print("\(i == 0 ? stamp : String(repeating: " ", count: 10)) │ \(text)") }
+        }
+    }
+}
+
+/// The `--trace` format: flat JSON objects with an "effect" kind.
+enum TraceLine {
+    enum Value {
+        case string(String), number(Double), bool(Bool), strings([String])
+    }
+
+    static func fields(for effect: QuestEffect) -> [String: Value] {
+        switch effect {
+        case .playSound(let s): return ["effect": .string("sound"), "sound": .string(s.rawValue)]
+        case .led(let p):
+            var f: [String: Value] = ["effect": .string("led"), "pattern": .string(patternName(p))]
+            if case .reveal(let r) = p { f["rating"] = .string(r.rawValue) }
+            return f
+        case .buzzer(let p):
+            var f: [String: Value] = ["effect": .string("buzzer")]
+            switch p {
+            case .tap: f["pattern"] = .string("tap")
+            case .celebration: f["pattern"] = .string("celebration")
+            case .reveal(let r): f["pattern"] = .string("reveal"); f["rating"] = .string(r.rawValue)
+            case .readBack(let s): f["pattern"] = .string("readBack"); f["seconds"] = .number(Double(s))
+            }
+            return f
+        case .display(let screen):
+            let name: String = switch screen {
+            case .idle: "idle"
+            case .estimating: "estimating"
+            case .active: "active"
+            case .reveal: "reveal"
+            case .summary: "summary"
+            }
+            return ["effect": .string("display"), "screen": .string(name), "lines": .strings(screen.textLines)]
+        case .persist(let r):
+            switch r {
+            case .sessionStarted(let s): return ["effect": .string("persist"), "kind": .string("sessionStarted"), "session": .string(s.id.uuidString)]
+            case .taskStarted(let t):
+                return ["effect": .string("persist"), "kind": .string("taskStarted"), "taskIndex": .number(Double(t.taskIndex)),
+                        "estimatedSeconds": .number(Double(t.estimatedSeconds)), "lockMonotonicNanos": .number(Double(t.lockMonotonicNanos))]
+            case .estimationCompleted(let e, let p):
+                return ["effect": .string("persist"), "kind": .string("estimationCompleted"), "task": .string(e.taskDisplayName),
+                        "estimatedSeconds": .number(e.estimatedSeconds), "actualSeconds": .number(e.actualSeconds),
+                        "rating": .string(e.rating.rawValue), "xp": .number(Double(e.xpEarned)), "totalXP": .number(Double(p.totalXP))]
+            case .sessionCompleted(let s, let p):
+                return ["effect": .string("persist"), "kind": .string("sessionCompleted"), "sessionXP": .number(Double(s.xpEarned)),
+                        "totalXP": .number(Double(p.totalXP)), "streak": .number(Double(p.currentStreak))]
+            case .sessionAbandoned: return ["effect": .string("persist"), "kind": .string("sessionAbandoned")]
+            case .inProgressCleared: return ["effect": .string("persist"), "kind": .string("inProgressCleared")]
+            case .reflectionDismissed(let w): return ["effect": .string("persist"), "kind": .string("reflectionDismissed"), "week": .string(w)]
+            }
+        case .scheduleTimer(let timer, let at):
+            return ["effect": .string("timer"), "action": .string("schedule"), "timer": .string(timerName(timer)), "dueMs": .number(Double(at / 1_000_000))]
+        case .cancelTimer(let timer):
+            return ["effect": .string("timer"), "action": .string("cancel"), "timer": .string(timerName(timer))]
+        }
+    }
+
+    static func patternName(_ p: LEDPattern) -> String {
+        switch p {
+        case .off: "off"
+        case .questAvailable: "questAvailable"
+        case .estimating: "estimating"
+        case .active: "active"
+        case .reveal: "reveal"
+        case .celebration: "celebration"
+        }
+    }
+
+    static func timerName(_ t: QuestTimer) -> String {
+        switch t {
+        case .debounce(let r): "debounce.\(r.rawValue)"
+        case .holdRepeat(let r): "holdRepeat.\(r.rawValue)"
+        case .abandonHold: "abandonHold"
+        case .taskLimit: "taskLimit"
+        case .revealTimeout: "revealTimeout"
+        case .summaryTimeout: "summaryTimeout"
+        }
+    }
+
+    static func json(_ fields: [String: Value]) -> String {
+        func quote(_ s: String) -> String {
+            var out = "\""
+            for ch in s.unicodeScalars {
+                switch ch {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                default: out += ch.value < 0x20 ? String(format: "\\u%04x", ch.value) : String(ch)
+                }
+            }
+            return out + "\""
+        }
+        func render(_ v: Value) -> String {
+            switch v {
+            case .string(let s): quote(s)
+            case .number(let d): d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+            case .bool(let b): b ? "true" : "false"
+            case .strings(let list): "[" + list.map(quote).joined(separator: ",") + "]"
+            }
+        }
+        // "atMs" and "effect" first, then the rest in order: easy to read and to grep.
+        let order = ["atMs", "effect"] + fields.keys.filter { $0 != "atMs" && $0 != "effect" }.sorted()
+        return "{" + order.compactMap { k in fields[k].map { quote(k) + ":" + render($0) } }.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import QuestCLI
+import QuestCore
+import Testing
+@testable import QuestStore
+
+@Suite("questbox simulate --events")
+struct SimulateTests {
+    let questbox = productPath("questbox")
+
+    static let routine = """
+        {"name": "School Morning", "displayName": "Morning Quest", "activeDays": [2,3,4,5,6], "tasks": [
+         {"name": "Brush teeth", "displayName": "Tooth Time"}, {"name": "Get dressed", "displayName": "Get Dressed"},
+         {"name": "Pack bag", "displayName": "Pack Bag"}]}
+        """
+
+    /// Start, then per task: optional up presses, lock, stop after `takesMs`; continue with lock.
+    static func script(_ tasks: [(ups: Int, takesMs: Int64)], bounce: Bool = false) -> String {
+        var lines = ["# generated", "1000 lock down", "1080 lock up"]
+        var t: Int64 = 3000
+        for task in tasks {
+            for _ in 0..<task.ups {
+                lines += ["\(t) up down", "\(t + 60) up up"]
+                t += 1000
+            }
+            if bounce {
+                // A bouncy lock press: a burst of edges within 5 ms; it counts once, from the first edge.
+                for i in 0..<9 { lines.append("\(t + Int64(i / 2)) lock \(i % 2 == 0 ? "down" : "up")") }
+            } else {
+                lines.append("\(t) lock down")
+            }
+            lines.append("\(t + 70) lock up")
+            let stop = t + task.takesMs
+            lines += ["\(stop) stop down", "\(stop + 80) stop up", "\(stop + 3000) lock down", "\(stop + 3080) lock up"]
+            t = stop + 5000
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func prepared() throws -> (data: String, dir: String) {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        let routine = (dir as NSString).appendingPathComponent("routine.json")
+        #expect(FileManager.default.createFile(atPath: routine, contents: Data(Self.routine.utf8)))
+        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", data]).status == 0)
+        return (data, dir)
+    }
+
+    @Test("a 3-task quest → three estimations with exactly the scripted durations and ratings; XP in stats")
+    func threeTasks() throws {
+        let (data, dir) = try prepared()
+        let events = (dir as NSString).appendingPathComponent("quest.events")
+        #expect(FileManager.default.createFile(atPath: events, contents: Data(Self.script([(0, 121_500), (1, 240_000), (0, 110_000)], bounce: true).utf8)))
+        let run = try runProcess(questbox, ["simulate", "--events", events, "--now", "2026-11-23T07:00:00Z", "--data", data])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("3 estimation(s) saved\n"))
+
+        let history = try runProcess(questbox, ["history", "--json", "--data", data])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.map { $0["taskDisplayName"] as? String } == ["Tooth Time", "Get Dressed", "Pack Bag"])
+        #expect(entries.map { $0["actualSeconds"] as? Double } == [121.5, 240, 110])
+        #expect(entries.map { $0["estimatedSeconds"] as? Double } == [120, 150, 120])
+        #expect(entries.map { $0["rating"] as? String } == ["spot_on", "off", "spot_on"])
+        #expect(entries.allSatisfy { ($0["recordedAt"] as? String)?.hasPrefix("2026-11-23T07:") == true })
+
+        let stats = try runProcess(questbox, ["stats", "--json", "--data", data])
+        let s = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(s["totalXP"] as? Int == 100 + 25 + 100 + 20)
+        #expect(s["sessionsCompleted"] as? Int == 1)
+        #expect(s["currentStreak"] as? Int == 1)
+    }
+
+    @Test("--trace prints every effect as one flat JSON line, the persist before the reveal")
+    func trace() throws {
+        let (data, dir) = try prepared()
+        let events = (dir as NSString).appendingPathComponent("quest.events")
+        #expect(FileManager.default.createFile(atPath: events, contents: Data(Self.script([(0, 60_000), (0, 70_000), (0, 80_000)]).utf8)))
+        let run = try runProcess(questbox, ["simulate", "--events", events, "--now", "2026-11-23T07:00:00Z", "--trace", "--data", data])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.allSatisfy { $0["effect"] is String && $0["atMs"] is Int })
+        let persisted = try #require(objects.firstIndex { $0["kind"] as? String == "estimationCompleted" })
+        let revealSound = try #require(objects.firstIndex { ($0["sound"] as? String)?.hasPrefix("reveal_") == true })
+        #expect(persisted < revealSound)
+        #expect(objects[persisted]["actualSeconds"] as? Double == 60)
+        #expect(objects.contains { $0["effect"] as? String == "display" && $0["screen"] as? String == "summary" })
+        // The timers ran until the box was idle again.
+        #expect(objects.last { $0["effect"] as? String == "display" }?["screen"] as? String == "idle")
+    }
+
+    @Test("bad event lines are one error naming the file and line; nothing is stored")
+    func badScripts() throws {
+        let (data, dir) = try prepared()
+        let cases: [(String, String)] = [
+            ("100 sideways down", ":1: \"sideways\" is not a button (lock, stop, up, down)"),
+            ("# comment\n100 lock pressed", ":2: \"pressed\" is not down or up"),
+            ("soon lock down", ":1: \"soon\" is not a time in milliseconds"),
+            ("200 lock down\n100 lock up", ":2: 100 ms is before the previous line (200 ms)"),
+            ("100 lock", ":1: expected \"<ms> <lock|stop|up|down> <down|up>\""),
+        ]
+        for (text, expected) in cases {
+            let file = (dir as NSString).appendingPathComponent("bad.events")
+            #expect(FileManager.default.createFile(atPath: file, contents: Data(text.utf8)))
+            let r = try runProcess(questbox, ["simulate", "--events", file, "--data", data])
+            #expect(r.status != 0 && r.stderr.hasPrefix("questbox: \(file)\(expected)"), "\(text) → \(r.stderr)")
+        }
+        let badNow = try runProcess(questbox, ["simulate", "--events", (dir as NSString).appendingPathComponent("bad.events"), "--now", "tomorrow", "--data", data])
+        #expect(badNow.stderr == "questbox: --now: \"tomorrow\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)\n")
+        #expect(try runProcess(questbox, ["history", "--json", "--data", data]).stdout == "[\n\n]\n")
+    }
+
+    @Test("the events parser keeps order, comments and blank lines out")
+    func parser() throws {
+        let s = try EventScript.parse("# start\n\n0 lock down  # press\n5\tlock up\n", file: "e")
+        #expect(s.presses == [.init(atMs: 0, button: .lock, pressed: true), .init(atMs: 5, button: .lock, pressed: false)])
+    }
+}
