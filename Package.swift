@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "questbox", "StoreCrashWriter"],
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "questbox", "StoreCrashWriter"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -33,7 +33,7 @@ public struct Questbox: ParsableCommand {
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, PINCommand.self, BoardsCommand.self, SimulateCommand.self])
+                      BackupsCommand.self, PINCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self])
 
     public init() {}
 
@@ -51,6 +51,8 @@ public struct Questbox: ParsableCommand {
             return fail(error.description)
         } catch let error as BoardProfileError {
             return fail(error.description)
+        } catch let code as ExitCode {
+            return code.rawValue  // the command already said why
         } catch {
             let code = exitCode(for: error)
             if code == .success {

@@ -1,0 +1,159 @@
+import ArgumentParser
+import BoardProfile
+import Foundation
+import GPIO
+import QuestStore
+import SystemClock
+
+/// `questbox doctor`: checks everything the box needs and says what to do about each problem.
+public struct Doctor {
+    public enum Level: String, Sendable { case ok, warn, fail }
+
+    public struct Finding: Equatable, Sendable {
+        public var level: Level
+        public var text: String
+        public var line: String { "\(level.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0))  \(text)" }
+    }
+
+    public var gpio: GPIOBackend
+    public var chipPaths: () -> [String]
+    public var canReadWrite: (String) -> Bool
+    public var soundCards: () -> [String]
+    public var clockTrusted: () -> Bool
+    public var now: () -> Date
+
+    public init(
+        gpio: GPIOBackend = LiveGPIO(), chipPaths: @escaping () -> [String] = Doctor.systemChipPaths,
+        canReadWrite: @escaping (String) -> Bool = { access($0, R_OK | W_OK) == 0 },
+        soundCards: @escaping () -> [String] = Doctor.systemSoundCards,
+        clockTrusted: @escaping () -> Bool = { LiveSystemClock().isWallClockTrusted() }, now: @escaping () -> Date = Date.init
+    ) {
+        self.gpio = gpio
+        self.chipPaths = chipPaths
+        self.canReadWrite = canReadWrite
+        self.soundCards = soundCards
+        self.clockTrusted = clockTrusted
+        self.now = now
+    }
+
+    /// Every check, in order. The box cannot run when any is `fail`.
+    public func run(board: String?, boardDirectories: [String], databasePath: String) -> [Finding] {
+        var findings: [Finding] = []
+        func add(_ level: Level, _ text: String) { findings.append(Finding(level: level, text: text)) }
+
+        // Board profile.
+        var profile: BoardProfile?
+        if let board {
+            do {
+                profile = try BoardCatalog.resolve(board, in: boardDirectories)
+                add(.ok, "board profile \(profile!.name)")
+            } catch {
+                add(.fail, "board profile: \(error) — fix the file or pick one from `questbox boards list`")
+            }
+        } else {
+            add(.fail, "no board chosen — pass --board NAME or set QUESTBOX_BOARD (see `questbox boards list`)")
+        }
+
+        // GPIO chips, permissions and lines.
+        let chips = chipPaths()
+        if chips.isEmpty {
+            add(.fail, "no GPIO chips (/dev/gpiochip*) — on a Raspberry Pi use Raspberry Pi OS (bookworm or later); for the simulated box load gpio-sim and create the \"questbox\" chip")
+        } else {
+            let locked = chips.filter { !canReadWrite($0) }
+            if locked.isEmpty {
+                add(.ok, "GPIO chips \(chips.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) readable and writable")
+            } else {
+                add(.fail, "no read/write access to \(locked.joined(separator: ", ")) — add the user to the gpio group (sudo usermod -aG gpio $USER) and log in again")
+            }
+        }
+        if let profile, !chips.isEmpty {
+            for (role, name) in profile.linesByRole {
+                do {
+                    let l = try gpio.findLine(named: name, chipLabel: profile.chip)
+                    if let holder = try gpio.consumer(of: l) {
+                        add(.fail, "line \(role) = \(name) on \(l.chipPath) line \(l.offset) is busy, held by \(holder) — stop that program (another questbox?)")
+                    } else {
+                        add(.ok, "line \(role) = \(name) on \(l.chipPath) (\(l.chipLabel)) line \(l.offset)")
+                    }
+                } catch {
+                    add(.fail, "line \(role): \(error) — check the wiring profile's line names (`gpioinfo` lists them)")
+                }
+            }
+        }
+
+        // Sound.
+        if let profile {
+            let cards = soundCards()
+            if profile.audioCard == "default" || cards.contains(profile.audioCard) {
+                add(.ok, "sound card \(profile.audioCard)")
+            } else {
+                add(.warn, "sound card \(profile.audioCard) not found (cards: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))) — the box plays on the default device or runs silent with LED and buzzer; check `aplay -l` and the profile's audio.card")
+            }
+        }
+
+        // Wall clock.
+        if clockTrusted() {
+            add(.ok, "wall clock synchronized")
+        } else {
+            add(.warn, "wall clock not synchronized yet — durations are unaffected; calendar days wait for NTP (check `timedatectl`)")
+        }
+
+        // Database.
+        if FileManager.default.fileExists(atPath: databasePath) {
+            do {
+                try QuestDatabase.validate(path: databasePath)
+                let db = try QuestDatabase(path: databasePath)
+                add(.ok, "database \(databasePath): integrity ok, schema \(try db.schemaVersion())")
+                if let last = try db.lastBackup() {
+                    let age = now().timeIntervalSince(last.createdAt)
+                    if age > 2 * 86_400 {
+                        add(.warn, "last backup \(Int(age / 86_400)) days ago (\(last.fileName)) — run `questbox backup` or check the daily backup")
+                    } else {
+                        add(.ok, "last backup \(last.fileName)")
+                    }
+                } else {
+                    add(.warn, "no backup yet — run `questbox backup`")
+                }
+                try db.close()
+            } catch {
+                add(.fail, "database: \(error) — restore a backup with `questbox restore FILE` (see `questbox backups`)")
+            }
+        } else {
+            add(.ok, "database \(databasePath) will be created on first start")
+        }
+        return findings
+    }
+
+    public static func systemChipPaths() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? [])
+            .filter { $0.hasPrefix("gpiochip") }.sorted().map { "/dev/\($0)" }
+    }
+
+    /// Card ids from /proc/asound/cards (" 0 [Headphones     ]: …").
+    public static func systemSoundCards() -> [String] {
+        guard let text = try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let open = line.firstIndex(of: "["), let close = line.firstIndex(of: "]"), open < close else { return nil }
+            return line[line.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor", abstract: "Check GPIO, permissions, sound, clock and database; exit ≠ 0 if the box cannot run.")
+
+    @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        let findings = Doctor().run(
+            board: board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"],
+            boardDirectories: BoardCatalog.searchDirectories(),
+            databasePath: DataDirectory.databasePath(in: options.directory))
+        for f in findings { print(f.line) }
+        let failures = findings.filter { $0.level == .fail }.count
+        print(failures == 0 ? "the box can run" : "the box cannot run: \(failures) problem(s) above")
+        if failures > 0 { throw ExitCode(1) }
+    }
+}

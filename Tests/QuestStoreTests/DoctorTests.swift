@@ -1,0 +1,81 @@
+import Foundation
+import GPIO
+import QuestCLI
+import Testing
+@testable import QuestStore
+
+@Suite("questbox doctor")
+struct DoctorTests {
+    let boards = "\(packageRoot)/Boards"
+
+    func simChip() -> FakeGPIO {
+        FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
+    }
+
+    func doctor(_ gpio: FakeGPIO, chips: [String] = ["/dev/gpiochip1"], writable: Bool = true, cards: [String] = ["Loopback"], trusted: Bool = true) -> Doctor {
+        Doctor(gpio: gpio, chipPaths: { chips }, canReadWrite: { _ in writable }, soundCards: { cards }, clockTrusted: { trusted }, now: { Date() })
+    }
+
+    func database() throws -> String {
+        let (db, dir) = try freshDatabase()
+        try db.backup(now: Date())
+        try db.close()
+        return (dir as NSString).appendingPathComponent("questbox.sqlite")
+    }
+
+    @Test("a healthy simulated box: every line found, nothing to fix")
+    func healthy() throws {
+        let findings = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: try database())
+        #expect(findings.allSatisfy { $0.level == .ok }, "\(findings.map(\.line))")
+        #expect(findings.filter { $0.text.hasPrefix("line ") }.count == 8)
+        #expect(findings.contains { $0.text == "line lock = BTN_LOCK on /dev/gpiochip1 (questbox) line 0" })
+    }
+
+    @Test("each problem is one line with what to do; fatal ones fail, the rest warn")
+    func problems() throws {
+        let db = try database()
+        let noChips = doctor(simChip(), chips: []).run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(noChips.contains { $0.level == .fail && $0.text.hasPrefix("no GPIO chips (/dev/gpiochip*) — ") })
+
+        let locked = doctor(simChip(), writable: false).run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(locked.contains { $0.level == .fail && $0.text.contains("add the user to the gpio group") })
+
+        let missing = simChip()
+        missing.chips[0].lines[7] = "BUZZ"
+        let m = doctor(missing).run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(m.contains { $0.level == .fail && $0.text.hasPrefix("line buzzer: line BUZZER not found (searched gpiochip1 (questbox))") })
+
+        let busy = simChip()
+        busy.heldByOthers["/dev/gpiochip1:1"] = "gpiomon"
+        let b = doctor(busy).run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(b.contains { $0.level == .fail && $0.text.hasPrefix("line stop = BTN_STOP on /dev/gpiochip1 line 1 is busy, held by gpiomon") })
+
+        let quiet = doctor(simChip(), cards: ["Headphones"], trusted: false).run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(quiet.filter { $0.level == .warn }.count == 2)
+        #expect(!quiet.contains { $0.level == .fail })
+
+        let noBoard = doctor(simChip()).run(board: nil, boardDirectories: [boards], databasePath: db)
+        #expect(noBoard.first?.level == .fail && noBoard.first?.text.contains("pass --board NAME") == true)
+        for f in noChips + locked + m + b + quiet + noBoard { #expect(!f.line.contains("\n")) }
+    }
+
+    @Test("a damaged database is a failure that points at restore")
+    func damagedDatabase() throws {
+        let dir = temporaryDirectory()
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 4096)))
+        let findings = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: path)
+        #expect(findings.contains { $0.level == .fail && $0.text.contains("not a TimeQuest database") && $0.text.contains("questbox restore") })
+    }
+
+    @Test("on this machine, with no GPIO chip, doctor says so and exits ≠ 0")
+    func noChipMachine() throws {
+        guard Doctor.systemChipPaths().isEmpty else { return }  // only meaningful without GPIO hardware
+        let dir = temporaryDirectory()
+        let r = try runProcess(productPath("questbox"), ["doctor", "--board", "\(boards)/questbox-sim.yaml", "--data", dir])
+        #expect(r.status != 0)
+        #expect(r.stdout.contains("FAIL  no GPIO chips (/dev/gpiochip*) — "))
+        #expect(r.stdout.hasSuffix("the box cannot run: 1 problem(s) above\n"))
+        #expect(r.stderr.isEmpty)
+    }
+}
