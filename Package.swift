@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "QuestCore"),
@@ -26,6 +27,10 @@ let package = Package(
         .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "BoardProfile", "QuestCore"]),
+        .target(name: "CEventLoop"),
+        .target(
+            name: "BoxRuntime",
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", .product(name: "Logging", package: "swift-log")]),
         .target(name: "CSystemClock"),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
@@ -40,8 +45,9 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
         .executableTarget(name: "questbox-demo", dependencies: ["QuestCore"]),
@@ -51,7 +57,7 @@ let package = Package(
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock"]),
         .testTarget(
             name: "QuestStoreTests",
             dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "questbox", "StoreCrashWriter"],

@@ -133,6 +133,7 @@ public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
         let isInput: Bool
         var values: [UInt32: Bool] = [:]
         var pending: [GPIOEdge] = []
+        let lock = NSLock()
         let pipe: (read: Int32, write: Int32)?
         weak var owner: FakeGPIO?
 
@@ -158,16 +159,20 @@ public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
 
         public func readEdges(from descriptor: Int32) throws -> [GPIOEdge] {
             guard let pipe, descriptor == pipe.read else { throw GPIOFailure("bad descriptor") }
+            // Edges are injected from the test's thread while the loop reads them.
+            let taken = lock.withLock { () -> [GPIOEdge] in
+                defer { pending = [] }
+                return pending
+            }
             var byte: UInt8 = 0
-            for _ in pending { _ = read(pipe.read, &byte, 1) }
-            defer { pending = [] }
-            return pending
+            for _ in taken { _ = read(pipe.read, &byte, 1) }
+            return taken
         }
 
         public func setValue(_ value: Bool, offset: UInt32) throws {
             guard values[offset] != nil else { throw GPIOFailure("line \(offset) not requested") }
             values[offset] = value
-            owner?.history.append((chipPath, offset, value))
+            owner?.record((chipPath, offset, value))
         }
 
         public func value(offset: UInt32) throws -> Bool {
@@ -176,7 +181,7 @@ public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
         }
 
         func inject(_ edge: GPIOEdge) {
-            pending.append(edge)
+            lock.withLock { pending.append(edge) }
             var byte: UInt8 = 1
             if let pipe { _ = write(pipe.write, &byte, 1) }
         }
@@ -188,7 +193,11 @@ public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
     public private(set) var requests: [ObjectIdentifier: Request] = [:]
     public private(set) var releasedCount = 0
     /// Every output change: (chip, offset, value).
-    public var history: [(String, UInt32, Bool)] = []
+    public var history: [(String, UInt32, Bool)] { historyLock.withLock { changes } }
+    private var changes: [(String, UInt32, Bool)] = []
+    private let historyLock = NSLock()
+
+    func record(_ change: (String, UInt32, Bool)) { historyLock.withLock { changes.append(change) } }
 
     public init(chips: [Chip]) { self.chips = chips }
 

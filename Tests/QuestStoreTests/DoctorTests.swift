@@ -68,6 +68,17 @@ struct DoctorTests {
         #expect(findings.contains { $0.level == .fail && $0.text.contains("not a TimeQuest database") && $0.text.contains("questbox restore") })
     }
 
+    @Test("run without the board's chip fails with one line naming the line and what was searched")
+    func runWithoutChip() throws {
+        guard Doctor.systemChipPaths().isEmpty else { return }
+        let dir = temporaryDirectory()
+        let r = try runProcess(productPath("questbox"), ["run", "--board", "\(boards)/questbox-sim.yaml", "--data", dir])
+        #expect(r.status != 0)
+        #expect(r.stderr.hasSuffix("questbox: board questbox-sim: lock: line BTN_LOCK not found (searched no chip with that label) (run `questbox doctor --board \(boards)/questbox-sim.yaml`)\n"))
+        let none = try runProcess(productPath("questbox"), ["run", "--data", dir], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(none.status != 0 && none.stderr.contains("no board chosen"))
+    }
+
     @Test("on this machine, with no GPIO chip, doctor says so and exits ≠ 0")
     func noChipMachine() throws {
         guard Doctor.systemChipPaths().isEmpty else { return }  // only meaningful without GPIO hardware

@@ -1,0 +1,230 @@
+import CEventLoop
+import Foundation
+import GPIO
+import Logging
+import QuestCore
+import QuestStore
+import SystemClock
+
+/// The box's main job: one thread, one `poll` over the button lines, a CLOCK_MONOTONIC
+/// timerfd (the machine's timers and the LED/buzzer steps), a CLOCK_REALTIME timerfd
+/// (midnight, or the wall clock being set), an eventfd (shutdown from another thread) and
+/// optionally a signalfd (SIGTERM/SIGINT). It feeds `QuestMachine` the kernel's edge
+/// timestamps and performs its effects. With nothing pending it never wakes up.
+public final class BoxDaemon: @unchecked Sendable {
+    let board: BoardGPIO
+    let db: QuestDatabase
+    let clock: SystemClock
+    let sound: SoundOutput
+    let display: DisplayOutput
+    let logger: Logger
+    public private(set) var state: QuestState
+    private var timers = TimerQueue()
+    private var led = PatternPlayer<LEDColor>()
+    private var buzzer = PatternPlayer<Bool>()
+    private let timerFD: Int32
+    private let wallFD: Int32
+    private let wakeFD: Int32
+    private var signalFD: Int32 = -1
+    private var watchdogInterval: MonotonicNanos?
+    private var nextWatchdogPing: MonotonicNanos?
+    private var wallClockTrusted: Bool
+    private let counters = NSLock()
+    private var wakeupCount = 0
+
+    /// Loads the world from the store and prepares the loop's descriptors.
+    public init(
+        board: BoardGPIO, database: QuestDatabase, clock: SystemClock, sound: SoundOutput, display: DisplayOutput,
+        calendar: Calendar, rules: GameRules? = nil, logger: Logger
+    ) throws {
+        self.board = board
+        self.db = database
+        self.clock = clock
+        self.sound = sound
+        self.display = display
+        self.logger = logger
+        var r = rules ?? GameRules.standard
+        if rules == nil {
+            r.debounceMs = Int64(board.profile.debounceMs)
+            r.holdMs = Int64(board.profile.holdMs)
+        }
+        state = QuestState(world: try database.loadWorld(calendar: calendar, bootID: clock.bootID), rules: r)
+        timerFD = qb_timerfd_create()
+        wallFD = qb_wallclock_timerfd_create()
+        wakeFD = qb_eventfd_create()
+        wallClockTrusted = clock.isWallClockTrusted()
+        guard timerFD >= 0, wallFD >= 0, wakeFD >= 0 else {
+            throw GPIOFailure("cannot create the event loop's descriptors: \(String(cString: strerror(errno)))")
+        }
+        if let usec = ProcessInfo.processInfo.environment["WATCHDOG_USEC"].flatMap(Int64.init), usec > 0 {
+            watchdogInterval = usec * 1_000 / 2  // ping at half the interval systemd expects
+        }
+    }
+
+    deinit {
+        for fd in [timerFD, wallFD, wakeFD, signalFD] where fd >= 0 { close(fd) }
+    }
+
+    /// Times `poll` returned: the measure of wake-ups (0 while idle).
+    public var wakeups: Int { counters.withLock { wakeupCount } }
+
+    /// Ends `run` from another thread.
+    public func requestShutdown() { qb_eventfd_signal(wakeFD) }
+
+    /// Runs until shutdown (SIGTERM/SIGINT when `handleSignals`, or `requestShutdown`); then
+    /// the LED and buzzer are switched off. The caller releases the lines and the database.
+    public func run(handleSignals: Bool) throws {
+        if handleSignals {
+            signalFD = qb_signalfd_term()
+            guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
+        }
+        startUp()
+        if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
+        nextWatchdogPing = watchdogInterval.map { clock.monotonicNanos() + $0 }
+        loop: while true {
+            arm()
+            var fds = board.pollDescriptors + [timerFD, wallFD, wakeFD] + (signalFD >= 0 ? [signalFD] : [])
+            var ready = [Int32](repeating: 0, count: fds.count)
+            let n = qb_poll_readable(&fds, Int32(fds.count), -1, &ready)
+            counters.withLock { wakeupCount += 1 }
+            guard n >= 0 else { throw GPIOFailure("poll failed: \(String(cString: strerror(errno)))") }
+            for (i, fd) in fds.enumerated() where ready[i] != 0 {
+                switch fd {
+                case wakeFD:
+                    qb_eventfd_drain(wakeFD)
+                    logger.info("shutdown requested")
+                    break loop
+                case signalFD:
+                    logger.info("shutdown", metadata: ["signal": "\(qb_signalfd_read(signalFD))"])
+                    break loop
+                case timerFD:
+                    qb_timerfd_drain(timerFD)
+                case wallFD:
+                    calendarChanged(reason: qb_wallclock_timerfd_read(wallFD) == 2 ? "wall clock set" : "midnight")
+                default:
+                    do {
+                        for edge in try board.readButtonEdges(from: fd) {
+                            step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos))
+                        }
+                    } catch {
+                        logger.error("reading buttons failed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            runDueWork()
+        }
+        _ = qb_sd_notify("STOPPING=1")
+        do { try board.allOff() } catch { logger.error("switching outputs off failed", metadata: ["error": "\(error)"]) }
+    }
+
+    // MARK: work
+
+    private func startUp() {
+        let now = clock.wallNow()
+        if wallClockTrusted { correctUntrustedTimes() }
+        backupIfDue(now: now)
+        let (next, effects) = QuestMachine.start(state, env: environment())
+        state = next
+        perform(effects)
+        do {
+            if let (task, done) = try db.inProgress() {
+                logger.info("resuming the task in progress", metadata: ["session": "\(task.session.id)", "task": "\(task.taskIndex)"])
+                step(.restoreInProgress(task, completedEstimations: done, atNanos: clock.monotonicNanos()))
+            }
+        } catch {
+            logger.error("reading the task in progress failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func calendarChanged(reason: String) {
+        logger.info("calendar check", metadata: ["reason": "\(reason)"])
+        let trusted = clock.isWallClockTrusted()
+        if trusted && !wallClockTrusted { correctUntrustedTimes() }
+        wallClockTrusted = trusted
+        backupIfDue(now: clock.wallNow())
+        step(.wallClockTick(atNanos: clock.monotonicNanos()))
+    }
+
+    private func correctUntrustedTimes() {
+        do {
+            let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
+            if n > 0 { logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"]) }
+        } catch {
+            logger.error("correcting wall times failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func backupIfDue(now: Date) {
+        do {
+            if let b = try db.backupIfDue(now: now) { logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"]) }
+        } catch {
+            logger.error("daily backup failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Due machine timers, pattern steps and the watchdog, at the current monotonic time.
+    private func runDueWork() {
+        let now = clock.monotonicNanos()
+        while let due = timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
+        if let color = led.advance(to: now) { setLED(color) }
+        if let on = buzzer.advance(to: now) { setBuzzer(on) }
+        if let ping = nextWatchdogPing, ping <= now, let interval = watchdogInterval {
+            _ = qb_sd_notify("WATCHDOG=1")
+            nextWatchdogPing = now + interval
+        }
+    }
+
+    private func arm() {
+        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing].compactMap { $0 }
+        _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
+        // The next local midnight (also fires early if the wall clock is set).
+        let cal = state.world.calendar
+        let now = clock.wallNow()
+        let midnight = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: now)).map(cal.startOfDay(for:)) ?? now.addingTimeInterval(86_400)
+        _ = qb_wallclock_timerfd_arm(wallFD, midnight.timeIntervalSince1970)
+    }
+
+    private func environment() -> QuestEnvironment {
+        QuestEnvironment(now: clock.wallNow(), newID: UUID(), wallClockTrusted: clock.isWallClockTrusted())
+    }
+
+    func step(_ event: QuestEvent) {
+        let (next, effects) = QuestMachine.step(state, event, env: environment())
+        state = next
+        perform(effects)
+    }
+
+    private func perform(_ effects: [QuestEffect]) {
+        timers.apply(effects)
+        let now = clock.monotonicNanos()
+        for effect in effects {
+            switch effect {
+            case .persist(let request):
+                // Synchronous: what the player is about to see is on disk first.
+                do {
+                    try db.apply(request, wallClockTrusted: clock.isWallClockTrusted())
+                } catch {
+                    logger.error("saving failed", metadata: ["request": "\(request)", "error": "\(error)"])
+                }
+            case .playSound(let s):
+                sound.play(s)
+            case .led(let pattern):
+                if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: now) { setLED(color) }
+            case .buzzer(let pattern):
+                if let on = buzzer.start(pattern.sequence, repeats: false, at: now) { setBuzzer(on) }
+            case .display(let screen):
+                display.show(screen)
+            case .scheduleTimer, .cancelTimer:
+                break
+            }
+        }
+    }
+
+    private func setLED(_ color: LEDColor) {
+        do { try board.setLED(color) } catch { logger.error("LED failed", metadata: ["error": "\(error)"]) }
+    }
+
+    private func setBuzzer(_ on: Bool) {
+        do { try board.setBuzzer(on) } catch { logger.error("buzzer failed", metadata: ["error": "\(error)"]) }
+    }
+}

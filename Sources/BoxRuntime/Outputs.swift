@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+import QuestCore
+
+/// Where the box's sounds go. The ALSA engine comes with the sound milestone; until then the
+/// daemon logs each sound it would play.
+public protocol SoundOutput: AnyObject {
+    func play(_ sound: SoundID)
+}
+
+public final class LoggingSoundOutput: SoundOutput {
+    let logger: Logger
+    public private(set) var played: [SoundID] = []
+    public init(logger: Logger) { self.logger = logger }
+    public func play(_ sound: SoundID) {
+        played.append(sound)
+        logger.info("sound", metadata: ["id": "\(sound.rawValue)"])
+    }
+}
+
+/// Where screens go (terminal, kiosk page, or only the log on a headless box).
+public protocol DisplayOutput: AnyObject {
+    func show(_ screen: Screen)
+}
+
+public final class LoggingDisplayOutput: DisplayOutput {
+    let logger: Logger
+    public private(set) var shown: [Screen] = []
+    public init(logger: Logger) { self.logger = logger }
+    public func show(_ screen: Screen) {
+        shown.append(screen)
+        logger.debug("screen", metadata: ["text": "\(screen.textLines.joined(separator: " | "))"])
+    }
+}

@@ -1,0 +1,42 @@
+#ifndef CEVENTLOOP_H
+#define CEVENTLOOP_H
+// The Linux primitives the box's single event loop is built from.
+#include <stdint.h>
+
+/// A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec), or -1.
+int qb_timerfd_create(void);
+/// Arms `fd` to fire once at the absolute CLOCK_MONOTONIC time `at_ns`; `at_ns` < 0 disarms.
+int qb_timerfd_arm(int fd, int64_t at_ns);
+/// Consumes the expiration count of a fired timerfd.
+void qb_timerfd_drain(int fd);
+
+/// An eventfd for waking the loop from another thread, or -1.
+int qb_eventfd_create(void);
+void qb_eventfd_signal(int fd);
+void qb_eventfd_drain(int fd);
+
+/// Blocks SIGTERM and SIGINT for the process and returns a signalfd that reports them, or -1.
+int qb_signalfd_term(void);
+/// Reads one signal from the signalfd: its number, or 0.
+int qb_signalfd_read(int fd);
+
+/// Sends `message` (e.g. "READY=1") to $NOTIFY_SOCKET as systemd expects. 1 sent, 0 when no
+/// socket is set, -1 on error.
+int qb_sd_notify(const char *message);
+
+/// Waits for any of `fds` to be readable (timeout_ms < 0: forever). Sets ready[i] to 1 for
+/// each readable fd. Returns the number ready, 0 on timeout, -1 on error (EINTR retried).
+int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready);
+
+#endif
+
+#ifndef CEVENTLOOP_WALL_H
+#define CEVENTLOOP_WALL_H
+/// A CLOCK_REALTIME timerfd for calendar wake-ups (non-blocking), or -1.
+int qb_wallclock_timerfd_create(void);
+/// Arms it for the wall time `unix_seconds`, cancelled early if the wall clock is set (an NTP
+/// step): so one fd reports both "midnight" and "the clock changed" without polling.
+int qb_wallclock_timerfd_arm(int fd, double unix_seconds);
+/// After it polled readable: 1 the time came, 2 the clock was set, 0 nothing.
+int qb_wallclock_timerfd_read(int fd);
+#endif

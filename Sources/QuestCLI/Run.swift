@@ -1,0 +1,49 @@
+import ArgumentParser
+import BoardProfile
+import BoxRuntime
+import Foundation
+import GPIO
+import Logging
+import QuestStore
+import SystemClock
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run the box: buttons, lights, buzzer, the quest loop (the daemon systemd starts).")
+
+    @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
+    @Flag(name: .long, help: "Log every screen too (debug level).") var verbose = false
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        var logger = Logger(label: "questbox")
+        logger.logLevel = verbose ? .debug : .info
+        guard let name = board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"] else {
+            throw CLIError("no board chosen: pass --board NAME or set QUESTBOX_BOARD (see questbox boards list)")
+        }
+        let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
+        let clock = LiveSystemClock()
+        let db = try options.open()
+        let gpio: BoardGPIO
+        do {
+            gpio = try BoardGPIO(profile: profile, backend: LiveGPIO())
+        } catch let failure as GPIOFailure {
+            throw CLIError("\(failure.description) (run `questbox doctor --board \(name)`)")
+        }
+        logger.info("starting", metadata: [
+            "board": "\(profile.name)", "gpio": "\(LiveGPIO.libraryDescription)", "data": "\(options.directory)",
+            "boot": "\(clock.bootID)", "clockTrusted": "\(clock.isWallClockTrusted())",
+        ])
+        let daemon = try BoxDaemon(
+            board: gpio, database: db, clock: clock, sound: LoggingSoundOutput(logger: logger), display: LoggingDisplayOutput(logger: logger),
+            calendar: Calendar.current, logger: logger)
+        try daemon.run(handleSignals: true)
+        try db.close()
+        logger.info("stopped")
+    }
+}

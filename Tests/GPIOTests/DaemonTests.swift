@@ -1,0 +1,141 @@
+import BoardProfile
+import BoxRuntime
+import Foundation
+import GPIO
+import Logging
+import QuestCore
+import QuestStore
+import SystemClock
+import Testing
+
+@Suite("PatternPlayer")
+struct PatternPlayerTests {
+    @Test("one-shot patterns step through and rest; repeating ones loop")
+    func steps() {
+        var p = PatternPlayer<Bool>()
+        #expect(p.start([(true, 100), (false, 50), (true, 100), (false, 0)], repeats: false, at: 0) == true)
+        #expect(p.nextChangeAt == 100_000_000)
+        #expect(p.advance(to: 99_000_000) == nil)
+        #expect(p.advance(to: 100_000_000) == false)
+        #expect(p.advance(to: 140_000_000) == nil)
+        #expect(p.advance(to: 150_000_000) == true)
+        #expect(p.advance(to: 400_000_000) == false)  // landed on the resting off
+        #expect(p.nextChangeAt == nil)
+        var loop = PatternPlayer<LEDColor>()
+        #expect(loop.start(LEDPattern.questAvailable.steps.map { ($0.color, $0.durationMs) }, repeats: true, at: 0) == .blue)
+        #expect(loop.advance(to: 150_000_000) == .off)
+        #expect(loop.advance(to: 3_000_000_000) == .blue)
+        #expect(loop.nextChangeAt == 3_150_000_000)
+        var solid = PatternPlayer<LEDColor>()
+        #expect(solid.start([(.white, 0)], repeats: false, at: 5) == .white)
+        #expect(solid.nextChangeAt == nil)
+    }
+}
+
+@Suite("The box's event loop", .serialized)
+struct DaemonTests {
+    let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Boards"
+
+    struct Rig {
+        let gpio: FakeGPIO
+        let board: BoardGPIO
+        let db: QuestDatabase
+        let daemon: BoxDaemon
+        let sound: LoggingSoundOutput
+        let thread: Thread
+        let clock: LiveSystemClock
+        let finished: NSCondition
+
+        func now() -> Int64 { clock.monotonicNanos() }
+
+        func press(_ line: String, at t: Int64? = nil) throws {
+            let at = t ?? now()
+            try gpio.edge(line: line, rising: true, atNanos: at)
+            try gpio.edge(line: line, rising: false, atNanos: at + 60_000_000)
+        }
+
+        func stop() {
+            daemon.requestShutdown()
+            finished.lock()
+            while thread.isExecuting { _ = finished.wait(until: Date().addingTimeInterval(0.05)) }
+            finished.unlock()
+        }
+    }
+
+    func rig(routines: [Routine]) throws -> Rig {
+        let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = try QuestDatabase(path: dir + "/questbox.sqlite")
+        for r in routines { try db.saveRoutine(r) }
+        let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
+        let board = try BoardGPIO(profile: try BoardProfile.load(path: boards + "/questbox-sim.yaml"), backend: gpio)
+        let clock = LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"])
+        var rules = GameRules()
+        rules.accidentalStopGuardMs = 100
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let sound = LoggingSoundOutput(logger: logger)
+        let daemon = try BoxDaemon(
+            board: board, database: db, clock: clock, sound: sound, display: LoggingDisplayOutput(logger: logger),
+            calendar: Calendar.current, rules: rules, logger: logger)
+        let finished = NSCondition()
+        let thread = Thread {
+            do { try daemon.run(handleSignals: false) } catch { Issue.record("daemon failed: \(error)") }
+            finished.lock()
+            finished.broadcast()
+            finished.unlock()
+        }
+        thread.start()
+        usleep(100_000)
+        return Rig(gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, thread: thread, clock: clock, finished: finished)
+    }
+
+    static let everyDay = Routine(
+        id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),
+        tasks: [RoutineTask(id: UUID(), name: "one", displayName: "One"), RoutineTask(id: UUID(), name: "two", displayName: "Two")])
+
+    @Test("a task through the real loop: the stored duration is exactly the edge timestamps' difference")
+    func taskThroughTheLoop() throws {
+        let rig = try rig(routines: [Self.everyDay])
+        try rig.press("BTN_LOCK")  // start the quest
+        usleep(150_000)
+        let lock = rig.now()
+        try rig.press("BTN_LOCK", at: lock)  // lock in
+        usleep(300_000)
+        // A bouncy stop press: a burst of edges within 2 ms; the first one counts.
+        let stop = rig.now()
+        for i in 0..<7 { try rig.gpio.edge(line: "BTN_STOP", rising: i % 2 == 0, atNanos: stop + Int64(i) * 300_000) }
+        usleep(80_000)
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: stop + 80_000_000)
+        usleep(200_000)
+        rig.stop()
+        let saved = try rig.db.estimations()
+        #expect(saved.count == 1)
+        #expect(saved.first?.actualSeconds == Double(stop - lock) / 1e9)
+        #expect(saved.first?.lockMonotonicNanos == lock && saved.first?.stopMonotonicNanos == stop)
+        #expect(rig.sound.played.contains(.lockIn) && rig.sound.played.contains { $0.rawValue.hasPrefix("reveal_") })
+        #expect(try rig.db.inProgress() == nil)
+        // Outputs were driven, and are off after shutdown.
+        #expect(rig.gpio.history.contains { $0.1 == 7 && $0.2 })  // the buzzer tapped
+        #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
+    }
+
+    @Test("idle with nothing to show: the loop does not wake up at all")
+    func idleWakeups() throws {
+        let rig = try rig(routines: [])  // no quest today: LED off, no timers
+        let before = rig.daemon.wakeups
+        usleep(600_000)
+        #expect(rig.daemon.wakeups == before)
+        rig.stop()
+    }
+
+    @Test("a blinking LED wakes the loop only for its steps")
+    func blinkWakeups() throws {
+        let rig = try rig(routines: [Self.everyDay])  // a quest is available: slow blink (150 ms on, 2850 off)
+        let before = rig.daemon.wakeups
+        usleep(1_000_000)
+        let woke = rig.daemon.wakeups - before
+        #expect(woke <= 2, "woke \(woke) times in 1 s")
+        rig.stop()
+    }
+}
