@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "questbox-demo", targets: ["questbox-demo"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
         .executable(name: "store-bench", targets: ["StoreBench"]),
+        .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -54,6 +55,10 @@ let package = Package(
         .target(name: "HistoryFixtures", dependencies: ["QuestCore"], path: "Benchmarks/HistoryFixtures"),
         .executableTarget(name: "CoreBench", dependencies: ["QuestCore", "HistoryFixtures"], path: "Benchmarks/CoreBench"),
         .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "HistoryFixtures"], path: "Benchmarks/StoreBench"),
+        .executableTarget(
+            name: "DaemonFigures",
+            dependencies: ["BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/DaemonFigures"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),

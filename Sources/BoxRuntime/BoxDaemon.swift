@@ -73,13 +73,16 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Runs until shutdown (SIGTERM/SIGINT when `handleSignals`, or `requestShutdown`); then
     /// the LED and buzzer are switched off. The caller releases the lines and the database.
-    public func run(handleSignals: Bool) throws {
+    public func run(handleSignals: Bool, onReady: (() -> Void)? = nil) throws {
         if handleSignals {
             signalFD = qb_signalfd_term()
             guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
         }
         startUp()
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
+        onReady?()
+        // Loading the world allocated and freed more than the box keeps using: give it back.
+        qb_release_free_memory()
         nextWatchdogPing = watchdogInterval.map { clock.monotonicNanos() + $0 }
         loop: while true {
             arm()

@@ -14,6 +14,9 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 int qb_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
 
@@ -116,4 +119,10 @@ int qb_wallclock_timerfd_read(int fd) {
     if (n == (ssize_t)sizeof expirations) return 1;
     if (n < 0 && errno == ECANCELED) return 2;
     return 0;
+}
+
+void qb_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }

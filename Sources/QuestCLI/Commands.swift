@@ -17,14 +17,14 @@ struct DataOptions: ParsableArguments {
 
     var directory: String { DataDirectory.current(option: data) }
 
-    func open() throws -> QuestDatabase {
+    func open(footprint: QuestDatabase.Footprint = .standard) throws -> QuestDatabase {
         let dir = directory
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         } catch {
             throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
         }
-        return try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+        return try QuestDatabase(path: DataDirectory.databasePath(in: dir), footprint: footprint)
     }
 }
 

@@ -28,7 +28,7 @@ struct RunCommand: ParsableCommand {
         }
         let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
         let clock = LiveSystemClock()
-        let db = try options.open()
+        let db = try options.open(footprint: .small)
         let gpio: BoardGPIO
         do {
             gpio = try BoardGPIO(profile: profile, backend: LiveGPIO())

@@ -29,7 +29,14 @@ public final class QuestDatabase: Sendable {
 
     /// Opens (creating when missing) and migrates the database at `path`. Refuses files that
     /// are not TimeQuest databases or were made by a newer version, touching nothing.
-    public init(path: String) throws {
+    /// How a process uses the database: the daemon keeps few connections and small caches
+    /// (a Pi Zero has 512 MB); tools and the stats view read more at once.
+    public enum Footprint: Sendable {
+        case standard
+        case small
+    }
+
+    public init(path: String, footprint: Footprint = .standard) throws {
         self.path = path
         let existing = FileManager.default.fileExists(atPath: path)
             && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
@@ -37,7 +44,12 @@ public final class QuestDatabase: Sendable {
         // `doctor` do that); opening must stay fast on a Pi.
         if existing { try Self.validate(path: path, checkIntegrity: false, acceptBlank: true) }
         do {
-            pool = try DatabasePool(path: path, configuration: Self.configuration())
+            var config = Self.configuration()
+            if footprint == .small {
+                config.maximumReaderCount = 1
+                config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -256") }  // 256 KiB a connection
+            }
+            pool = try DatabasePool(path: path, configuration: config)
             // DatabasePool sets synchronous=NORMAL when it enables WAL; every write goes
             // through its one writer connection, so making that FULL covers all writes.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

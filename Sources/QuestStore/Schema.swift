@@ -16,6 +16,7 @@ public enum Schema {
 
     static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
         ("v1-initial", v1),
+        ("v2-estimation-task-index", v2),
     ]
 
     public static func migrator() -> DatabaseMigrator {
@@ -27,6 +28,11 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// Per-task history in time order without a sort (the daemon's start-up, INS-1, HINT-1).
+    static func v2(_ db: Database) throws {
+        try db.create(index: "estimation_task_time", on: "estimation", columns: ["taskId", "recordedAt"])
     }
 
     static func v1(_ db: Database) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import QuestCore
 
 extension QuestDatabase {
@@ -8,10 +9,38 @@ extension QuestDatabase {
         let settings = try settings()
         var cal = calendar
         if let first = settings.firstWeekday { cal.firstWeekday = first }
-        let snapshots = try snapshots()
+        // Aggregates in SQL: the daemon never holds years of history in memory.
         return QuestWorld(
-            routines: try routines(), profile: try profile(), taskMemory: TaskMemory.build(from: snapshots),
-            plays: QuestPlay.completedPlays(sessions: try sessions(), snapshots: snapshots), settings: settings.game,
-            calendar: cal, bootID: bootID)
+            routines: try routines(), profile: try profile(), taskMemory: try taskMemories(), plays: try questPlays(),
+            settings: settings.game, calendar: cal, bootID: bootID)
+    }
+
+    /// Each task's memory (last estimate, closest miss, the last five non-calibration actual
+    /// durations) computed by SQLite; equal to `TaskMemory.build(from: snapshots())`.
+    public func taskMemories() throws -> [UUID: TaskMemory] {
+        try pool.read { db in
+            var memory: [UUID: TaskMemory] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT taskId, estimatedSeconds FROM (
+                  SELECT taskId, estimatedSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
+                  FROM estimation) WHERE n = 1
+                """) {
+                let id: UUID = row[0], estimate: Double = row[1]
+                memory[id, default: TaskMemory()].lastEstimateSeconds = Int(estimate.rounded())
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM estimation GROUP BY taskId") {
+                let id: UUID = row[0]
+                memory[id, default: TaskMemory()].bestAbsDifferenceSeconds = row[1]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT taskId, actualSeconds FROM (
+                  SELECT taskId, actualSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
+                  FROM estimation WHERE NOT isCalibration) WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
+                """) {
+                let id: UUID = row[0]
+                memory[id, default: TaskMemory()].recentActuals.append(row[1])
+            }
+            return memory
+        }
     }
 }

@@ -101,6 +101,24 @@ struct StoreTests {
         #expect(zip(sessions, sessions.dropFirst()).allSatisfy { $0.startedAt <= $1.startedAt })
     }
 
+    @Test("the world's task memory from SQL equals the in-memory derivation from the history")
+    func taskMemoryFromSQL() throws {
+        let (db, _) = try freshDatabase()
+        let base = Date(timeIntervalSince1970: 1_780_000_000)
+        // 3 calibration sessions, then more: calibration counts for last estimate and best, not for hints.
+        for day in 0..<9 {
+            try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400),
+                            durations: [(60 + Double(day) * 15, 70 + Double(day * 7 % 11)), (120, 100 + Double(day * 13 % 17)), (90, 300)])
+        }
+        let fromSQL = try db.taskMemories()
+        let fromHistory = TaskMemory.build(from: try db.snapshots())
+        #expect(fromSQL == fromHistory)
+        #expect(fromSQL.values.allSatisfy { $0.recentActuals.count == 5 })
+        let world = try db.loadWorld(calendar: Calendar(identifier: .gregorian), bootID: "b")
+        #expect(world.taskMemory == fromHistory)
+        #expect(world.plays == QuestPlay.completedPlays(sessions: try db.sessions(), snapshots: try db.snapshots()))
+    }
+
     @Test("an estimation for an unknown session is refused and nothing of it is written")
     func orphanEstimation() throws {
         let (db, _) = try freshDatabase()

@@ -40,3 +40,9 @@ int qb_wallclock_timerfd_arm(int fd, double unix_seconds);
 /// After it polled readable: 1 the time came, 2 the clock was set, 0 nothing.
 int qb_wallclock_timerfd_read(int fd);
 #endif
+
+#ifndef CEVENTLOOP_MEM_H
+#define CEVENTLOOP_MEM_H
+/// Hands memory freed after start-up back to the system (glibc malloc_trim); no-op elsewhere.
+void qb_release_free_memory(void);
+#endif

@@ -1,0 +1,139 @@
+// Figures for the daemon (the real BoxDaemon loop, in process, on FakeGPIO's pipe
+// descriptors because this machine has no GPIO chip; the hardware-in-the-loop rig measures
+// the same on a real kernel chip):
+//   - start to ready: open the database holding five years of play, request the lines, load
+//     the world, first screen and lights, READY (target ≤ 300 ms)
+//   - resident memory after start (target ≤ 30 MB)
+//   - idle for N seconds: loop wake-ups per second and CPU time (target 0 wake-ups with no
+//     timer pending), with no quest today (LED off) and with a quest available (LED blinking)
+//
+//   swift run -c release daemon-figures [--idle-seconds 10]
+import BoardProfile
+import BoxRuntime
+import Foundation
+import GPIO
+import HistoryFixtures
+import Logging
+import QuestCore
+import QuestStore
+import SystemClock
+
+let arguments = CommandLine.arguments
+let idleSeconds = arguments.firstIndex(of: "--idle-seconds").flatMap { arguments.dropFirst($0 + 1).first.flatMap(Double.init) } ?? 10
+let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Boards"
+
+func residentMB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return -1 }
+    return kb / 1024
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+struct Figures: Codable {
+    var readyMs: Double
+    var residentMB: Double
+    var wakeupsPerSecond: Double
+    var cpuMsPerSecond: Double
+}
+
+/// Builds a database with five years of play (and a routine for today when wanted).
+func prepare(_ path: String, questAvailable: Bool) throws {
+    let history = FiveYears()
+    let db = try QuestDatabase(path: path)
+    try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
+    try db.saveProfile(PlayerProfile(totalXP: 400_000, currentStreak: 1826, lastPlayedDate: Date(), sessionsCompleted: history.sessions.count))
+    if questAvailable {
+        try db.saveRoutine(Routine(
+            id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),
+            tasks: [RoutineTask(id: UUID(), name: "one", displayName: "One")]))
+    }
+    try db.close()
+}
+
+/// Runs in a fresh process, so the figures are the daemon's own, not the fixture builder's.
+func measure(path: String) throws -> Figures {
+    var logger = Logger(label: "figures")
+    logger.logLevel = .error
+    let started = ContinuousClock.now
+    let db = try QuestDatabase(path: path, footprint: .small)
+    let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
+    let board = try BoardGPIO(profile: try BoardProfile.load(path: boards + "/questbox-sim.yaml"), backend: gpio)
+    let daemon = try BoxDaemon(
+        board: board, database: db, clock: LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"]),
+        sound: LoggingSoundOutput(logger: logger), display: LoggingDisplayOutput(logger: logger), calendar: Calendar.current, logger: logger)
+    // As in `questbox run`, the loop runs on the main thread; a helper thread samples.
+    final class Box: @unchecked Sendable {
+        var readyAt: ContinuousClock.Instant?
+        var figures: Figures?
+        let ready = NSCondition()
+    }
+    let box = Box()
+    let sampler = Thread {
+        box.ready.lock()
+        while box.readyAt == nil { box.ready.wait() }
+        box.ready.unlock()
+        usleep(200_000)
+        let rss = residentMB()
+        let wakeBefore = daemon.wakeups, cpuBefore = cpuSeconds()
+        usleep(UInt32(idleSeconds * 1e6))
+        let wakeups = Double(daemon.wakeups - wakeBefore) / idleSeconds
+        let cpu = (cpuSeconds() - cpuBefore) * 1000 / idleSeconds
+        let elapsed = box.readyAt! - started
+        box.figures = Figures(
+            readyMs: Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15,
+            residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu)
+        daemon.requestShutdown()
+    }
+    sampler.stackSize = 64 * 1024
+    sampler.start()
+    try daemon.run(handleSignals: false) {
+        box.ready.lock()
+        box.readyAt = ContinuousClock.now
+        box.ready.broadcast()
+        box.ready.unlock()
+    }
+    try db.close()
+    return box.figures!
+}
+
+if let i = arguments.firstIndex(of: "--measure"), let path = arguments.dropFirst(i + 1).first {
+    let figures = try measure(path: path)
+    print(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
+    exit(0)
+}
+
+func child(_ path: String) throws -> Figures {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    p.arguments = ["--measure", path, "--idle-seconds", String(idleSeconds)]
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return try JSONDecoder().decode(Figures.self, from: data)
+}
+
+let dir = NSTemporaryDirectory() + "daemon-figures-\(UUID().uuidString.prefix(8))"
+try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: dir) }
+try prepare(dir + "/idle.sqlite", questAvailable: false)
+try prepare(dir + "/quest.sqlite", questAvailable: true)
+let idle = try child(dir + "/idle.sqlite")
+let blinking = try child(dir + "/quest.sqlite")
+
+#if DEBUG
+print("warning: debug build — run with `swift run -c release daemon-figures` for real figures")
+#endif
+print("daemon-figures: BoxDaemon on FakeGPIO pipes, database with five years of play (29,216 estimations), idle \(Int(idleSeconds)) s")
+print(String(format: "start to ready            %7.1f ms   (target ≤ 300 ms)", idle.readyMs))
+print(String(format: "resident memory           %7.1f MB   (target ≤ 30 MB, whole process)", idle.residentMB))
+print(String(format: "idle, no quest today      %7.2f wake-ups/s, CPU %.3f ms/s   (target 0 wake-ups)", idle.wakeupsPerSecond, idle.cpuMsPerSecond))
+print(String(format: "idle, quest available     %7.2f wake-ups/s, CPU %.3f ms/s   (LED blink: 2 steps per 3 s)", blinking.wakeupsPerSecond, blinking.cpuMsPerSecond))
