@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "questbox", "StoreCrashWriter"],
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "questbox", "StoreCrashWriter"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

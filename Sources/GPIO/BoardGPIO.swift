@@ -91,9 +91,13 @@ public final class BoardGPIO {
         case .magenta: (true, false, true)
         case .white: (true, true, true)
         }
+        // One change per request: no passing through other colours on the way.
+        var batches: [ObjectIdentifier: (request: GPIORequest, values: [(offset: UInt32, value: Bool)])] = [:]
         for (role, on) in [("led.red", r), ("led.green", g), ("led.blue", b)] {
-            if let line = outputs[role] { try line.request.setValue(on, offset: line.offset) }
+            guard let line = outputs[role] else { continue }
+            batches[ObjectIdentifier(line.request), default: (line.request, [])].values.append((line.offset, on))
         }
+        for batch in batches.values { try batch.request.setValues(batch.values) }
     }
 
     public func setBuzzer(_ on: Bool) throws {

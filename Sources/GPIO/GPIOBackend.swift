@@ -40,7 +40,15 @@ public protocol GPIORequest: AnyObject {
     var pollDescriptors: [Int32] { get }
     func readEdges(from descriptor: Int32) throws -> [GPIOEdge]
     func setValue(_ value: Bool, offset: UInt32) throws
+    /// Several lines of this request at once (an RGB LED changes colour in one step).
+    func setValues(_ values: [(offset: UInt32, value: Bool)]) throws
     func value(offset: UInt32) throws -> Bool
+}
+
+extension GPIORequest {
+    public func setValues(_ values: [(offset: UInt32, value: Bool)]) throws {
+        for v in values { try setValue(v.value, offset: v.offset) }
+    }
 }
 
 /// The version-neutral GPIO operations the box needs (libgpiod through `CGPIOD`, or a fake).

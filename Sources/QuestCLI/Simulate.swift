@@ -1,7 +1,12 @@
 import ArgumentParser
+import BoardProfile
+import BoxRuntime
 import Foundation
+import GPIO
+import Logging
 import QuestCore
 import QuestStore
+import SystemClock
 
 /// A scripted run of the box: `<ms> <lock|stop|up|down> <down|up>` per line, `#` comments.
 public struct EventScript: Equatable, Sendable {
@@ -47,15 +52,14 @@ struct SimulateCommand: ParsableCommand {
             directory like a real play.
             """)
 
-    @Option(name: .long, help: "The events file.") var events: String?
+    @Option(name: .long, help: "The events file (without it: the box in this terminal, driven by keys).") var events: String?
+    @Option(name: .long, help: "Board profile for the interactive box (default: questbox-sim).") var board: String?
     @Option(name: .long, help: "The wall-clock time at 0 ms (ISO 8601, e.g. 2026-11-23T07:00:00Z); default: now.") var now: String?
     @Flag(name: .long, help: "Print every effect as one JSON line.") var trace = false
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        guard let events else {
-            throw CLIError("simulate needs --events FILE (the interactive terminal box is not built yet)")
-        }
+        guard let events else { return try interactive() }
         var start = Date()
         if let now {
             guard let parsed = try? Date(now, strategy: .iso8601) else { throw CLIError("--now: \"\(now)\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)") }
@@ -89,6 +93,63 @@ struct SimulateCommand: ParsableCommand {
         sim.runUntilQuiet()
         try perform(sim.log[before...])
         if !trace { print("simulated \(script.presses.count) button edges; \(printer.saved) estimation(s) saved") }
+    }
+}
+
+extension SimulateCommand {
+    /// The whole box in this terminal: keys for the buttons, LED and buzzer drawn, screens
+    /// printed, sound to the null device; the real event loop on a keyboard "chip".
+    func interactive() throws {
+        let profile = try BoardCatalog.resolve(board ?? "questbox-sim", in: BoardCatalog.searchDirectories())
+        let raw = TerminalMode(fd: STDIN_FILENO)
+        defer { raw.restore() }
+        let out: (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + (raw.isRaw ? "\r\n" : "\n")).utf8)) }
+        let clock = LiveSystemClock()
+        let db = try options.open()
+        var logger = Logger(label: "questbox")
+        logger.logLevel = .warning
+        final class Quit: @unchecked Sendable { var daemon: BoxDaemon? }
+        let quit = Quit()
+        let terminal = TerminalGPIO(profile: profile, clock: clock, write: out, onQuit: { quit.daemon?.requestShutdown() })
+        let output = TerminalOutput(write: out)
+        let daemon = try BoxDaemon(
+            board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: output, display: output,
+            calendar: Calendar.current, logger: logger)
+        quit.daemon = daemon
+        out(TerminalGPIO.help)
+        try daemon.run(handleSignals: true)
+        try db.close()
+        out("bye")
+    }
+}
+
+/// Raw keyboard input while the interactive box runs (restored on exit); nothing for a pipe.
+struct TerminalMode {
+    let fd: Int32
+    let saved: termios?
+
+    init(fd: Int32) {
+        self.fd = fd
+        guard isatty(fd) == 1 else {
+            saved = nil
+            return
+        }
+        var t = termios()
+        guard tcgetattr(fd, &t) == 0 else {
+            saved = nil
+            return
+        }
+        saved = t
+        var rawMode = t
+        rawMode.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
+        _ = tcsetattr(fd, TCSANOW, &rawMode)
+    }
+
+    var isRaw: Bool { saved != nil }
+
+    func restore() {
+        guard var t = saved else { return }
+        _ = tcsetattr(fd, TCSANOW, &t)
     }
 }
 

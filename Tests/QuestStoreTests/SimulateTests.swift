@@ -116,3 +116,54 @@ struct SimulateTests {
         #expect(s.presses == [.init(atMs: 0, button: .lock, pressed: true), .init(atMs: 5, button: .lock, pressed: false)])
     }
 }
+
+@Suite("questbox simulate (interactive)")
+struct InteractiveSimulateTests {
+    @Test("keys drive the real loop: tap, hold with accelerating repeat, lock in, stop; the play is stored")
+    func keys() throws {
+        let questbox = productPath("questbox")
+        let dir = temporaryDirectory()
+        let routine = (dir as NSString).appendingPathComponent("daily.json")
+        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
+        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: questbox)
+        p.arguments = ["simulate", "--data", dir]
+        var env = ProcessInfo.processInfo.environment
+        env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        func key(_ k: String, after seconds: Double) {
+            usleep(UInt32(seconds * 1e6))
+            input.fileHandleForWriting.write(Data(k.utf8))
+        }
+        key("l", after: 0.6)  // start the quest
+        key("U", after: 0.3)  // hold up …
+        key("U", after: 1.5)  // … and let go
+        key("l", after: 0.3)  // lock in
+        key("s", after: 2.3)  // stop
+        key("q", after: 0.4)
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains(TerminalGPIOHelp.text))
+        #expect(text.contains("♪ reveal_"))
+        #expect(text.contains("LED"))
+
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+        let saved = try db.estimations()
+        #expect(saved.count == 1)
+        let e = try #require(saved.first)
+        #expect(e.estimatedSeconds > 180, "held up accelerated the estimate: \(e.estimatedSeconds)")
+        #expect(e.actualSeconds > 2.0 && e.actualSeconds < 3.2, "\(e.actualSeconds)")
+    }
+}
+
+import BoxRuntime
+enum TerminalGPIOHelp { static let text = TerminalGPIO.help }
