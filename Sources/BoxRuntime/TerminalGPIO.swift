@@ -97,9 +97,10 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
             led = on("led") ? "\u{1B}[93m●\u{1B}[0m on" : "○ off"
         } else {
             let (r, g, b) = (on("led.red"), on("led.green"), on("led.blue"))
-            let code = (r ? 1 : 0) + (g ? 2 : 0) + (b ? 4 : 0)
-            let names = ["off", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
-            led = code == 0 ? "○ off" : "\u{1B}[9\(code)m●\u{1B}[0m \(names[code])"
+            let color = LEDColor(red: r, green: g, blue: b)
+            // ANSI bright colours 91…97 are numbered red=1, green=2, blue=4, like the lines.
+            let ansi = (r ? 1 : 0) + (g ? 2 : 0) + (b ? 4 : 0)
+            led = color == .off ? "○ off" : "\u{1B}[9\(ansi)m●\u{1B}[0m \(color.rawValue)"
         }
         let status = "  LED \(led)   buzzer \(on("buzzer") ? "≋ on" : "– off")"
         if status != lastDrawn {

@@ -81,16 +81,7 @@ public final class BoardGPIO {
     /// The LED's colour: an RGB LED mixes its three lines; a single LED is on for any colour.
     public func setLED(_ color: LEDColor) throws {
         if let single = outputs["led"] { return try single.request.setValue(color != .off, offset: single.offset) }
-        let (r, g, b): (Bool, Bool, Bool) = switch color {
-        case .off: (false, false, false)
-        case .red: (true, false, false)
-        case .green: (false, true, false)
-        case .blue: (false, false, true)
-        case .yellow: (true, true, false)
-        case .cyan: (false, true, true)
-        case .magenta: (true, false, true)
-        case .white: (true, true, true)
-        }
+        let (r, g, b) = color.rgb
         // One change per request: no passing through other colours on the way.
         var batches: [ObjectIdentifier: (request: GPIORequest, values: [(offset: UInt32, value: Bool)])] = [:]
         for (role, on) in [("led.red", r), ("led.green", g), ("led.blue", b)] {

@@ -99,6 +99,14 @@ struct ButtonAndOutputTests {
         }
     }
 
+    @Test("each colour lights its own combination of RGB lines, and reads back from them")
+    func rgb() {
+        #expect(Set(LEDColor.allCases.map { "\($0.rgb)" }).count == LEDColor.allCases.count)
+        for color in LEDColor.allCases { #expect(LEDColor(red: color.rgb.red, green: color.rgb.green, blue: color.rgb.blue) == color) }
+        #expect(LEDColor.cyan.rgb == (false, true, true))
+        #expect(LEDColor(red: true, green: true, blue: false) == .yellow)
+    }
+
     @Test("read-back: long pulses for minutes, short for quarter minutes; 5-minute pulses from 10 minutes")
     func readBack() {
         #expect(BuzzerPattern.readBackPulses(seconds: 150) == (2, 2))

@@ -27,6 +27,27 @@ public enum LEDColor: String, Codable, Sendable, CaseIterable {
     case off, red, green, blue, yellow, cyan, magenta, white
 }
 
+extension LEDColor {
+    /// The lines of an RGB LED that are on for this colour.
+    public var rgb: (red: Bool, green: Bool, blue: Bool) {
+        switch self {
+        case .off: (false, false, false)
+        case .red: (true, false, false)
+        case .green: (false, true, false)
+        case .blue: (false, false, true)
+        case .yellow: (true, true, false)
+        case .cyan: (false, true, true)
+        case .magenta: (true, false, true)
+        case .white: (true, true, true)
+        }
+    }
+
+    /// The colour an RGB LED shows with these lines on.
+    public init(red: Bool, green: Bool, blue: Bool) {
+        self = Self.allCases.first { $0.rgb == (red, green, blue) } ?? .off
+    }
+}
+
 /// One timed step of an output sequence. A single-colour LED is on for any colour but `off`.
 public struct LEDStep: Codable, Equatable, Sendable {
     public var color: LEDColor
