@@ -79,6 +79,7 @@ public final class BoxDaemon: @unchecked Sendable {
             guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
         }
         startUp()
+        armMidnight()
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
         onReady?()
         // Loading the world allocated and freed more than the box keeps using: give it back.
@@ -146,6 +147,7 @@ public final class BoxDaemon: @unchecked Sendable {
         wallClockTrusted = trusted
         backupIfDue(now: clock.wallNow())
         step(.wallClockTick(atNanos: clock.monotonicNanos()))
+        armMidnight()
     }
 
     private func correctUntrustedTimes() {
@@ -177,10 +179,15 @@ public final class BoxDaemon: @unchecked Sendable {
         }
     }
 
+    /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
         let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing].compactMap { $0 }
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
-        // The next local midnight (also fires early if the wall clock is set).
+    }
+
+    /// The wall-clock timerfd at the next local midnight (it also fires early if the wall
+    /// clock is set). Armed at start and each time it fires, not on every wake-up.
+    private func armMidnight() {
         let cal = state.world.calendar
         let now = clock.wallNow()
         let midnight = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: now)).map(cal.startOfDay(for:)) ?? now.addingTimeInterval(86_400)
