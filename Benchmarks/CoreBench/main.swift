@@ -19,33 +19,15 @@ let end = history.end
 let snapshots = history.snapshots
 let sessions = history.sessions
 
-struct Output {
-    var insights: [TaskInsight]
-    var reflection: WeeklyReflection
-    var history: [WeeklyReflection]
-    var trend: [DailyAccuracy]
-    var bests: [PersonalBest]
-}
-
-/// As the stats view does it: the history is indexed once and every question reuses it.
-func workload(_ snapshots: [EstimationSnapshot], _ sessions: [GameSession], calendar: Calendar, end: Date) -> Output {
-    let index = InsightIndex(snapshots: snapshots, calendar: calendar)
-    let insights = index.insights()
-    let lastWeek = WeeklyReflectionEngine.previousWeekBounds(from: end, calendar: calendar)?.start ?? end
-    let reflection = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: calendar, index: index)
-    let recent = WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: end, calendar: calendar, index: index)
-    let trend = AccuracyTrend.dailyAverages(snapshots: snapshots, now: end, calendar: calendar)
-    let bests = PersonalBestTracker.personalBests(from: snapshots)
-    return Output(insights: insights, reflection: reflection, history: recent, trend: trend, bests: bests)
-}
+func workload() -> StatsWorkload { StatsWorkload.run(snapshots: snapshots, sessions: sessions, calendar: calendar, end: end) }
 
 let clock = SuspendingClock()
-var first: Output?
-let firstTime = Timing.milliseconds(clock.measure { first = workload(snapshots, sessions, calendar: calendar, end: end) })
+var first: StatsWorkload?
+let firstTime = Timing.milliseconds(clock.measure { first = workload() })
 var times: [Double] = []
 for _ in 0..<iterations {
-    var out: Output?
-    times.append(Timing.milliseconds(clock.measure { out = workload(snapshots, sessions, calendar: calendar, end: end) }))
+    var out: StatsWorkload?
+    times.append(Timing.milliseconds(clock.measure { out = workload() }))
     precondition(out?.insights.count == first?.insights.count)
 }
 

@@ -87,7 +87,7 @@ func measure(path: String) throws -> Figures {
         let cpu = (cpuSeconds() - cpuBefore) * 1000 / idleSeconds
         let elapsed = box.readyAt! - started
         box.figures = Figures(
-            readyMs: Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15,
+            readyMs: Timing.milliseconds(elapsed),
             residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu)
         daemon.requestShutdown()
     }

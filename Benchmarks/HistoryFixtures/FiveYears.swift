@@ -101,3 +101,25 @@ public enum Timing {
         return s.isEmpty ? 0 : s[(s.count - 1) / 2]
     }
 }
+
+/// What the stats view computes from a history, the way it does it: the history indexed
+/// once and every question reusing the index. Shared by the core and store benchmarks.
+public struct StatsWorkload: Sendable {
+    public var insights: [TaskInsight]
+    public var reflection: WeeklyReflection
+    public var history: [WeeklyReflection]
+    public var trend: [DailyAccuracy]
+    public var bests: [PersonalBest]
+
+    public static func run(snapshots: [EstimationSnapshot], sessions: [GameSession], calendar: Calendar, end: Date) -> StatsWorkload {
+        let index = InsightIndex(snapshots: snapshots, calendar: calendar)
+        let lastWeek = WeeklyReflectionEngine.previousWeekBounds(from: end, calendar: calendar)?.start ?? end
+        return StatsWorkload(
+            insights: index.insights(),
+            reflection: WeeklyReflectionEngine.computeReflection(
+                snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: calendar, index: index),
+            history: WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: end, calendar: calendar, index: index),
+            trend: AccuracyTrend.dailyAverages(snapshots: snapshots, now: end, calendar: calendar),
+            bests: PersonalBestTracker.personalBests(from: snapshots))
+    }
+}

@@ -56,16 +56,9 @@ func openLoadCompute() throws -> (open: Double, load: Double, compute: Double, s
     })
     var stats: Stats?
     let compute = Timing.milliseconds(clock.measure {
-        let cal = history.calendar
-        let index = InsightIndex(snapshots: snapshots, calendar: cal)
-        let insights = index.insights()
-        let lastWeek = WeeklyReflectionEngine.previousWeekBounds(from: history.end, calendar: cal)?.start ?? history.end
-        let reflection = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: lastWeek, calendar: cal, index: index)
-        let past = WeeklyReflectionEngine.recentReflections(snapshots: snapshots, sessions: sessions, now: history.end, calendar: cal, index: index)
-        _ = AccuracyTrend.dailyAverages(snapshots: snapshots, now: history.end, calendar: cal)
-        let bests = PersonalBestTracker.personalBests(from: snapshots)
-        let streak = JokerStreakCalculator.evaluate(plays: plays, today: history.end, calendar: cal)
-        stats = Stats(insights: insights.count, reflection: reflection, past: past.count, bests: bests.count, streak: streak)
+        let w = StatsWorkload.run(snapshots: snapshots, sessions: sessions, calendar: history.calendar, end: history.end)
+        let streak = JokerStreakCalculator.evaluate(plays: plays, today: history.end, calendar: history.calendar)
+        stats = Stats(insights: w.insights.count, reflection: w.reflection, past: w.history.count, bests: w.bests.count, streak: streak)
     })
     try db.close()
     return (open, load, compute, stats!)

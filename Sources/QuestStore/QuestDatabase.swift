@@ -83,7 +83,7 @@ public final class QuestDatabase: Sendable {
                 }
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 if acceptBlank, application == 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") == 0 { return }
-                guard application == applicationID else {
+                guard application == Schema.applicationID else {
                     throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
                 }
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -104,8 +104,6 @@ public final class QuestDatabase: Sendable {
             throw describe(error, path: path)
         }
     }
-
-    static var applicationID: Int32 { Schema.applicationID }
 
     static func describe(_ error: DatabaseError, path: String) -> StoreError {
         switch error.resultCode {
