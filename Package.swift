@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "core-bench", targets: ["CoreBench"]),
         .executable(name: "store-bench", targets: ["StoreBench"]),
         .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
+        .executable(name: "sound-recipe", targets: ["SoundRecipe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -29,9 +30,13 @@ let package = Package(
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "BoardProfile", "QuestCore"]),
         .target(name: "CEventLoop"),
+        // ALSA's libasound: one PCM kept open, a mixer thread writing periods (SPEC §6).
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "CAudioShim", dependencies: ["CALSA"]),
+        .target(name: "Audio", dependencies: ["CAudioShim", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
-            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", .product(name: "Logging", package: "swift-log")]),
         .target(name: "CSystemClock"),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
@@ -61,7 +66,10 @@ let package = Package(
             path: "Benchmarks/DaemonFigures"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
+        // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
+        .executableTarget(name: "SoundRecipe", dependencies: ["Audio", "QuestCore"], path: "Sounds/Recipe"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock"]),
         .testTarget(
             name: "QuestStoreTests",

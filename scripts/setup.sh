@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Debian packages the build links against (the list grows with the hardware modules).
-APT_PACKAGES=(libsqlite3-dev libgpiod-dev pkg-config)
+APT_PACKAGES=(libsqlite3-dev libgpiod-dev libasound2-dev pkg-config)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -1,0 +1,326 @@
+import CAudioShim
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The box's sound: one PCM opened at start and kept open for the life of the process (a
+/// device opened per sound pops on a Pi), and a dedicated thread that mixes the playing
+/// voices and writes one period at a time forever, silence when idle, so the stream never
+/// stops. A device that fails or disappears is logged once and retried with backoff; the
+/// game never waits for sound.
+public final class AudioEngine: Sendable {
+    /// What the engine has done, for logs, tests and the benchmark.
+    public struct Statistics: Sendable {
+        public var device: String?
+        public var format: PCMFormat?
+        public var periodsWritten = 0
+        public var idlePeriods = 0
+        public var playingPeriods = 0
+        /// Audio-thread CPU time spent on idle (silent) periods and on periods with voices.
+        public var idleCPUNanos: Int64 = 0
+        public var playingCPUNanos: Int64 = 0
+        /// Underruns and suspends recovered with `snd_pcm_recover`.
+        public var xruns = 0
+        public var deviceFailures = 0
+        public var droppedWhileSilent = 0
+        /// When each requested sound's first frame was handed to the device.
+        public var handoffs: [Handoff] = []
+    }
+
+    public struct Handoff: Sendable, Equatable {
+        public let token: Int
+        public let requestedAt: Int64
+        public let handedAt: Int64
+        public var latencyNanos: Int64 { handedAt - requestedAt }
+    }
+
+    private enum Command: Sendable {
+        case play(SoundClip, gain: Double, token: Int)
+        case volume(Int)
+        case mute(Bool)
+        case stopAll
+    }
+
+    private struct Shared: Sendable {
+        var commands: [Command] = []
+        var stopping = false
+        var nextToken = 1
+        var requested: [Int: Int64] = [:]
+        var volumePercent = 100
+        var muted = false
+        var stats = Statistics()
+    }
+
+    private let shared = Mutex(Shared())
+    private let candidates: [String]
+    private let latencyMs: Int
+    private let opener: PCMOpener
+    private let logger: Logger
+    private let retryDelaysMs: [Int]
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let thread = Mutex<pthread_t?>(nil)
+    private static let handoffsKept = 4_096
+
+    /// `candidates` are PCM names in order of preference (the board's card, then `default`).
+    /// `retryDelaysMs` is the backoff while no device works (the last value repeats).
+    public init(
+        candidates: [String], latencyMs: Int, opener: PCMOpener = ALSAOpener(), logger: Logger,
+        retryDelaysMs: [Int] = [1_000, 2_000, 5_000, 10_000, 30_000]
+    ) {
+        self.candidates = candidates
+        self.latencyMs = latencyMs
+        self.opener = opener
+        self.logger = logger
+        self.retryDelaysMs = retryDelaysMs.isEmpty ? [1_000] : retryDelaysMs
+        var fds: [Int32] = [-1, -1]
+        if qa_wake_pipe(&fds) != 0 { fds = [-1, -1] }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    deinit {
+        stop()
+        if wakeRead >= 0 { Glibc.close(wakeRead) }
+        if wakeWrite >= 0 { Glibc.close(wakeWrite) }
+    }
+
+    /// The PCM name for a board's `audio.card`: a bare card name becomes `plughw:CARD=…`
+    /// (format conversion allowed); anything with a colon, `default` and `null` are ALSA PCM
+    /// names already.
+    public static func pcmName(forCard card: String) -> String {
+        if card.contains(":") || card == "default" || card == "null" { return card }
+        return "plughw:CARD=\(card),DEV=0"
+    }
+
+    /// Opens the first candidate that works (logging each failure on one line) and starts the
+    /// audio thread. With no device the thread keeps retrying; sounds are dropped meanwhile.
+    public func start() {
+        guard thread.withLock({ $0 == nil }) else { return }
+        let device = openFirst(logFailures: true)
+        if let device {
+            shared.withLock {
+                $0.stats.device = device.name
+                $0.stats.format = device.format
+            }
+        } else {
+            logger.warning("no sound device: the box goes on with LED and buzzer", metadata: ["tried": "\(candidates.joined(separator: ", "))"])
+        }
+        let body = ThreadBody { [self] in self.audioThread(initial: device) }
+        var tid = pthread_t()
+        let context = Unmanaged.passRetained(body).toOpaque()
+        let err = pthread_create(&tid, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
+        }, context)
+        if err != 0 {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            device?.close()
+            logger.error("cannot start the audio thread: the box goes on without sound", metadata: ["errno": "\(err)"])
+            return
+        }
+        thread.withLock { $0 = tid }
+    }
+
+    /// Stops the thread after its current period and closes the device.
+    public func stop() {
+        guard let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) else { return }
+        shared.withLock { $0.stopping = true }
+        wake()
+        pthread_join(tid, nil)
+    }
+
+    /// Queues a clip; returns a token whose hand-off time appears in `statistics`.
+    /// `requestedAt` (CLOCK_MONOTONIC ns) is the moment latency is measured from, e.g. the
+    /// button edge's kernel timestamp; default now.
+    @discardableResult
+    public func play(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
+        let at = requestedAt ?? qa_monotonic_ns()
+        return shared.withLock { s in
+            let token = s.nextToken
+            s.nextToken += 1
+            s.requested[token] = at
+            s.commands.append(.play(clip, gain: gain, token: token))
+            return token
+        }
+    }
+
+    public func setVolume(percent: Int) {
+        shared.withLock {
+            $0.volumePercent = percent
+            $0.commands.append(.volume(percent))
+        }
+    }
+
+    public func setMuted(_ muted: Bool) {
+        shared.withLock {
+            $0.muted = muted
+            $0.commands.append(.mute(muted))
+        }
+    }
+
+    public func stopAll() { shared.withLock { $0.commands.append(.stopAll) } }
+
+    public var statistics: Statistics { shared.withLock { $0.stats } }
+
+    /// True while a device is open and being written.
+    public var isPlaying: Bool { shared.withLock { $0.stats.device != nil } }
+
+    // MARK: the audio thread
+
+    private func openFirst(logFailures: Bool) -> PCMDevice? {
+        for name in candidates {
+            do {
+                let device = try opener.open(name, latencyMs: latencyMs)
+                let f = device.format
+                logger.info("sound device open", metadata: [
+                    "device": "\(name)", "rate": "\(f.rate)", "channels": "\(f.channels)",
+                    "period": "\(f.periodFrames)", "buffer": "\(f.bufferFrames)",
+                ])
+                return device
+            } catch {
+                if logFailures { logger.warning("sound device unavailable", metadata: ["error": "\(error)"]) }
+            }
+        }
+        return nil
+    }
+
+    private func audioThread(initial: PCMDevice?) {
+        if qa_try_realtime(10) == 1 { logger.debug("audio thread runs SCHED_FIFO") }
+        var device = initial
+        var mixer = Mixer(outputChannels: device?.format.channels ?? 2)
+        var buffer: [Int16] = []
+        var retry = 0
+        var pacedStart: Int64 = 0
+        var pacedFrames: Int64 = 0
+
+        func adopt(_ d: PCMDevice) {
+            let settings = shared.withLock { s -> (Int, Bool) in
+                s.stats.device = d.name
+                s.stats.format = d.format
+                return (s.volumePercent, s.muted)
+            }
+            mixer = Mixer(outputChannels: d.format.channels)
+            mixer.setVolume(percent: settings.0)
+            mixer.setMuted(settings.1)
+            buffer = [Int16](repeating: 0, count: d.format.periodFrames * d.format.channels)
+            pacedStart = qa_monotonic_ns()
+            pacedFrames = 0
+            retry = 0
+        }
+        if let device { adopt(device) }
+
+        while true {
+            let (commands, stopping) = shared.withLock { s -> ([Command], Bool) in
+                defer { s.commands.removeAll(keepingCapacity: true) }
+                return (s.commands, s.stopping)
+            }
+            if stopping { break }
+            guard let current = device else {
+                dropWhileSilent(commands)
+                let delay = retryDelaysMs[min(retry, retryDelaysMs.count - 1)]
+                retry += 1
+                if waitForWake(ms: delay) { continue }
+                if let reopened = openFirst(logFailures: false) {
+                    logger.info("sound device back", metadata: ["device": "\(reopened.name)"])
+                    device = reopened
+                    adopt(reopened)
+                }
+                continue
+            }
+            for command in commands {
+                switch command {
+                case .play(let clip, let gain, let token): mixer.play(clip, gain: gain, token: token)
+                case .volume(let p): mixer.setVolume(percent: p)
+                case .mute(let m): mixer.setMuted(m)
+                case .stopAll: mixer.stopAll()
+                }
+            }
+            let cpuBefore = qa_thread_cpu_ns()
+            let playing = mixer.activeVoices > 0
+            let started = buffer.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
+            let handedAt = qa_monotonic_ns()
+            do {
+                let recovered = try buffer.withUnsafeBufferPointer { try current.write($0) }
+                let cpu = qa_thread_cpu_ns() - cpuBefore
+                record(started: started, handedAt: handedAt, playing: playing, cpu: cpu, recovered: recovered)
+            } catch {
+                logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
+                current.close()
+                device = nil
+                mixer.stopAll()
+                shared.withLock {
+                    $0.stats.device = nil
+                    $0.stats.deviceFailures += 1
+                }
+                continue
+            }
+            if current.format.needsPacing {
+                // A device that never blocks would let this loop spin: keep to real time,
+                // one buffer ahead, as a real card would.
+                pacedFrames += Int64(current.format.periodFrames)
+                let ahead = pacedFrames - Int64(current.format.bufferFrames)
+                if ahead > 0 { qa_sleep_until(pacedStart + ahead * 1_000_000_000 / Int64(current.format.rate)) }
+            }
+        }
+        device?.close()
+        shared.withLock { $0.stats.device = nil }
+    }
+
+    private func record(started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, recovered: Int) {
+        shared.withLock { s in
+            s.stats.periodsWritten += 1
+            if playing || !started.isEmpty {
+                s.stats.playingPeriods += 1
+                s.stats.playingCPUNanos += cpu
+            } else {
+                s.stats.idlePeriods += 1
+                s.stats.idleCPUNanos += cpu
+            }
+            s.stats.xruns += recovered
+            for token in started {
+                guard let requested = s.requested.removeValue(forKey: token) else { continue }
+                s.stats.handoffs.append(Handoff(token: token, requestedAt: requested, handedAt: handedAt))
+            }
+            if s.stats.handoffs.count > Self.handoffsKept { s.stats.handoffs.removeFirst(s.stats.handoffs.count - Self.handoffsKept) }
+        }
+        if recovered > 0 { logger.warning("sound underrun recovered", metadata: ["count": "\(recovered)"]) }
+    }
+
+    private func dropWhileSilent(_ commands: [Command]) {
+        let dropped = commands.compactMap { c -> Int? in if case .play(_, _, let t) = c { t } else { nil } }
+        guard !dropped.isEmpty else { return }
+        shared.withLock { s in
+            s.stats.droppedWhileSilent += dropped.count
+            for t in dropped { s.requested[t] = nil }
+        }
+    }
+
+    /// Sleeps up to `ms`, returning true early when `stop` wakes it.
+    private func waitForWake(ms: Int) -> Bool {
+        var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        let n = poll(&p, 1, Int32(ms))
+        if n > 0 {
+            var scratch = [UInt8](repeating: 0, count: 64)
+            while read(wakeRead, &scratch, scratch.count) > 0 {}
+            return true
+        }
+        return false
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+}
+
+private final class ThreadBody {
+    let run: () -> Void
+    init(run: @escaping () -> Void) { self.run = run }
+}

@@ -1,0 +1,108 @@
+/// Sums the playing voices into one period of output: per-voice gain, master volume, mute,
+/// saturating 16-bit results. Pure state; the engine's audio thread owns one.
+public struct Mixer: Sendable {
+    struct Voice: Sendable {
+        let clip: SoundClip
+        let gain: Int32  // Q16: 65536 = unity
+        var frame = 0
+        let token: Int
+        var started = false
+    }
+
+    public let outputChannels: Int
+    private var voices: [Voice] = []
+    /// Reused every period so the audio thread does not allocate while playing.
+    private var accumulator: [Int32] = []
+    /// Q16 master gain from volume (0…100 %) and mute.
+    private var master: Int32 = 1 << 16
+    public private(set) var volumePercent = 100
+    public private(set) var muted = false
+
+    public init(outputChannels: Int) {
+        precondition(outputChannels == 1 || outputChannels == 2, "the mixer renders mono or stereo")
+        self.outputChannels = outputChannels
+    }
+
+    public var activeVoices: Int { voices.count }
+
+    /// Starts a clip. `gain` is linear, 0…1. `token` comes back from `render` when the
+    /// voice's first frame goes out (how the engine measures latency).
+    public mutating func play(_ clip: SoundClip, gain: Double = 1, token: Int = 0) {
+        guard clip.frameCount > 0 else { return }
+        voices.append(Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token))
+    }
+
+    public mutating func setVolume(percent: Int) {
+        volumePercent = min(max(percent, 0), 100)
+        updateMaster()
+    }
+
+    public mutating func setMuted(_ muted: Bool) {
+        self.muted = muted
+        updateMaster()
+    }
+
+    public mutating func stopAll() { voices.removeAll() }
+
+    /// Volume as perceived: a percentage maps onto −50 dB…0 dB, 0 % is silence.
+    private mutating func updateMaster() {
+        if muted || volumePercent == 0 {
+            master = 0
+        } else {
+            let db = -50 * (1 - Double(volumePercent) / 100)
+            master = Int32((pow(10, db / 20) * 65_536).rounded())
+        }
+    }
+
+    /// Fills `out` (frames × outputChannels samples) and advances every voice. Returns the
+    /// tokens of voices that started in this period. Silence when nothing plays.
+    @discardableResult
+    public mutating func render(into out: UnsafeMutableBufferPointer<Int16>) -> [Int] {
+        let frames = out.count / outputChannels
+        var started: [Int] = []
+        guard !voices.isEmpty else {
+            out.update(repeating: 0)
+            return started
+        }
+        if accumulator.count != frames * outputChannels {
+            accumulator = [Int32](repeating: 0, count: frames * outputChannels)
+        } else {
+            for i in accumulator.indices { accumulator[i] = 0 }
+        }
+        for v in voices.indices {
+            if !voices[v].started {
+                voices[v].started = true
+                started.append(voices[v].token)
+            }
+            let voice = voices[v]
+            let gain = (Int64(voice.gain) * Int64(master)) >> 16
+            let n = min(frames, voice.clip.frameCount - voice.frame)
+            voice.clip.samples.withUnsafeBufferPointer { src in
+                for f in 0..<n {
+                    let base = (voice.frame + f) * voice.clip.channels
+                    for c in 0..<outputChannels {
+                        let sample: Int64
+                        switch (voice.clip.channels, outputChannels) {
+                        case (1, _): sample = Int64(src[base])
+                        case (2, 2): sample = Int64(src[base + c])
+                        default: sample = (Int64(src[base]) + Int64(src[base + 1])) / 2
+                        }
+                        accumulator[f * outputChannels + c] &+= Int32(truncatingIfNeeded: (sample * gain) >> 16)
+                    }
+                }
+            }
+            voices[v].frame += n
+        }
+        voices.removeAll { $0.frame >= $0.clip.frameCount }
+        for i in 0..<accumulator.count {
+            out[i] = Int16(clamping: accumulator[i])
+        }
+        return started
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -1,0 +1,136 @@
+#define _GNU_SOURCE
+#include "caudio.h"
+#include <alsa/asoundlib.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct qa_pcm {
+    snd_pcm_t *handle;
+    unsigned channels;
+};
+
+#define CHECK(call, name) do { err = (call); if (err < 0) { *stage = (name); goto fail; } } while (0)
+
+int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned period_us, unsigned buffer_us,
+                qa_pcm **out, qa_config *config, const char **stage) {
+    snd_pcm_t *pcm = NULL;
+    snd_pcm_hw_params_t *hw = NULL;
+    snd_pcm_sw_params_t *sw = NULL;
+    int err;
+    int dir = 0;
+    *out = NULL;
+    CHECK(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0), "open");
+    CHECK(snd_pcm_hw_params_malloc(&hw), "allocate hw params");
+    CHECK(snd_pcm_hw_params_any(pcm, hw), "read hw params");
+    CHECK(snd_pcm_hw_params_set_rate_resample(pcm, hw, 1), "allow resampling");
+    CHECK(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "interleaved access");
+    CHECK(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "format S16_LE");
+    unsigned ch = channels;
+    CHECK(snd_pcm_hw_params_set_channels_near(pcm, hw, &ch), "channels");
+    CHECK(snd_pcm_hw_params_set_rate(pcm, hw, rate, 0), "rate");
+    unsigned buf_us = buffer_us;
+    CHECK(snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &buf_us, &dir), "buffer time");
+    unsigned per_us = period_us;
+    dir = 0;
+    CHECK(snd_pcm_hw_params_set_period_time_near(pcm, hw, &per_us, &dir), "period time");
+    CHECK(snd_pcm_hw_params(pcm, hw), "apply hw params");
+    snd_pcm_uframes_t buffer = 0, period = 0;
+    snd_pcm_hw_params_get_buffer_size(hw, &buffer);
+    snd_pcm_hw_params_get_period_size(hw, &period, &dir);
+
+    CHECK(snd_pcm_sw_params_malloc(&sw), "allocate sw params");
+    CHECK(snd_pcm_sw_params_current(pcm, sw), "read sw params");
+    snd_pcm_uframes_t boundary = 0;
+    CHECK(snd_pcm_sw_params_get_boundary(sw, &boundary), "boundary");
+    CHECK(snd_pcm_sw_params_set_avail_min(pcm, sw, period), "avail min");
+    CHECK(snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer), "start threshold");
+    // Never stop on underrun; the driver plays silence for whatever we failed to write.
+    CHECK(snd_pcm_sw_params_set_stop_threshold(pcm, sw, boundary), "stop threshold");
+    CHECK(snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "silence threshold");
+    CHECK(snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "silence size");
+    CHECK(snd_pcm_sw_params(pcm, sw), "apply sw params");
+    CHECK(snd_pcm_prepare(pcm), "prepare");
+
+    qa_pcm *result = calloc(1, sizeof *result);
+    if (!result) { err = -ENOMEM; *stage = "allocate"; goto fail; }
+    result->handle = pcm;
+    result->channels = ch;
+    snd_pcm_type_t type = snd_pcm_type(pcm);
+    config->rate = rate;
+    config->channels = ch;
+    config->period_frames = period;
+    config->buffer_frames = buffer;
+    config->needs_pacing = (type == SND_PCM_TYPE_NULL || type == SND_PCM_TYPE_FILE);
+    snd_pcm_hw_params_free(hw);
+    snd_pcm_sw_params_free(sw);
+    *out = result;
+    *stage = "";
+    return 0;
+fail:
+    if (hw) snd_pcm_hw_params_free(hw);
+    if (sw) snd_pcm_sw_params_free(sw);
+    if (pcm) snd_pcm_close(pcm);
+    return err;
+}
+
+int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered) {
+    while (frames > 0) {
+        snd_pcm_sframes_t n = snd_pcm_writei(pcm->handle, samples, frames);
+        if (n == -EAGAIN || n == -EINTR) continue;
+        if (n == -EPIPE || n == -ESTRPIPE) {
+            int err = snd_pcm_recover(pcm->handle, (int)n, 1);
+            if (err < 0) return err;
+            (*recovered)++;
+            continue;
+        }
+        if (n < 0) return (int)n;
+        samples += (size_t)n * pcm->channels;
+        frames -= (unsigned long)n;
+    }
+    return 0;
+}
+
+void qa_pcm_close(qa_pcm *pcm) {
+    if (!pcm) return;
+    snd_pcm_drop(pcm->handle);
+    snd_pcm_close(pcm->handle);
+    free(pcm);
+}
+
+const char *qa_strerror(int err) { return snd_strerror(err); }
+
+static void quiet_handler(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+
+void qa_quiet_library_errors(void) { snd_lib_error_set_handler(quiet_handler); }
+
+int64_t qa_thread_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int64_t qa_monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+void qa_sleep_until(int64_t at_ns) {
+    struct timespec t = { .tv_sec = at_ns / 1000000000LL, .tv_nsec = at_ns % 1000000000LL };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
+}
+
+int qa_try_realtime(int priority) {
+    struct sched_param p = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0 ? 1 : 0;
+}
+
+#include <fcntl.h>
+#include <unistd.h>
+int qa_wake_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }

@@ -1,0 +1,54 @@
+#ifndef CAUDIO_H
+#define CAUDIO_H
+// The few libasound calls the sound engine makes, with the parameter dance done in C
+// (ALSA's hw/sw parameter API is macro- and out-parameter-heavy).
+#include <stdint.h>
+
+typedef struct qa_pcm qa_pcm;
+
+/// What the device agreed to.
+typedef struct {
+    unsigned rate;
+    unsigned channels;
+    unsigned long period_frames;
+    unsigned long buffer_frames;
+    /// 1 when the device does not pace writes itself (ALSA's `null` and `file` PCMs): the
+    /// caller must keep real time, or it would spin.
+    int needs_pacing;
+} qa_config;
+
+/// Opens `name` for playback as S16_LE at exactly `rate` Hz (resampling allowed), `channels`
+/// (or the nearest the device takes), a period near `period_us` and a buffer near
+/// `buffer_us`. The software parameters make an idle stream unable to stop: it starts when
+/// the buffer is full, never stops on underrun, and the driver fills what we did not write
+/// with silence. Returns 0, or a negative errno with `stage` naming the step that failed.
+int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned period_us, unsigned buffer_us,
+                qa_pcm **out, qa_config *config, const char **stage);
+
+/// Writes `frames` interleaved frames (blocking). Underruns and suspends are recovered in
+/// place and counted in `*recovered`. Returns 0, or a negative errno when the device is gone
+/// or broken (the caller closes it and retries later).
+int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered);
+
+/// Drops what is queued and closes the device.
+void qa_pcm_close(qa_pcm *pcm);
+
+/// libasound's text for a negative error code.
+const char *qa_strerror(int err);
+
+/// Routes libasound's own stderr chatter nowhere: the engine logs one line per problem.
+void qa_quiet_library_errors(void);
+
+/// CPU time the calling thread has used, in ns.
+int64_t qa_thread_cpu_ns(void);
+/// CLOCK_MONOTONIC now, in ns.
+int64_t qa_monotonic_ns(void);
+/// Sleeps until the CLOCK_MONOTONIC time `at_ns`.
+void qa_sleep_until(int64_t at_ns);
+/// Asks for SCHED_FIFO at `priority` for the calling thread: 1 granted, 0 not permitted.
+int qa_try_realtime(int priority);
+
+/// A non-blocking, close-on-exec pipe for waking the audio thread: 0 or -1.
+int qa_wake_pipe(int fds[2]);
+
+#endif

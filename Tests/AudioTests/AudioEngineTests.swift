@@ -1,0 +1,169 @@
+import Audio
+import BoxRuntime
+import Foundation
+import QuestCore
+import Testing
+
+@Suite("The always-open ALSA engine (SPEC §6)", .serialized)
+struct AudioEngineTests {
+    @Test("a bare card name becomes plughw:CARD=…; PCM names pass through")
+    func pcmNames() {
+        #expect(AudioEngine.pcmName(forCard: "Headphones") == "plughw:CARD=Headphones,DEV=0")
+        #expect(AudioEngine.pcmName(forCard: "default") == "default")
+        #expect(AudioEngine.pcmName(forCard: "null") == "null")
+        #expect(AudioEngine.pcmName(forCard: "hw:Loopback,0,0") == "hw:Loopback,0,0")
+    }
+
+    @Test("ALSA's null PCM through real libasound: opens S16_LE 48 kHz stereo with 5 ms periods, keeps real time")
+    func nullDevice() throws {
+        ALSAPCM.quietLibraryErrors()
+        let pcm = try ALSAPCM(name: "null", latencyMs: 20)
+        #expect(pcm.format.rate == 48_000 && pcm.format.channels == 2)
+        #expect(pcm.format.periodFrames == 240 && pcm.format.bufferFrames == 960)
+        #expect(pcm.format.needsPacing)
+        pcm.close()
+
+        let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: quiet)
+        engine.start()
+        #expect(engine.isPlaying)
+        usleep(300_000)
+        let written = engine.statistics.periodsWritten
+        engine.stop()
+        // 0.3 s is 60 periods plus the 4 that fill the buffer; a spinning loop would write
+        // hundreds of thousands.
+        #expect(written >= 20 && written < 400, "periods written in 0.3 s: \(written)")
+        #expect(!engine.isPlaying)
+    }
+
+    @Test("a played sound comes out of a file-backed ALSA PCM sample-exact, after and before silence")
+    func fileBackedExact() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("aout-\(UUID().uuidString).raw").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let engine = AudioEngine(candidates: ["file:FILE=\(path),FORMAT=raw"], latencyMs: 20, logger: quiet)
+        engine.start()
+        #expect(engine.isPlaying)
+        usleep(60_000)  // some idle periods first
+        let clip = rampClip(frames: 2_000)
+        let token = engine.play(clip)
+        #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
+        usleep(120_000)  // the clip (42 ms) has gone out, then silence
+        engine.stop()
+        let out = try samples(atPath: path)
+        let first = try #require(out.firstIndex { $0 != 0 })
+        #expect(first % 2 == 0 && first >= 2 * 240, "idle periods came first")
+        #expect(out[..<first].allSatisfy { $0 == 0 })
+        for f in 0..<clip.frameCount {
+            #expect(out[first + 2 * f] == clip.samples[f] && out[first + 2 * f + 1] == clip.samples[f])
+        }
+        #expect(out[(first + 2 * clip.frameCount)...].allSatisfy { $0 == 0 }, "silence after the clip")
+        #expect(out.count > first + 2 * clip.frameCount + 2 * 240)
+    }
+
+    @Test("two sounds overlapping are mixed (saturating sum) in the same output")
+    func fileBackedMix() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("amix-\(UUID().uuidString).raw").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let engine = AudioEngine(candidates: ["file:FILE=\(path),FORMAT=raw"], latencyMs: 20, logger: quiet)
+        engine.start()
+        let a = SoundClip(samples: [Int16](repeating: 20_000, count: 4_800), channels: 1)
+        let b = SoundClip(samples: [Int16](repeating: 1_000, count: 4_800), channels: 1)
+        engine.play(a)
+        engine.play(b)  // same command batch: both start in the same period
+        #expect(eventually { engine.statistics.handoffs.count == 2 })
+        engine.play(a)
+        usleep(200_000)
+        engine.stop()
+        let out = try samples(atPath: path)
+        let first = try #require(out.firstIndex { $0 != 0 })
+        #expect(out[first..<(first + 2 * 4_800)].allSatisfy { $0 == 21_000 || $0 == 32_767 })
+        #expect(out.contains(32_767), "the third sound overlapping the first two saturates, not wraps")
+        #expect(!out.contains { $0 < 0 })
+    }
+
+    @Test("no device: one warning naming what was tried, sounds dropped, the game goes on; a device that appears is used")
+    func noDeviceThenBack() {
+        let logs = LogLines()
+        let device = CapturePCM()
+        let opener = ScriptedOpener([nil, nil, device])
+        let engine = AudioEngine(candidates: ["plughw:CARD=Gone,DEV=0", "default"], latencyMs: 20, opener: opener, logger: logs.logger, retryDelaysMs: [300, 20])
+        engine.start()
+        #expect(!engine.isPlaying)
+        #expect(logs.all.contains { $0.contains("no sound device") && $0.contains("plughw:CARD=Gone,DEV=0, default") })
+        engine.play(rampClip(frames: 100))
+        #expect(eventually { engine.statistics.droppedWhileSilent == 1 })
+        #expect(eventually { engine.isPlaying })
+        #expect(logs.all.contains { $0.contains("sound device back") })
+        let token = engine.play(rampClip(frames: 100))
+        #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
+        engine.stop()
+        #expect(opener.opened.withLock { $0 } == ["plughw:CARD=Gone,DEV=0", "default", "plughw:CARD=Gone,DEV=0"])
+    }
+
+    @Test("a device that disappears mid-stream is logged once and reopened; the first choice wins again")
+    func deviceLost() {
+        let logs = LogLines()
+        let flaky = CapturePCM(name: "usb", failAfter: 10)
+        let replacement = CapturePCM(name: "usb")
+        let engine = AudioEngine(candidates: ["usb"], latencyMs: 20, opener: ScriptedOpener([flaky, nil, replacement]), logger: logs.logger, retryDelaysMs: [10])
+        engine.start()
+        #expect(eventually { engine.statistics.deviceFailures == 1 })
+        #expect(eventually { engine.isPlaying && engine.statistics.periodsWritten > 15 })
+        engine.stop()
+        #expect(logs.all.filter { $0.contains("sound device lost") }.count == 1)
+        #expect(logs.all.contains { $0.contains("sound device back") })
+    }
+
+    @Test("stop ends the thread promptly even while waiting to retry")
+    func stopWhileRetrying() {
+        let engine = AudioEngine(candidates: ["nope"], latencyMs: 20, opener: ScriptedOpener([]), logger: quiet, retryDelaysMs: [60_000])
+        engine.start()
+        let t0 = Date()
+        engine.stop()
+        #expect(Date().timeIntervalSince(t0) < 5)
+    }
+
+    @Test("the daemon's sound output plays the bank's clip; the parent's mute and volume reach the mixer")
+    func engineSoundOutput() {
+        let device = CapturePCM()
+        let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: quiet)
+        let clip = SoundClip(samples: [Int16](repeating: 8_000, count: 480), channels: 1)
+        let output = EngineSoundOutput(engine: engine, bank: SoundBank(clips: [.lockIn: clip]), logger: quiet)
+        engine.start()
+        output.apply(soundEnabled: false, volumePercent: 100)
+        output.play(.lockIn)
+        output.play(.stop)  // no clip: nothing, no crash
+        #expect(eventually { engine.statistics.handoffs.count == 1 })
+        usleep(40_000)
+        #expect(device.samples.allSatisfy { $0 == 0 }, "muted")
+        output.apply(soundEnabled: true, volumePercent: 100)
+        output.play(.lockIn)
+        #expect(eventually { device.samples.contains(8_000) })
+        engine.stop()
+    }
+
+    @Test("the bank loads every committed sound; a broken or missing file is one line naming it")
+    func bank() throws {
+        let full = SoundBank.load(from: [soundsDirectory], logger: quiet)
+        #expect(full.problems.isEmpty)
+        #expect(Set(full.clips.keys) == Set(SoundID.allCases))
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bank-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("not a wav".utf8).write(to: dir.appendingPathComponent("stop.wav"))
+        let logs = LogLines()
+        let mixed = SoundBank.load(from: [dir.path, soundsDirectory], logger: logs.logger)
+        #expect(mixed.clips[.stop] == nil)
+        #expect(mixed.clips.count == SoundID.allCases.count - 1)
+        #expect(mixed.problems == ["\(dir.path)/stop.wav: not a RIFF/WAVE file"])
+        #expect(logs.all.count == 1 && logs.all[0].contains("stop.wav: not a RIFF/WAVE file"))
+
+        let empty = SoundBank.load(from: [dir.path], logger: quiet)
+        #expect(empty.problems.contains("lock_in.wav: missing (looked in \(dir.path))"))
+    }
+
+    func samples(atPath path: String) throws -> [Int16] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { raw in (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) } }
+    }
+}

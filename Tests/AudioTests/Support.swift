@@ -1,0 +1,96 @@
+import Audio
+import Foundation
+import Logging
+import Synchronization
+
+let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let soundsDirectory = repositoryRoot.appendingPathComponent("Sounds").path
+
+/// Collects log lines so tests can check what the engine said.
+final class LogLines: @unchecked Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ s: String) { lines.withLock { $0.append(s) } }
+    var logger: Logger {
+        Logger(label: "test") { _ in CollectingHandler(sink: self) }
+    }
+}
+
+struct CollectingHandler: LogHandler {
+    let sink: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        sink.append("\(event.level) \(event.message) \(meta)")
+    }
+}
+
+/// An in-memory device: records every sample written, paced by the engine like `null`.
+/// `failAfter` periods it throws, as a USB DAC pulled out would.
+final class CapturePCM: PCMDevice, @unchecked Sendable {
+    let name: String
+    let format: PCMFormat
+    private let written = Mutex<[Int16]>([])
+    private let failAfter: Int?
+    private let writes = Mutex(0)
+    init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil) {
+        self.name = name
+        format = PCMFormat(channels: channels, periodFrames: 240, bufferFrames: 960, needsPacing: true)
+        self.failAfter = failAfter
+    }
+    var samples: [Int16] { written.withLock { $0 } }
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int {
+        let n = writes.withLock { w -> Int in w += 1; return w }
+        if let failAfter, n > failAfter { throw PCMError(device: name, problem: "No such device") }
+        written.withLock { $0.append(contentsOf: samples) }
+        return 0
+    }
+    func close() {}
+}
+
+/// Hands out devices from a script: nil entries fail to open.
+final class ScriptedOpener: PCMOpener, @unchecked Sendable {
+    private let script: Mutex<[CapturePCM?]>
+    let opened = Mutex<[String]>([])
+    init(_ script: [CapturePCM?]) { self.script = Mutex(script) }
+    func open(_ name: String, latencyMs: Int) throws(PCMError) -> PCMDevice {
+        opened.withLock { $0.append(name) }
+        let next = script.withLock { s -> CapturePCM?? in s.isEmpty ? .none : .some(s.removeFirst()) }
+        guard case .some(.some(let device)) = next else { throw PCMError(device: name, problem: "No such file or directory") }
+        return device
+    }
+}
+
+/// Polls `condition` for up to `seconds`.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(2_000)
+    }
+    return condition()
+}
+
+/// A recognisable test clip: a ramp that never repeats a value, mono.
+func rampClip(frames: Int, start: Int16 = 100, step: Int16 = 3) -> SoundClip {
+    SoundClip(samples: (0..<frames).map { start &+ Int16(truncatingIfNeeded: $0) &* step }, channels: 1)
+}
+
+/// A built executable next to the test bundle (SwiftPM builds the ones the tests depend on).
+func productPath(_ name: String) -> String? {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var candidates: [String] = []
+    for _ in 0..<4 {
+        candidates.append(dir.appendingPathComponent(name).path)
+        dir.deleteLastPathComponent()
+    }
+    candidates.append(repositoryRoot.appendingPathComponent(".build/debug/\(name)").path)
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
