@@ -84,3 +84,30 @@ public final class EngineSoundOutput: SoundOutput {
         engine.setVolume(percent: volumePercent)
     }
 }
+
+extension EngineSoundOutput {
+    /// The box's sound as `run` and `simulate` start it: the engine on `device` (a PCM name;
+    /// by default the board's card, then `default`), the sounds from the usual directories,
+    /// the parent's mute and volume. Never fails: without a device the box runs silent and
+    /// the log says why.
+    public static func start(
+        device: String?, card: String, latencyMs: Int, soundEnabled: Bool, volumePercent: Int,
+        directories: [String] = SoundBank.searchDirectories(), logger: Logger
+    ) -> EngineSoundOutput {
+        ALSAPCM.quietLibraryErrors()
+        var candidates = device.map { [$0] } ?? [AudioEngine.pcmName(forCard: card), "default"]
+        candidates = candidates.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        let engine = AudioEngine(candidates: candidates, latencyMs: latencyMs, logger: logger)
+        let output = EngineSoundOutput(engine: engine, bank: SoundBank.load(from: directories, logger: logger), logger: logger)
+        output.apply(soundEnabled: soundEnabled, volumePercent: volumePercent)
+        engine.start()
+        return output
+    }
+}
+
+/// Several sound outputs at once (the terminal's "♪ name" line and the engine).
+public final class SoundOutputs: SoundOutput {
+    let outputs: [SoundOutput]
+    public init(_ outputs: [SoundOutput]) { self.outputs = outputs }
+    public func play(_ sound: SoundID) { for o in outputs { o.play(sound) } }
+}

@@ -1,7 +1,10 @@
 import ArgumentParser
 import BoardProfile
 import Foundation
+import BoxRuntime
 import GPIO
+import Logging
+import QuestCore
 import QuestStore
 import SystemClock
 
@@ -19,6 +22,8 @@ public struct Doctor {
     public var chipPaths: () -> [String]
     public var canReadWrite: (String) -> Bool
     public var soundCards: () -> [String]
+    /// Problems with the sound files (one line each); empty when all load.
+    public var soundFileProblems: () -> [String]
     public var clockTrusted: () -> Bool
     public var now: () -> Date
 
@@ -26,12 +31,14 @@ public struct Doctor {
         gpio: GPIOBackend = LiveGPIO(), chipPaths: @escaping () -> [String] = Doctor.systemChipPaths,
         canReadWrite: @escaping (String) -> Bool = { access($0, R_OK | W_OK) == 0 },
         soundCards: @escaping () -> [String] = Doctor.systemSoundCards,
+        soundFileProblems: @escaping () -> [String] = { SoundBank.load(from: SoundBank.searchDirectories(), logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() })).problems },
         clockTrusted: @escaping () -> Bool = { LiveSystemClock().isWallClockTrusted() }, now: @escaping () -> Date = Date.init
     ) {
         self.gpio = gpio
         self.chipPaths = chipPaths
         self.canReadWrite = canReadWrite
         self.soundCards = soundCards
+        self.soundFileProblems = soundFileProblems
         self.clockTrusted = clockTrusted
         self.now = now
     }
@@ -89,6 +96,13 @@ public struct Doctor {
             } else {
                 add(.warn, "sound card \(profile.audioCard) not found (cards: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))) — the box plays on the default device or runs silent with LED and buzzer; check `aplay -l` and the profile's audio.card")
             }
+        }
+        let soundProblems = soundFileProblems()
+        if soundProblems.isEmpty {
+            add(.ok, "sound files: all \(SoundID.allCases.count) load")
+        }
+        for problem in soundProblems {
+            add(.warn, "sound file \(problem) — that sound is skipped; reinstall Sounds/ or fix the file (16-bit PCM WAV, 44.1/48 kHz)")
         }
 
         // Wall clock.

@@ -12,6 +12,7 @@ struct RunCommand: ParsableCommand {
         commandName: "run", abstract: "Run the box: buttons, lights, buzzer, the quest loop (the daemon systemd starts).")
 
     @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
+    @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0).") var sound: String?
     @Flag(name: .long, help: "Log every screen too (debug level).") var verbose = false
     @OptionGroup var options: DataOptions
 
@@ -39,8 +40,13 @@ struct RunCommand: ParsableCommand {
             "board": "\(profile.name)", "gpio": "\(LiveGPIO.libraryDescription)", "data": "\(options.directory)",
             "boot": "\(clock.bootID)", "clockTrusted": "\(clock.isWallClockTrusted())",
         ])
+        let settings = try db.settings()
+        let audio = EngineSoundOutput.start(
+            device: sound, card: profile.audioCard, latencyMs: profile.audioLatencyMs,
+            soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
+        defer { audio.engine.stop() }
         let daemon = try BoxDaemon(
-            board: gpio, database: db, clock: clock, sound: LoggingSoundOutput(logger: logger), display: LoggingDisplayOutput(logger: logger),
+            board: gpio, database: db, clock: clock, sound: audio, display: LoggingDisplayOutput(logger: logger),
             calendar: Calendar.current, logger: logger)
         try daemon.run(handleSignals: true)
         try db.close()

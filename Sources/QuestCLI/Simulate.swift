@@ -54,6 +54,7 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(name: .long, help: "The events file (without it: the box in this terminal, driven by keys).") var events: String?
     @Option(name: .long, help: "Board profile for the interactive box (default: questbox-sim).") var board: String?
+    @Option(name: .long, help: "ALSA PCM for the interactive box's sound (default: null; e.g. default to hear it).") var sound: String?
     @Option(name: .long, help: "The wall-clock time at 0 ms (ISO 8601, e.g. 2026-11-23T07:00:00Z); default: now.") var now: String?
     @Flag(name: .long, help: "Print every effect as one JSON line.") var trace = false
     @OptionGroup var options: DataOptions
@@ -112,8 +113,14 @@ extension SimulateCommand {
         let quit = Quit()
         let terminal = TerminalGPIO(profile: profile, clock: clock, write: out, onQuit: { quit.daemon?.requestShutdown() })
         let output = TerminalOutput(write: out)
+        // The real engine, on the null device unless asked otherwise: the same path as the box.
+        let settings = try db.settings()
+        let audio = EngineSoundOutput.start(
+            device: sound ?? "null", card: profile.audioCard, latencyMs: profile.audioLatencyMs,
+            soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
+        defer { audio.engine.stop() }
         let daemon = try BoxDaemon(
-            board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: output, display: output,
+            board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]), display: output,
             calendar: Calendar.current, logger: logger)
         quit.daemon = daemon
         out(TerminalGPIO.help)

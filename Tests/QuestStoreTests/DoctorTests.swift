@@ -12,8 +12,8 @@ struct DoctorTests {
         FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
     }
 
-    func doctor(_ gpio: FakeGPIO, chips: [String] = ["/dev/gpiochip1"], writable: Bool = true, cards: [String] = ["Loopback"], trusted: Bool = true) -> Doctor {
-        Doctor(gpio: gpio, chipPaths: { chips }, canReadWrite: { _ in writable }, soundCards: { cards }, clockTrusted: { trusted }, now: { Date() })
+    func doctor(_ gpio: FakeGPIO, chips: [String] = ["/dev/gpiochip1"], writable: Bool = true, cards: [String] = ["Loopback"], trusted: Bool = true, soundProblems: [String] = []) -> Doctor {
+        Doctor(gpio: gpio, chipPaths: { chips }, canReadWrite: { _ in writable }, soundCards: { cards }, soundFileProblems: { soundProblems }, clockTrusted: { trusted }, now: { Date() })
     }
 
     func database() throws -> String {
@@ -54,9 +54,14 @@ struct DoctorTests {
         #expect(quiet.filter { $0.level == .warn }.count == 2)
         #expect(!quiet.contains { $0.level == .fail })
 
+        let badSound = doctor(simChip(), soundProblems: ["/etc/questbox/sounds/stop.wav: 8-bit samples, expected 16-bit"])
+            .run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(badSound.contains { $0.level == .warn && $0.text.hasPrefix("sound file /etc/questbox/sounds/stop.wav: 8-bit samples, expected 16-bit — ") })
+        #expect(!badSound.contains { $0.level == .fail })
+
         let noBoard = doctor(simChip()).run(board: nil, boardDirectories: [boards], databasePath: db)
         #expect(noBoard.first?.level == .fail && noBoard.first?.text.contains("pass --board NAME") == true)
-        for f in noChips + locked + m + b + quiet + noBoard { #expect(!f.line.contains("\n")) }
+        for f in noChips + locked + m + b + quiet + badSound + noBoard { #expect(!f.line.contains("\n")) }
     }
 
     @Test("a damaged database is a failure that points at restore")

@@ -126,10 +126,16 @@ struct InteractiveSimulateTests {
         let routine = (dir as NSString).appendingPathComponent("daily.json")
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        do {
+            let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+            try db.updateSettings { $0.volumePercent = 100 }  // unity gain: the output is the WAV's samples
+            try db.close()
+        }
+        let captured = (dir as NSString).appendingPathComponent("sound.raw")
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: questbox)
-        p.arguments = ["simulate", "--data", dir]
+        p.arguments = ["simulate", "--data", dir, "--sound", "file:FILE=\(captured),FORMAT=raw"]
         var env = ProcessInfo.processInfo.environment
         env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
         p.environment = env
@@ -162,8 +168,30 @@ struct InteractiveSimulateTests {
         let e = try #require(saved.first)
         #expect(e.estimatedSeconds > 180, "held up accelerated the estimate: \(e.estimatedSeconds)")
         #expect(e.actualSeconds > 2.0 && e.actualSeconds < 3.2, "\(e.actualSeconds)")
+
+        // The sound went through the real ALSA engine (a file-backed PCM): the lock-in chime
+        // is in it sample for sample, on both channels, between silence.
+        let out = try Data(contentsOf: URL(fileURLWithPath: captured)).withUnsafeBytes { raw in
+            (0..<(raw.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) }
+        }
+        let lockIn = try WAVFile.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: "\(packageRoot)/Sounds/lock_in.wav"))), file: "lock_in.wav")
+        let probe = Array(lockIn.samples[1..<200].flatMap { [$0, $0] })
+        let at = try #require(firstIndex(of: probe, in: out), "lock_in.wav not found in the engine's output (\(out.count) samples)")
+        #expect(Array(out[(at - 2)..<(at - 2 + 2 * lockIn.frameCount)]) == lockIn.samples.flatMap { [$0, $0] })
+        #expect(out.prefix(2 * 4_800).allSatisfy { $0 == 0 }, "silence while idle at start")
+    }
+
+    func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var i = 0
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0], Array(haystack[i..<(i + needle.count)]) == needle { return i }
+            i += 1
+        }
+        return nil
     }
 }
 
+import Audio
 import BoxRuntime
 enum TerminalGPIOHelp { static let text = TerminalGPIO.help }
