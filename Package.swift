@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "store-bench", targets: ["StoreBench"]),
         .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
         .executable(name: "sound-recipe", targets: ["SoundRecipe"]),
+        .executable(name: "sound-figures", targets: ["SoundFigures"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -64,6 +65,10 @@ let package = Package(
             name: "DaemonFigures",
             dependencies: ["BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/DaemonFigures"),
+        .executableTarget(
+            name: "SoundFigures",
+            dependencies: ["Audio", "BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "QuestCore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/SoundFigures"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).

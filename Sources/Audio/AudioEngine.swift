@@ -263,10 +263,18 @@ public final class AudioEngine: Sendable {
             }
             if current.format.needsPacing {
                 // A device that never blocks would let this loop spin: keep to real time,
-                // one buffer ahead, as a real card would.
+                // one buffer ahead, as a real card would. Falling behind by more than the
+                // buffer is an underrun such a card would have had: counted as an xrun.
+                let rate = Int64(current.format.rate)
+                let played = (qa_monotonic_ns() - pacedStart) * rate / 1_000_000_000
+                if pacedFrames - played < 0 {
+                    shared.withLock { $0.stats.xruns += 1 }
+                    pacedStart = qa_monotonic_ns()
+                    pacedFrames = 0
+                }
                 pacedFrames += Int64(current.format.periodFrames)
                 let ahead = pacedFrames - Int64(current.format.bufferFrames)
-                if ahead > 0 { qa_sleep_until(pacedStart + ahead * 1_000_000_000 / Int64(current.format.rate)) }
+                if ahead > 0 { qa_sleep_until(pacedStart + ahead * 1_000_000_000 / rate) }
             }
         }
         device?.close()
