@@ -199,6 +199,7 @@ public final class AudioEngine: Sendable {
         var retry = 0
         var pacedStart: Int64 = 0
         var pacedFrames: Int64 = 0
+        var lastCPU = qa_thread_cpu_ns()
 
         func adopt(_ d: PCMDevice) {
             let settings = shared.withLock { s -> (Int, Bool) in
@@ -242,14 +243,15 @@ public final class AudioEngine: Sendable {
                 case .stopAll: mixer.stopAll()
                 }
             }
-            let cpuBefore = qa_thread_cpu_ns()
             let playing = mixer.activeVoices > 0
             let started = buffer.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
             let handedAt = qa_monotonic_ns()
             do {
                 let recovered = try buffer.withUnsafeBufferPointer { try current.write($0) }
-                let cpu = qa_thread_cpu_ns() - cpuBefore
-                record(started: started, handedAt: handedAt, playing: playing, cpu: cpu, recovered: recovered)
+                // The whole iteration's CPU (mixing, writing, pacing, locks) since the last one.
+                let cpuNow = qa_thread_cpu_ns()
+                record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, recovered: recovered)
+                lastCPU = cpuNow
             } catch {
                 logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
                 current.close()
