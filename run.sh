@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
-# The main job. Today: the game core's demo — a scripted morning quest played on a
-# simulated box through the real quest state machine. Extra arguments go to the demo
-# (e.g. --trace for one JSON line per effect).
+# The main job: the box. With a board chosen ($QUESTBOX_BOARD) whose GPIO chip is present and
+# healthy (`questbox doctor`), it runs the daemon. Otherwise the simulated box: in a terminal,
+# the interactive box (keys for the buttons, LED and buzzer drawn, sound through the real
+# engine to the null device); without a terminal, a scripted morning quest on the virtual
+# clock, then the history and stats it left. Extra arguments go to `questbox run/simulate`.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
-swift build -c release --product questbox-demo >&2
-exec .build/release/questbox-demo "$@"
+swift build -c release --product questbox >&2
+qb=.build/release/questbox
+if [[ -n "${QUESTBOX_BOARD:-}" ]] && "$qb" doctor >/dev/null 2>&1; then
+    exec "$qb" run "$@"
+fi
+if [[ -t 0 && -t 1 ]]; then
+    export QUESTBOX_DATA=${QUESTBOX_DATA:-$PWD/.simulated-box}
+    if "$qb" routine list | grep -q "^no routines"; then "$qb" routine import deploy/example-routine.json; fi
+    echo "no GPIO board here: the simulated box (set QUESTBOX_BOARD on a Raspberry Pi)" >&2
+    exec "$qb" simulate "$@"
+fi
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+export QUESTBOX_DATA=$data
+echo "no GPIO board and no terminal: a scripted morning quest on the simulated box" >&2
+"$qb" routine import deploy/example-routine.json
+"$qb" simulate --events deploy/example-quest.events "$@"
+"$qb" history
+"$qb" stats
