@@ -192,6 +192,7 @@ public final class AudioEngine: Sendable {
     }
 
     private func audioThread(initial: PCMDevice?) {
+        qa_block_async_signals()
         if qa_try_realtime(10) == 1 { logger.debug("audio thread runs SCHED_FIFO") }
         var device = initial
         var mixer = Mixer(outputChannels: device?.format.channels ?? 2)

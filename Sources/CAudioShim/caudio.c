@@ -134,3 +134,17 @@ int qa_try_realtime(int priority) {
 #include <fcntl.h>
 #include <unistd.h>
 int qa_wake_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
+
+#include <signal.h>
+void qa_block_async_signals(void) {
+    sigset_t set;
+    sigfillset(&set);
+    // Faults stay deliverable to the thread that caused them (crash reports).
+    sigdelset(&set, SIGSEGV);
+    sigdelset(&set, SIGBUS);
+    sigdelset(&set, SIGFPE);
+    sigdelset(&set, SIGILL);
+    sigdelset(&set, SIGABRT);
+    sigdelset(&set, SIGTRAP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}

@@ -181,6 +181,29 @@ struct InteractiveSimulateTests {
         #expect(out.prefix(2 * 4_800).allSatisfy { $0 == 0 }, "silence while idle at start")
     }
 
+    @Test("SIGTERM reaches the loop, not the audio thread: outputs off, exit 0")
+    func sigterm() throws {
+        let dir = temporaryDirectory()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: productPath("questbox"))
+        p.arguments = ["simulate", "--data", dir]
+        var env = ProcessInfo.processInfo.environment
+        env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        usleep(1_000_000)  // up and idle, the audio thread writing silence
+        kill(p.processIdentifier, SIGTERM)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(p.terminationReason) \(p.terminationStatus): \(text)")
+        #expect(text.hasSuffix("bye\n"))
+        try input.fileHandleForWriting.close()
+    }
+
     func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
         guard needle.count <= haystack.count else { return nil }
         var i = 0
