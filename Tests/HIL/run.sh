@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The hardware-in-the-loop scenarios (#6): each boots a fresh VM with the questbox gpio-sim
+# chip and the ALSA loopback card and runs the real `questbox` built on this host.
+#   Tests/HIL/run.sh [SCENARIO…]      (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Tests/HIL/prepare.sh
+# Same flags as test.sh, so after it nothing is rebuilt.
+swift build --product questbox -Xswiftc -warnings-as-errors >&2
+bin=$(swift build --show-bin-path)
+scenarios=("$@")
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line)
+failed=0
+for s in "${scenarios[@]}"; do
+    Tests/HIL/vm.sh -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))
+done
+echo "hil: ${#scenarios[@]} scenario(s), $failed failed"
+((failed == 0))
