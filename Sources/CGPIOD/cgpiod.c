@@ -27,6 +27,9 @@ struct qb_request {
     struct gpiod_line_bulk bulk;
     int fds[QB_MAX_LINES];
     unsigned int offsets[QB_MAX_LINES];
+    /* v1 sets an output request's lines all at once, by position (a one-line set on a
+     * multi-line request would land on its first line), so the request keeps every value. */
+    int values[QB_MAX_LINES];
     size_t count;
 };
 
@@ -175,10 +178,20 @@ static struct gpiod_line *line_at(qb_request *r, unsigned int offset) {
     return NULL;
 }
 
-int qb_set_value(qb_request *r, unsigned int offset, int value) {
-    struct gpiod_line *line = line_at(r, offset);
-    return line ? gpiod_line_set_value(line, value ? 1 : 0) : -1;
+int qb_set_values(qb_request *r, const unsigned int *offsets, const int *values, size_t count) {
+    for (size_t k = 0; k < count; k++) {
+        size_t i = 0;
+        while (i < r->count && r->offsets[i] != offsets[k]) i++;
+        if (i == r->count) {
+            errno = EINVAL;
+            return -1;
+        }
+        r->values[i] = values[k] ? 1 : 0;
+    }
+    return gpiod_line_set_value_bulk(&r->bulk, r->values);
 }
+
+int qb_set_value(qb_request *r, unsigned int offset, int value) { return qb_set_values(r, &offset, &value, 1); }
 
 int qb_get_value(qb_request *r, unsigned int offset) {
     struct gpiod_line *line = line_at(r, offset);
@@ -342,6 +355,16 @@ int qb_read_events(qb_request *r, int fd, qb_edge_event *events, size_t max) {
 
 int qb_set_value(qb_request *r, unsigned int offset, int value) {
     return gpiod_line_request_set_value(r->request, offset, value ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE);
+}
+
+int qb_set_values(qb_request *r, const unsigned int *offsets, const int *values, size_t count) {
+    enum gpiod_line_value v[64];
+    if (count > 64) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++) v[k] = values[k] ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE;
+    return gpiod_line_request_set_values_subset(r->request, count, offsets, v);
 }
 
 int qb_get_value(qb_request *r, unsigned int offset) {

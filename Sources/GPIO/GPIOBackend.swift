@@ -164,6 +164,14 @@ final class LiveGPIORequest: GPIORequest {
         }
     }
 
+    func setValues(_ values: [(offset: UInt32, value: Bool)]) throws {
+        let offsets = values.map(\.offset)
+        let levels = values.map { Int32($0.value ? 1 : 0) }
+        guard qb_set_values(handle, offsets, levels, offsets.count) == 0 else {
+            throw GPIOFailure("setting GPIO lines \(offsets) failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
     func value(offset: UInt32) throws -> Bool {
         let v = qb_get_value(handle, offset)
         guard v >= 0 else { throw GPIOFailure("reading GPIO line \(offset) failed: \(String(cString: strerror(errno)))") }

@@ -54,6 +54,8 @@ int qb_read_events(qb_request *request, int fd, qb_edge_event *events, size_t ma
 
 /// Sets an output line (logical value). Returns 0 or -1.
 int qb_set_value(qb_request *request, unsigned int offset, int value);
+/// Several lines of one request in one step (an RGB LED changes colour at once).
+int qb_set_values(qb_request *request, const unsigned int *offsets, const int *values, size_t count);
 /// Reads a line's logical value: 0, 1, or -1.
 int qb_get_value(qb_request *request, unsigned int offset);
 
