@@ -1,4 +1,6 @@
 import CAudioShim
+import CEventLoop
+import CSystemClock
 import Logging
 import Synchronization
 
@@ -62,8 +64,8 @@ public final class AudioEngine: Sendable {
     private let opener: PCMOpener
     private let logger: Logger
     private let retryDelaysMs: [Int]
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the audio thread from a retry wait when `stop` is called.
+    private let wakeFD: Int32
     private let thread = Mutex<pthread_t?>(nil)
     private static let handoffsKept = 4_096
 
@@ -78,16 +80,12 @@ public final class AudioEngine: Sendable {
         self.opener = opener
         self.logger = logger
         self.retryDelaysMs = retryDelaysMs.isEmpty ? [1_000] : retryDelaysMs
-        var fds: [Int32] = [-1, -1]
-        if qa_wake_pipe(&fds) != 0 { fds = [-1, -1] }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        wakeFD = qb_eventfd_create()
     }
 
     deinit {
         stop()
-        if wakeRead >= 0 { Glibc.close(wakeRead) }
-        if wakeWrite >= 0 { Glibc.close(wakeWrite) }
+        if wakeFD >= 0 { close(wakeFD) }
     }
 
     /// The PCM name for a board's `audio.card`: a bare card name becomes `plughw:CARD=…`
@@ -141,7 +139,7 @@ public final class AudioEngine: Sendable {
     /// button edge's kernel timestamp; default now.
     @discardableResult
     public func play(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
-        let at = requestedAt ?? qa_monotonic_ns()
+        let at = requestedAt ?? questbox_monotonic_nanos()
         return shared.withLock { s in
             let token = s.nextToken
             s.nextToken += 1
@@ -212,7 +210,7 @@ public final class AudioEngine: Sendable {
             mixer.setVolume(percent: settings.0)
             mixer.setMuted(settings.1)
             buffer = [Int16](repeating: 0, count: d.format.periodFrames * d.format.channels)
-            pacedStart = qa_monotonic_ns()
+            pacedStart = questbox_monotonic_nanos()
             pacedFrames = 0
             retry = 0
         }
@@ -246,7 +244,7 @@ public final class AudioEngine: Sendable {
             }
             let playing = mixer.activeVoices > 0
             let started = buffer.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
-            let handedAt = qa_monotonic_ns()
+            let handedAt = questbox_monotonic_nanos()
             do {
                 let recovered = try buffer.withUnsafeBufferPointer { try current.write($0) }
                 // The whole iteration's CPU (mixing, writing, pacing, locks) since the last one.
@@ -269,10 +267,10 @@ public final class AudioEngine: Sendable {
                 // one buffer ahead, as a real card would. Falling behind by more than the
                 // buffer is an underrun such a card would have had: counted as an xrun.
                 let rate = Int64(current.format.rate)
-                let played = (qa_monotonic_ns() - pacedStart) * rate / 1_000_000_000
+                let played = (questbox_monotonic_nanos() - pacedStart) * rate / 1_000_000_000
                 if pacedFrames - played < 0 {
                     shared.withLock { $0.stats.xruns += 1 }
-                    pacedStart = qa_monotonic_ns()
+                    pacedStart = questbox_monotonic_nanos()
                     pacedFrames = 0
                 }
                 pacedFrames += Int64(current.format.periodFrames)
@@ -315,20 +313,14 @@ public final class AudioEngine: Sendable {
 
     /// Sleeps up to `ms`, returning true early when `stop` wakes it.
     private func waitForWake(ms: Int) -> Bool {
-        var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-        let n = poll(&p, 1, Int32(ms))
-        if n > 0 {
-            var scratch = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &scratch, scratch.count) > 0 {}
-            return true
-        }
-        return false
+        var fd = wakeFD
+        var ready: Int32 = 0
+        guard qb_poll_readable(&fd, 1, Int32(ms), &ready) > 0 else { return false }
+        qb_eventfd_drain(wakeFD)
+        return true
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    private func wake() { qb_eventfd_signal(wakeFD) }
 }
 
 private final class ThreadBody {

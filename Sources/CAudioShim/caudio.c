@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "caudio.h"
 #include <alsa/asoundlib.h>
 #include <errno.h>
@@ -115,12 +114,6 @@ int64_t qa_thread_cpu_ns(void) {
     return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-int64_t qa_monotonic_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 void qa_sleep_until(int64_t at_ns) {
     struct timespec t = { .tv_sec = at_ns / 1000000000LL, .tv_nsec = at_ns % 1000000000LL };
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
@@ -130,10 +123,6 @@ int qa_try_realtime(int priority) {
     struct sched_param p = { .sched_priority = priority };
     return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0 ? 1 : 0;
 }
-
-#include <fcntl.h>
-#include <unistd.h>
-int qa_wake_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
 
 #include <signal.h>
 void qa_block_async_signals(void) {

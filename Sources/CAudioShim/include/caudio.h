@@ -41,8 +41,6 @@ void qa_quiet_library_errors(void);
 
 /// CPU time the calling thread has used, in ns.
 int64_t qa_thread_cpu_ns(void);
-/// CLOCK_MONOTONIC now, in ns.
-int64_t qa_monotonic_ns(void);
 /// Sleeps until the CLOCK_MONOTONIC time `at_ns`.
 void qa_sleep_until(int64_t at_ns);
 /// Asks for SCHED_FIFO at `priority` for the calling thread: 1 granted, 0 not permitted.
@@ -51,8 +49,5 @@ int qa_try_realtime(int priority);
 /// Blocks SIGTERM, SIGINT and the other asynchronous signals in the calling thread, so they
 /// reach the event loop's signalfd and never end the process from the audio thread.
 void qa_block_async_signals(void);
-
-/// A non-blocking, close-on-exec pipe for waking the audio thread: 0 or -1.
-int qa_wake_pipe(int fds[2]);
 
 #endif
