@@ -133,17 +133,7 @@ struct InteractiveSimulateTests {
         }
         let captured = (dir as NSString).appendingPathComponent("sound.raw")
 
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: questbox)
-        p.arguments = ["simulate", "--data", dir, "--sound", "file:FILE=\(captured),FORMAT=raw"]
-        var env = ProcessInfo.processInfo.environment
-        env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
-        p.environment = env
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = output
-        try p.run()
+        let (p, input, output) = try launchInteractive(["--data", dir, "--sound", "file:FILE=\(captured),FORMAT=raw"])
         func key(_ k: String, after seconds: Double) {
             usleep(UInt32(seconds * 1e6))
             input.fileHandleForWriting.write(Data(k.utf8))
@@ -183,10 +173,21 @@ struct InteractiveSimulateTests {
 
     @Test("SIGTERM reaches the loop, not the audio thread: outputs off, exit 0")
     func sigterm() throws {
-        let dir = temporaryDirectory()
+        let (p, input, output) = try launchInteractive(["--data", temporaryDirectory()])
+        usleep(1_000_000)  // up and idle, the audio thread writing silence
+        kill(p.processIdentifier, SIGTERM)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(p.terminationReason) \(p.terminationStatus): \(text)")
+        #expect(text.hasSuffix("bye\n"))
+        try input.fileHandleForWriting.close()
+    }
+
+    /// `questbox simulate ARGUMENTS` running with keys on a pipe and output (both streams) on another.
+    func launchInteractive(_ arguments: [String]) throws -> (process: Process, input: Pipe, output: Pipe) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: productPath("questbox"))
-        p.arguments = ["simulate", "--data", dir]
+        p.arguments = ["simulate"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
         p.environment = env
@@ -195,13 +196,7 @@ struct InteractiveSimulateTests {
         p.standardOutput = output
         p.standardError = output
         try p.run()
-        usleep(1_000_000)  // up and idle, the audio thread writing silence
-        kill(p.processIdentifier, SIGTERM)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(p.terminationReason) \(p.terminationStatus): \(text)")
-        #expect(text.hasSuffix("bye\n"))
-        try input.fileHandleForWriting.close()
+        return (p, input, output)
     }
 
     func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {

@@ -3,22 +3,11 @@
 daemon with SIGKILL mid-task, starts it again, stops the task, then kills it again during the
 reveal. Prints the injected lock-in → stop interval (CLOCK_MONOTONIC, s).
 usage: crash.py SYSFS_DIR LOG -- questbox run …"""
-import os, signal, subprocess, sys, time
+import signal, subprocess, sys, time
+from box import Box, LOCK, STOP
 
-sysfs, log = sys.argv[1], sys.argv[2]
+box, log = Box(sys.argv[1]), sys.argv[2]
 command = sys.argv[sys.argv.index("--") + 1:]
-LOCK, STOP, BLUE = 0, 1, 6
-
-def pull(line, level):
-    with open(f"{sysfs}/sim_gpio{line}/pull", "w") as f:
-        f.write(level)
-
-def tap(line):
-    t = time.clock_gettime(time.CLOCK_MONOTONIC)
-    pull(line, "pull-down")
-    time.sleep(0.08)
-    pull(line, "pull-up")
-    return t
 
 def start():
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(log, "a"))
@@ -31,26 +20,18 @@ def wait_for_log(text, seconds=60):
         time.sleep(0.02)
     sys.exit(f"never logged {text!r}")
 
-def wait_for_blue(seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if open(f"{sysfs}/sim_gpio{BLUE}/value").read().strip() == "1":
-            return
-        time.sleep(0.01)
-    sys.exit("the box never showed a quest")
-
 daemon = start()
-wait_for_blue()
-tap(LOCK)                          # start the quest
+box.wait_for_quest()
+box.tap(LOCK)                      # start the quest
 time.sleep(1.0)
-locked = tap(LOCK)                 # lock in: the task runs
+locked = box.tap(LOCK)             # lock in: the task runs
 time.sleep(1.0)
 daemon.send_signal(signal.SIGKILL) # power cut mid-task
 daemon.wait()
 daemon = start()
 wait_for_log("resuming the task in progress")
 time.sleep(max(0.0, locked + 3.5 - time.clock_gettime(time.CLOCK_MONOTONIC)))
-stopped = tap(STOP)
+stopped = box.tap(STOP)
 time.sleep(0.3)                    # the reveal is on
 daemon.send_signal(signal.SIGKILL) # power cut during the reveal
 daemon.wait()
