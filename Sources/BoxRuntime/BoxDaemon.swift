@@ -78,6 +78,8 @@ public final class BoxDaemon: @unchecked Sendable {
             signalFD = qb_signalfd_term()
             guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
         }
+        let prefetched = qb_prefetch_mapped_code()
+        logger.debug("code read ahead", metadata: ["files": "\(prefetched)"])
         startUp()
         armMidnight()
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
@@ -206,25 +208,34 @@ public final class BoxDaemon: @unchecked Sendable {
 
     private func perform(_ effects: [QuestEffect]) {
         timers.apply(effects)
+        // What the player hears and sees goes first: a database write (an SD card's fsync
+        // can take tens of milliseconds) must neither delay the reveal nor eat into a
+        // buzzer pulse that was timed from before it. The write follows at once, before
+        // the next event is read.
         let now = clock.monotonicNanos()
         for effect in effects {
             switch effect {
-            case .persist(let request):
-                // Synchronous: what the player is about to see is on disk first.
-                do {
-                    try db.apply(request, wallClockTrusted: clock.isWallClockTrusted())
-                } catch {
-                    logger.error("saving failed", metadata: ["request": "\(request)", "error": "\(error)"])
-                }
             case .playSound(let s):
                 sound.play(s)
             case .led(let pattern):
                 if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: now) { setLED(color) }
             case .buzzer(let pattern):
                 if let on = buzzer.start(pattern.sequence, repeats: false, at: now) { setBuzzer(on) }
+            case .persist, .display, .scheduleTimer, .cancelTimer:
+                break
+            }
+        }
+        for effect in effects {
+            switch effect {
+            case .persist(let request):
+                do {
+                    try db.apply(request, wallClockTrusted: clock.isWallClockTrusted())
+                } catch {
+                    logger.error("saving failed", metadata: ["request": "\(request)", "error": "\(error)"])
+                }
             case .display(let screen):
                 display.show(screen)
-            case .scheduleTimer, .cancelTimer:
+            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer:
                 break
             }
         }

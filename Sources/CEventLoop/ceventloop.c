@@ -2,6 +2,8 @@
 #include "ceventloop.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -119,6 +121,26 @@ int qb_wallclock_timerfd_read(int fd) {
     if (n == (ssize_t)sizeof expirations) return 1;
     if (n < 0 && errno == ECANCELED) return 2;
     return 0;
+}
+
+int qb_prefetch_mapped_code(void) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    char line[4096], last[4096] = "";
+    int advised = 0;
+    while (fgets(line, sizeof line, maps)) {
+        char perms[8], path[4096];
+        /* start-end perms offset dev inode path */
+        if (sscanf(line, "%*s %7s %*s %*s %*s %4095s", perms, path) != 2) continue;
+        if (perms[2] != 'x' || path[0] != '/' || strcmp(path, last) == 0) continue;
+        snprintf(last, sizeof last, "%s", path);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) == 0) advised++;
+        close(fd);
+    }
+    fclose(maps);
+    return advised;
 }
 
 void qb_release_free_memory(void) {

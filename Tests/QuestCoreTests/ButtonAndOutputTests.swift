@@ -118,6 +118,21 @@ struct ButtonAndOutputTests {
         #expect(steps.filter { $0.on && $0.durationMs == 80 }.count == 2)
     }
 
+    @Test("reveal and celebration pulses start after a pause, so they never run into the stop tap")
+    func revealPauseAfterTap() {
+        let tap = BuzzerPattern.tap.steps
+        #expect(tap.first?.on == true && tap.first?.durationMs == 40)
+        let patterns: [BuzzerPattern] = AccuracyRating.allCases.map { .reveal($0) } + [.celebration]
+        for pattern in patterns {
+            let steps = pattern.steps
+            #expect(steps.first?.on == false && (steps.first?.durationMs ?? 0) >= 60, "\(pattern)")
+            #expect(steps.last?.on == false && steps.last?.durationMs == 0, "\(pattern) ends off")
+        }
+        // The HIL quest counts these pulses on the real BUZZER line.
+        #expect(BuzzerPattern.reveal(.wayOff).steps.filter(\.on).count == 2)
+        #expect(BuzzerPattern.reveal(.spotOn).steps.filter(\.on).count == 3)
+    }
+
     @Test("timer queue: earliest first, rescheduling replaces, cancel removes")
     func timerQueue() {
         var q = TimerQueue()

@@ -45,4 +45,9 @@ int qb_wallclock_timerfd_read(int fd);
 #define CEVENTLOOP_MEM_H
 /// Hands memory freed after start-up back to the system (glibc malloc_trim); no-op elsewhere.
 void qb_release_free_memory(void);
+/// Asks the kernel to read the process's executable and libraries into the page cache
+/// (POSIX_FADV_WILLNEED), so the first reveal does not wait on code paged in from the SD
+/// card. Resident memory is unchanged: pages are cached, not mapped. Returns the number of
+/// files advised, -1 if /proc/self/maps cannot be read.
+int qb_prefetch_mapped_code(void);
 #endif

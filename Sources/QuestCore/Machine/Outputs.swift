@@ -110,11 +110,13 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
         func off(_ ms: Int) -> BuzzerStep { BuzzerStep(on: false, durationMs: ms) }
         switch self {
         case .tap: return [on(40), off(0)]
-        case .reveal(.spotOn): return [on(60), off(60), on(60), off(60), on(60), off(0)]
-        case .reveal(.close): return [on(80), off(100), on(80), off(0)]
-        case .reveal(.off): return [on(150), off(0)]
-        case .reveal(.wayOff): return [on(90), off(250), on(90), off(0)]
-        case .celebration: return [on(80), off(80), on(80), off(80), on(80), off(200), on(300), off(0)]
+        // Reveals and celebrations follow a tap (the stop press's): a pause first, so the
+        // two never run together into one long buzz.
+        case .reveal(.spotOn): return [off(80), on(60), off(60), on(60), off(60), on(60), off(0)]
+        case .reveal(.close): return [off(80), on(80), off(100), on(80), off(0)]
+        case .reveal(.off): return [off(80), on(150), off(0)]
+        case .reveal(.wayOff): return [off(80), on(90), off(250), on(90), off(0)]
+        case .celebration: return [off(80), on(80), off(80), on(80), off(80), on(80), off(200), on(300), off(0)]
         case .readBack(let seconds):
             let (long, short) = Self.readBackPulses(seconds: seconds)
             var steps: [BuzzerStep] = []

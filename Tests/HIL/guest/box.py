@@ -3,9 +3,14 @@
 Presses are pulls written to sim_gpioK/pull (buttons are active-low: pull-down = pressed);
 press times are read on CLOCK_MONOTONIC right before the write, the clock the kernel stamps
 the edges with. Output levels are read from sim_gpioK/value."""
-import sys, time
+import os, sys, threading, time
 
-LOCK, STOP, BLUE = 0, 1, 6
+LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, BUZZER = range(8)
+OUTPUTS = (RED, GREEN, BLUE, BUZZER)
+
+
+def now():
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
 
 
 class Box:
@@ -20,11 +25,11 @@ class Box:
         with open(f"{self.sysfs}/sim_gpio{line}/value") as f:
             return f.read().strip() == "1"
 
-    def tap(self, line):
-        """Presses for 80 ms; returns the press time (CLOCK_MONOTONIC, s)."""
-        t = time.clock_gettime(time.CLOCK_MONOTONIC)
+    def tap(self, line, hold=0.08):
+        """Presses for `hold` s; returns the press time (CLOCK_MONOTONIC, s)."""
+        t = now()
         self.pull(line, "pull-down")
-        time.sleep(0.08)
+        time.sleep(hold)
         self.pull(line, "pull-up")
         return t
 
@@ -35,3 +40,36 @@ class Box:
             if time.monotonic() > deadline:
                 sys.exit("the box never showed a quest (LED_BLUE stayed off)")
             time.sleep(0.01)
+
+
+class OutputRecorder(threading.Thread):
+    """Samples the LED and buzzer lines about every millisecond and keeps each change as
+    (CLOCK_MONOTONIC s, (red, green, blue, buzzer)). The time is taken before the reads, so
+    a change is stamped no later than it was seen."""
+
+    def __init__(self, box, period=0.001):
+        super().__init__(daemon=True)
+        self.period = period
+        self.changes = []
+        self.running = True
+        self.fds = [os.open(f"{box.sysfs}/sim_gpio{line}/value", os.O_RDONLY) for line in OUTPUTS]
+
+    def sample(self):
+        return tuple(int(os.pread(fd, 4, 0)[:1] == b"1") for fd in self.fds)
+
+    def run(self):
+        last = None
+        while self.running:
+            t = now()
+            s = self.sample()
+            if s != last:
+                self.changes.append((t, s))
+                last = s
+            time.sleep(self.period)
+
+    def stop(self):
+        self.running = False
+        self.join()
+        for fd in self.fds:
+            os.close(fd)
+        return self.changes

@@ -1,22 +1,45 @@
 #!/usr/bin/env python3
-"""Inside the VM: plays a 3-task quest on the questbox gpio-sim chip like a player would and
-prints the injected lock-in → stop intervals (CLOCK_MONOTONIC, s) as JSON.
-usage: quest.py SYSFS_DIR DURATION_S…"""
+"""Inside the VM: plays the 3-task example quest on the questbox gpio-sim chip like a player
+would, while recording the LED and buzzer lines. Prints JSON: the presses (CLOCK_MONOTONIC
+s), the injected lock-in → stop intervals, and every output change.
+usage: quest.py SYSFS_DIR"""
 import json, sys, time
-from box import Box, LOCK, STOP
+from box import Box, OutputRecorder, LOCK, STOP, DOWN, now
+
+# (task duration s, "down" presses before lock-in). The first suggestion is 2:00; seven
+# steps down make it 0:15, so task 2 is spot on (|15 − 3.1| ≤ 15 s) and tasks 1 and 3 are
+# way off. Durations stay above GAME-4's 2 s guard.
+PLAN = [(2.4, 0), (3.1, 7), (2.2, 0)]
 
 box = Box(sys.argv[1])
-durations = [float(d) for d in sys.argv[2:]]
 box.wait_for_quest()
-box.tap(LOCK)                      # start the quest
+recorder = OutputRecorder(box)
+recorder.start()
+time.sleep(0.5)
+presses = []
+
+
+def press(label, line, hold=0.08):
+    t = box.tap(line, hold)
+    presses.append({"label": label, "t": t, "release": t + hold})
+    return t
+
+
+press("start", LOCK)
 time.sleep(1.0)
 injected = []
-for d in durations:
-    locked = box.tap(LOCK)         # lock in the estimate: the task starts
-    time.sleep(max(0.0, locked + d - time.clock_gettime(time.CLOCK_MONOTONIC)))
-    stopped = box.tap(STOP)        # done
+for i, (duration, downs) in enumerate(PLAN):
+    for _ in range(downs):
+        box.tap(DOWN)
+        time.sleep(0.25)
+    time.sleep(0.3)
+    locked = press(f"lock{i}", LOCK)
+    time.sleep(max(0.0, locked + duration - now()))
+    # A short stop tap: the reveal starts on the release (a hold would abandon instead).
+    stopped = press(f"stop{i}", STOP, hold=0.04)
     injected.append(stopped - locked)
-    time.sleep(2.5)                # the reveal
-    box.tap(LOCK)                  # next task (after the last: the quest completes)
+    time.sleep(3.0)                # the reveal's sound and lights run their course
+    press(f"next{i}", LOCK)        # after the last task: the quest summary
     time.sleep(1.0)
-print(json.dumps(injected))
+time.sleep(2.5)                    # the summary's celebration
+print(json.dumps({"presses": presses, "injected": injected, "outputs": recorder.stop()}))

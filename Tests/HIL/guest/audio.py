@@ -1,0 +1,80 @@
+"""What the box played, as captured by hil-capture from the loopback card, on the same
+CLOCK_MONOTONIC time line as the presses. Pure Python (the guest has no numpy)."""
+import array, struct
+
+RATE = 48000
+
+
+class Capture:
+    def __init__(self, raw_path, times_path):
+        samples = array.array("h")
+        with open(raw_path, "rb") as f:
+            samples.frombytes(f.read())
+        self.left = samples[0::2]
+        # Frame 0's time: the earliest bound over all reads (a late wake-up only makes a
+        # read's estimate later, never earlier).
+        bounds = []
+        for line in open(times_path):
+            t_ns, read, waiting = map(int, line.split())
+            bounds.append(t_ns / 1e9 - (read + waiting) / RATE)
+        if not bounds:
+            raise SystemExit("the capture recorded nothing")
+        self.origin = min(bounds)
+
+    def time_of(self, frame):
+        return self.origin + frame / RATE
+
+    def frame_at(self, t):
+        return max(0, int((t - self.origin) * RATE))
+
+    def first_sound_after(self, t, within=1.0):
+        """The first non-zero frame at or after time t (silence is exact zeros), or None."""
+        start, end = self.frame_at(t), min(len(self.left), self.frame_at(t + within))
+        for k in range(start, end):
+            if self.left[k] != 0:
+                return k
+        return None
+
+    def last_sound_before(self, frame, limit):
+        """The last non-zero frame in [frame, limit)."""
+        for k in range(min(limit, len(self.left)) - 1, frame - 1, -1):
+            if self.left[k] != 0:
+                return k
+        return None
+
+
+def wav_samples(path):
+    """The mono 16-bit samples of one of the box's WAV files."""
+    data = open(path, "rb").read()
+    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", f"{path}: not a WAV file"
+    pos = 12
+    while pos + 8 <= len(data):
+        tag, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+        if tag == b"data":
+            out = array.array("h")
+            out.frombytes(data[pos + 8:pos + 8 + size])
+            return out
+        pos += 8 + size + (size & 1)
+    raise SystemExit(f"{path}: no data chunk")
+
+
+def fit(signal, clip, at, length):
+    """Least-squares gain of `clip` placed at frame `at` of `signal` over `length` frames,
+    and the largest remaining difference."""
+    n = min(length, len(clip), len(signal) - at)
+    sw = sum(signal[at + i] * clip[i] for i in range(n))
+    ww = sum(clip[i] * clip[i] for i in range(n)) or 1
+    gain = sw / ww
+    worst = max(abs(signal[at + i] - gain * clip[i]) for i in range(n))
+    return gain, worst
+
+
+def locate(signal, clip, start, end, window):
+    """The placement of `clip` in [start, end] that best explains `signal` over `window`
+    frames: (frame, gain, largest difference)."""
+    best = None
+    for at in range(max(0, start), end + 1):
+        gain, worst = fit(signal, clip, at, window)
+        if best is None or worst < best[2]:
+            best = (at, gain, worst)
+    return best

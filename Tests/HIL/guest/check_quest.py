@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Inside the VM: checks scenario 1 (#6) from what quest.py saw, the stored history and the
+loopback capture. usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR"""
+import json, sys
+from audio import Capture, RATE, locate, fit, wav_samples
+
+quest, history = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+capture, sounds = Capture(sys.argv[3], sys.argv[4]), sys.argv[5]
+presses = {p["label"]: p for p in quest["presses"]}
+outputs = [(t, tuple(s)) for t, s in quest["outputs"]]
+problems = []
+
+def check(ok, message):
+    if not ok:
+        problems.append(message)
+    return ok
+
+# --- durations and ratings (GAME-3, SCORE-1) -------------------------------------------
+expected_ratings = ["way_off", "spot_on", "way_off"]
+actual = [e["actualSeconds"] for e in history]
+errors = [abs(a - i) * 1000 for a, i in zip(actual, quest["injected"])]
+print("durations: injected", [round(i, 4) for i in quest["injected"]], "stored", actual,
+      "error ms", [round(e, 2) for e in errors])
+check(len(history) == 3, f"{len(history)} estimations stored, expected 3")
+check(max(errors, default=99) <= 5, f"a duration is off by more than 5 ms: {errors}")
+check([e["rating"] for e in history] == expected_ratings,
+      f"ratings {[e['rating'] for e in history]}, expected {expected_ratings}")
+check([e["estimatedSeconds"] for e in history] == [120, 15, 120],
+      f"estimates {[e['estimatedSeconds'] for e in history]}, expected [120, 15, 120]")
+
+# --- LED and buzzer lines ----------------------------------------------------------------
+COLORS = {(0, 0, 0): "off", (1, 1, 1): "white", (0, 1, 1): "cyan", (1, 0, 1): "magenta",
+          (0, 1, 0): "green", (1, 1, 0): "yellow", (1, 0, 0): "red", (0, 0, 1): "blue"}
+
+def state_at(t):
+    s = (0, 0, 0, 0)
+    for when, value in outputs:
+        if when > t:
+            break
+        s = value
+    return s
+
+def between(a, b):
+    return [(t, s) for t, s in outputs if a <= t < b]
+
+def first_color_after(t, color, within):
+    for when, s in between(t, t + within):
+        if COLORS.get(s[:3]) == color:
+            return when - t
+    return None
+
+def buzzer_pulses(a, b):
+    """(start, length) of every buzzer pulse that switches on in [a, b)."""
+    pulses, on_at, last = [], None, state_at(a)[3]
+    for t, s in between(a, b + 1.0):
+        if s[3] and not last and t < b:
+            on_at = t
+        elif not s[3] and last and on_at is not None:
+            pulses.append((on_at, t - on_at))
+            on_at = None
+        last = s[3]
+    return pulses
+
+start = presses["start"]["t"]
+check(any(COLORS.get(s[:3]) == "blue" for _, s in between(start - 0.6, start)) or COLORS.get(state_at(start)[:3]) in ("blue", "off"),
+      "before the start the LED was not the quest-available blink")
+seen = {}
+d = first_color_after(start, "white", 0.1)
+check(d is not None, "the LED did not turn white (estimating) within 100 ms of the start press")
+seen["start→white"] = d
+for i, rating in enumerate(expected_ratings):
+    lock, stop, nxt = presses[f"lock{i}"]["t"], presses[f"stop{i}"], presses[f"next{i}"]["t"]
+    d = first_color_after(lock, "cyan", 0.1)
+    check(d is not None, f"task {i + 1}: the LED did not start the cyan heartbeat within 100 ms of lock-in")
+    seen[f"lock{i}→cyan"] = d
+    pulses = buzzer_pulses(lock, lock + 0.1)
+    check(len(pulses) == 1 and 0.025 <= pulses[0][1] <= 0.1,
+          f"task {i + 1}: lock-in buzzer tap {pulses}, expected one ~40 ms pulse")
+    # GAME-2: while the task runs the LED only beats cyan, and the buzzer stays quiet.
+    colors = {COLORS.get(s[:3]) for _, s in between(lock + 0.1, stop["t"])}
+    check(colors <= {"cyan", "off"}, f"task {i + 1}: the LED showed {colors} while the task ran")
+    check(not buzzer_pulses(lock + 0.1, stop["t"]), f"task {i + 1}: the buzzer sounded while the task ran")
+    stop_tap = buzzer_pulses(stop["t"], stop["release"])
+    check(len(stop_tap) == 1 and 0.025 <= stop_tap[0][1] <= 0.1, f"task {i + 1}: stop buzzer tap {stop_tap}, expected one ~40 ms pulse")
+    reveal_color = {"way_off": "magenta", "spot_on": "green"}[rating]
+    d = first_color_after(stop["release"], reveal_color, 0.1)
+    check(d is not None, f"task {i + 1}: the LED did not show the {rating} colour ({reveal_color}) within 100 ms of the stop release")
+    seen[f"stop{i}→{reveal_color}"] = d
+    pulses = buzzer_pulses(stop["release"], nxt)
+    want = {"way_off": 2, "spot_on": 3}[rating]
+    check(len(pulses) == want, f"task {i + 1}: {len(pulses)} reveal buzzer pulses, expected {want} for {rating}")
+    if i < 2:
+        d = first_color_after(nxt, "white", 0.1)
+        check(d is not None, f"task {i + 1}: the LED did not turn white for the next estimate within 100 ms")
+last = presses["next2"]["t"]
+d = first_color_after(last, "red", 0.1)
+check(d is not None, "the quest summary's celebration did not start (red) within 100 ms")
+check(state_at(outputs[-1][0] + 1) == (0, 0, 0, 0) or COLORS.get(state_at(outputs[-1][0] + 1)[:3]) == "blue",
+      f"after the summary the outputs rest at {state_at(outputs[-1][0] + 1)}")
+print("LED/buzzer: changes seen", len(outputs), "latencies ms",
+      {k: (round(v * 1000, 1) if v is not None else None) for k, v in seen.items()})
+
+# --- the reveal sounds on the loopback card ----------------------------------------------
+stop_clip = wav_samples(f"{sounds}/stop.wav")
+for i, rating in enumerate(expected_ratings):
+    press_t = presses[f"stop{i}"]["t"]
+    reveal = wav_samples(f"{sounds}/reveal_{rating}.wav")
+    first = capture.first_sound_after(press_t)
+    if not check(first is not None, f"task {i + 1}: nothing was heard within 1 s of the stop press"):
+        continue
+    # The stop sound starts on the press, the reveal on the release; take the stop sound
+    # out and find the reveal in what remains.
+    s_at, gain, worst = locate(capture.left, stop_clip, first - 48, first + 2, 960)
+    check(worst <= 8, f"task {i + 1}: the first sound after the stop press is not stop.wav (off by {worst:.0f})")
+    rest = capture.left[s_at:s_at + len(stop_clip) + len(reveal) + RATE]
+    rest = [x - round(gain * stop_clip[k]) if k < len(stop_clip) else x for k, x in enumerate(rest)]
+    onset = next((k for k, x in enumerate(rest) if abs(x) > 200), None)
+    if not check(onset is not None, f"task {i + 1}: no reveal sound after the stop sound"):
+        continue
+    r_at, r_gain, _ = locate(rest, reveal, onset - 480, onset + 2, 2400)
+    _, r_worst = fit(rest, reveal, r_at, len(reveal))
+    check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})")
+    start_ms = (capture.time_of(s_at + r_at) - press_t) * 1000
+    end = capture.last_sound_before(s_at + r_at, s_at + r_at + len(reveal) + RATE)
+    wav_last = max(k for k, x in enumerate(reveal) if round(r_gain * x) != 0)
+    heard_ms, wav_ms = (end - s_at - r_at) * 1000 / RATE, wav_last * 1000 / RATE
+    check(start_ms <= 100, f"task {i + 1}: the reveal started {start_ms:.1f} ms after the stop press (limit 100)")
+    check(abs(heard_ms - wav_ms) <= 2, f"task {i + 1}: the reveal sounded for {heard_ms:.1f} ms, reveal_{rating}.wav for {wav_ms:.1f} ms")
+    print(f"task {i + 1} audio: stop sound {(capture.time_of(first) - press_t) * 1000:.1f} ms after the press, "
+          f"reveal_{rating}.wav from {start_ms:.1f} ms for {heard_ms:.1f} ms (file {wav_ms:.1f} ms), "
+          f"gain {r_gain:.3f}, largest sample difference {r_worst:.0f}")
+
+for p in problems:
+    print("problem:", p)
+if problems:
+    t0 = presses["start"]["t"]
+    print("presses (s after start):", ", ".join(f"{p['label']} {p['t'] - t0:.3f}" for p in quest["presses"]))
+    print("outputs (s after start, R G B buzzer):", ", ".join(f"{t - t0:.3f} {''.join(map(str, s))}" for t, s in outputs))
+sys.exit(1 if problems else 0)
