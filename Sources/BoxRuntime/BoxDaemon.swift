@@ -80,6 +80,8 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         let prefetched = qb_prefetch_mapped_code()
         logger.debug("code read ahead", metadata: ["files": "\(prefetched)"])
+        let rehearsed = QuestRehearsal.run(world: state.world, rules: state.rules, wallClock: clock.wallNow())
+        logger.debug("quest rehearsed", metadata: ["effects": "\(rehearsed.count)"])
         startUp()
         armMidnight()
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }

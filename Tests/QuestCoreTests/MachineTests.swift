@@ -96,6 +96,18 @@ struct MachineTests {
         #expect(box.sim.timers.isEmpty)
     }
 
+    @Test("the start-up rehearsal plays a whole quest on a copy: two reveals, the summary, the player's world untouched")
+    func rehearsal() {
+        let box = Box()
+        let before = box.sim.state.world
+        let effects = QuestRehearsal.run(world: before, rules: .standard, wallClock: at(2026, 6, 10, 7, 0, Box.cal))
+        let reveals = effects.filter { if case .playSound(let s) = $0 { s.rawValue.hasPrefix("reveal_") } else { false } }
+        let stored = effects.filter { if case .persist(.estimationCompleted) = $0 { true } else { false } }
+        #expect(reveals.count == 2 && stored.count == 2)
+        #expect(effects.contains { if case .display(.summary) = $0 { true } else { false } })
+        #expect(box.sim.state.world == before)
+    }
+
     @Test("the completed estimation is persisted before the reveal is sounded, lit or shown")
     func persistBeforeReveal() {
         var box = Box()

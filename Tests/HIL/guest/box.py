@@ -44,8 +44,8 @@ class Box:
 
 class OutputRecorder(threading.Thread):
     """Samples the LED and buzzer lines about every millisecond and keeps each change as
-    (CLOCK_MONOTONIC s, (red, green, blue, buzzer)). The time is taken before the reads, so
-    a change is stamped no later than it was seen."""
+    (CLOCK_MONOTONIC s, (red, green, blue, buzzer)). The time is taken right after the
+    reads, so a change is never stamped before it happened (latencies are upper bounds)."""
 
     def __init__(self, box, period=0.001):
         super().__init__(daemon=True)
@@ -60,8 +60,8 @@ class OutputRecorder(threading.Thread):
     def run(self):
         last = None
         while self.running:
-            t = now()
             s = self.sample()
+            t = now()
             if s != last:
                 self.changes.append((t, s))
                 last = s
