@@ -110,13 +110,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 case wallFD:
                     calendarChanged(reason: qb_wallclock_timerfd_read(wallFD) == 2 ? "wall clock set" : "midnight")
                 default:
-                    do {
-                        for edge in try board.readButtonEdges(from: fd) {
-                            step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos))
-                        }
-                    } catch {
-                        logger.error("reading buttons failed", metadata: ["error": "\(error)"])
-                    }
+                    readButtonEdges(from: fd)
                 }
             }
             runDueWork()
@@ -126,6 +120,25 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     // MARK: work
+
+    private func readButtonEdges(from fd: Int32) {
+        do {
+            for edge in try board.readButtonEdges(from: fd) {
+                logger.debug("edge", metadata: ["button": "\(edge.role)", "pressed": "\(edge.pressed)", "ns": "\(edge.atNanos)"])
+                step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos))
+            }
+        } catch {
+            logger.error("reading buttons failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Feeds every edge already waiting on the button lines, without blocking.
+    private func drainButtonEdges() {
+        var fds = board.pollDescriptors
+        var ready = [Int32](repeating: 0, count: fds.count)
+        guard qb_poll_readable(&fds, Int32(fds.count), 0, &ready) > 0 else { return }
+        for (i, fd) in fds.enumerated() where ready[i] != 0 { readButtonEdges(from: fd) }
+    }
 
     private func startUp() {
         let now = clock.wallNow()
@@ -206,6 +219,18 @@ public final class BoxDaemon: @unchecked Sendable {
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
         perform(effects)
+        // A debounce window closed: the line's real level settles what its edges left open.
+        for case .readButton(let role) in effects {
+            // Edges that arrived since the last poll come first: the read is newer than them.
+            drainButtonEdges()
+            do {
+                let level = try board.isPressed(role)
+                logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(clock.monotonicNanos())"])
+                step(.buttonLevel(role, pressed: level, atNanos: clock.monotonicNanos()))
+            } catch {
+                logger.error("reading a button failed", metadata: ["button": "\(role)", "error": "\(error)"])
+            }
+        }
     }
 
     private func perform(_ effects: [QuestEffect]) {
@@ -214,16 +239,16 @@ public final class BoxDaemon: @unchecked Sendable {
         // can take tens of milliseconds) must neither delay the reveal nor eat into a
         // buzzer pulse that was timed from before it. The write follows at once, before
         // the next event is read.
-        let now = clock.monotonicNanos()
+        // Each pattern is timed from the moment its first value is set.
         for effect in effects {
             switch effect {
             case .playSound(let s):
                 sound.play(s)
             case .led(let pattern):
-                if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: now) { setLED(color) }
+                if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: clock.monotonicNanos()) { setLED(color) }
             case .buzzer(let pattern):
-                if let on = buzzer.start(pattern.sequence, repeats: false, at: now) { setBuzzer(on) }
-            case .persist, .display, .scheduleTimer, .cancelTimer:
+                if let on = buzzer.start(pattern.sequence, repeats: false, at: clock.monotonicNanos()) { setBuzzer(on) }
+            case .persist, .display, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
         }
@@ -237,7 +262,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 }
             case .display(let screen):
                 display.show(screen)
-            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer:
+            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
         }

@@ -25,10 +25,11 @@ public protocol DisplayOutput: AnyObject {
 
 public final class LoggingDisplayOutput: DisplayOutput {
     let logger: Logger
-    public private(set) var shown: [Screen] = []
+    /// Only the latest: the daemon runs for months.
+    public private(set) var lastShown: Screen?
     public init(logger: Logger) { self.logger = logger }
     public func show(_ screen: Screen) {
-        shown.append(screen)
+        lastShown = screen
         logger.debug("screen", metadata: ["text": "\(screen.textLines.joined(separator: " | "))"])
     }
 }

@@ -126,7 +126,11 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
         }
 
         func setValue(_ value: Bool, offset: UInt32) throws {}
-        func value(offset: UInt32) throws -> Bool { false }
+        /// A held key (capital letter) reads pressed until it is pressed again; taps have
+        /// been released by the time the debounce window closes.
+        func value(offset: UInt32) throws -> Bool {
+            owner.lines.indices.contains(Int(offset)) && owner.held.contains(owner.lines[Int(offset)])
+        }
     }
 
     final class Lights: GPIORequest {

@@ -78,6 +78,16 @@ public final class BoardGPIO {
         }
     }
 
+    /// Whether a button is held now (its line's level, polarity applied).
+    public func isPressed(_ role: ButtonRole) throws -> Bool {
+        for (request, chip) in inputs {
+            if let offset = roleOfInput[chip]?.first(where: { $0.value == role })?.key {
+                return try request.value(offset: offset)
+            }
+        }
+        throw GPIOFailure("board \(profile.name): no line for the \(role) button")
+    }
+
     /// The LED's colour: an RGB LED mixes its three lines; a single LED is on for any colour.
     public func setLED(_ color: LEDColor) throws {
         if let single = outputs["led"] { return try single.request.setValue(color != .off, offset: single.offset) }
@@ -165,18 +175,26 @@ public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
         }
 
         public func setValue(_ value: Bool, offset: UInt32) throws {
-            guard values[offset] != nil else { throw GPIOFailure("line \(offset) not requested") }
-            values[offset] = value
+            try lock.withLock {
+                guard values[offset] != nil else { throw GPIOFailure("line \(offset) not requested") }
+                values[offset] = value
+            }
             owner?.record((chipPath, offset, value))
         }
 
         public func value(offset: UInt32) throws -> Bool {
-            guard let v = values[offset] else { throw GPIOFailure("line \(offset) not requested") }
-            return v
+            try lock.withLock {
+                guard let v = values[offset] else { throw GPIOFailure("line \(offset) not requested") }
+                return v
+            }
         }
 
+        /// An input line's level follows the edges injected into it.
         func inject(_ edge: GPIOEdge) {
-            lock.withLock { pending.append(edge) }
+            lock.withLock {
+                pending.append(edge)
+                values[edge.offset] = edge.rising
+            }
             var byte: UInt8 = 1
             if let pipe { _ = write(pipe.write, &byte, 1) }
         }

@@ -13,7 +13,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
     @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0).") var sound: String?
-    @Flag(name: .long, help: "Log every screen too (debug level).") var verbose = false
+    @Flag(name: .long, help: "Also log every button edge, level read and screen (debug level).") var verbose = false
     @OptionGroup var options: DataOptions
 
     func run() throws {

@@ -232,6 +232,8 @@ enum TraceLine {
             return ["effect": .string("timer"), "action": .string("schedule"), "timer": .string(timerName(timer)), "dueMs": .number(Double(at / 1_000_000))]
         case .cancelTimer(let timer):
             return ["effect": .string("timer"), "action": .string("cancel"), "timer": .string(timerName(timer))]
+        case .readButton(let role):
+            return ["effect": .string("readButton"), "button": .string(role.rawValue)]
         }
     }
 

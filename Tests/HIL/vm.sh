@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one command as root inside a throw-away VM (Debian's stock kernel under qemu with
 # software emulation, the host's root filesystem as a writable overlay, gpio-sim and
-# snd-aloop available) and exits with its status; its output is printed here. 125: the
+# snd-aloop available; 2 vCPUs unless $HIL_CPUS says otherwise, so a scenario's player and
+# the box do not take turns on one CPU) and exits with its status; its output is printed here. 125: the
 # guest never finished.   Tests/HIL/vm.sh [-t SECONDS] -- command [args…]
 set -euo pipefail
 cache=${HIL_CACHE:-/tmp/questbox-hil}
@@ -18,7 +19,7 @@ printf '%q ' "$@" > "$job/cmd"
 echo >> "$job/cmd"
 pwd > "$job/cwd"
 status=0
-timeout --foreground "$timeout_s" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "${HIL_MEM:-512}" -smp 1 \
+timeout --foreground "$timeout_s" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "${HIL_MEM:-512}" -smp "${HIL_CPUS:-2}" \
     -nodefaults -no-user-config -nographic -no-reboot -serial "file:$job/console" \
     -kernel "$cache/vmlinux" -initrd "$cache/initramfs.gz" \
     -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \

@@ -9,32 +9,78 @@ struct ButtonAndOutputTests {
         var d = ButtonDebouncer(windowNanos: 30 * milli)
         #expect(d.feed(.lock, pressed: true, atNanos: 100 * milli) == .accepted(pressed: true, atNanos: 100 * milli))
         #expect(d.feed(.lock, pressed: false, atNanos: 101 * milli) == .settleAt(130 * milli))
-        #expect(d.feed(.lock, pressed: true, atNanos: 103 * milli) == .ignored)  // back where it was counted
+        #expect(d.feed(.lock, pressed: true, atNanos: 103 * milli) == .settleAt(130 * milli))
         #expect(d.isPressed(.lock))
-        #expect(d.settle(.lock) == nil)
+        // The window closes with the line still down: nothing more to report.
+        #expect(d.settle(.lock, level: true, at: 130 * milli) == nil)
         #expect(d.feed(.lock, pressed: false, atNanos: 400 * milli) == .accepted(pressed: false, atNanos: 400 * milli))
         // Lines are independent.
         #expect(d.feed(.stop, pressed: true, atNanos: 401 * milli) == .accepted(pressed: true, atNanos: 401 * milli))
     }
 
-    @Test("a repeated level or an out-of-order edge changes nothing")
+    @Test("an out-of-order edge changes nothing; an edge reporting no change asks for a read")
     func duplicates() {
         var d = ButtonDebouncer(windowNanos: 30 * milli)
         _ = d.feed(.up, pressed: true, atNanos: 100 * milli)
-        #expect(d.feed(.up, pressed: true, atNanos: 500 * milli) == .ignored)
         #expect(d.feed(.up, pressed: false, atNanos: 50 * milli) == .ignored)
+        // The kernel read the level back after a bounce: the line moved all the same.
+        #expect(d.feed(.up, pressed: true, atNanos: 500 * milli) == .settleAt(530 * milli))
         #expect(d.isPressed(.up))
+        let released = d.settle(.up, level: false, at: 530 * milli)
+        #expect(released?.pressed == false && released?.atNanos == 500 * milli)  // from the edge that began it
+        #expect(d.settle(.up, level: false, at: 560 * milli) == nil)
     }
 
-    @Test("settle reports a level left changed inside the window, at that edge's time")
+    @Test("settle reports a level left changed inside the window, at the first edge after the counted one")
     func settle() {
         var d = ButtonDebouncer(windowNanos: 30 * milli)
         _ = d.feed(.down, pressed: true, atNanos: 0)
         _ = d.feed(.down, pressed: false, atNanos: 5 * milli)
-        let s = d.settle(.down)
+        _ = d.feed(.down, pressed: true, atNanos: 7 * milli)   // reported wrongly: the line ends up released
+        let s = d.settle(.down, level: false, at: 30 * milli)
         #expect(s?.pressed == false && s?.atNanos == 5 * milli)
         #expect(!d.isPressed(.down))
-        #expect(d.settle(.down) == nil)
+        #expect(d.settle(.down, level: false, at: 60 * milli) == nil)
+    }
+
+    @Test("bounce bursts whose edges report wrong levels (as the kernel can) count one press and one release")
+    func misreportedBursts() {
+        // What the HIL bounce scenario saw on gpio-sim: a press burst whose last report is
+        // "released" while the line rests pressed, then a release burst starting with
+        // "released, released, pressed".
+        var d = ButtonDebouncer(windowNanos: 30 * milli)
+        var counted: [(Bool, Int64)] = []
+        func feed(_ pressed: Bool, _ ms: Int64) {
+            switch d.feed(.up, pressed: pressed, atNanos: ms * milli) {
+            case .accepted(let p, let t): counted.append((p, t))
+            case .ignored, .settleAt: break
+            }
+        }
+        func settle(_ level: Bool, _ ms: Int64) {
+            if let s = d.settle(.up, level: level, at: ms * milli) { counted.append((s.pressed, s.atNanos)) }
+        }
+        feed(true, 1000)
+        for k in 1...14 { feed(k % 2 == 0, 1000 + Int64(k)) }   // ends on a "released" report
+        settle(true, 1030)                                         // the line is down
+        feed(false, 1064); feed(false, 1065); feed(true, 1066); feed(true, 1067); feed(false, 1068)
+        settle(false, 1094)
+        #expect(counted.map(\.0) == [true, false])
+        #expect(counted.map(\.1) == [1000 * milli, 1064 * milli])
+    }
+
+    @Test("a late read: the change is timed from the first edge after the window; older edges are then stale")
+    func lateRead() {
+        var d = ButtonDebouncer(windowNanos: 30 * milli)
+        _ = d.feed(.lock, pressed: true, atNanos: 0)
+        _ = d.feed(.lock, pressed: false, atNanos: 400_000)             // bounce of the press
+        // The release burst starts at 60 ms; its first edge is misreported as "pressed".
+        #expect(d.feed(.lock, pressed: true, atNanos: 60 * milli) == .settleAt(90 * milli))
+        let s = d.settle(.lock, level: false, at: 65 * milli)          // the read came late
+        #expect(s?.pressed == false && s?.atNanos == 60 * milli)
+        #expect(d.feed(.lock, pressed: true, atNanos: 61 * milli) == .ignored)   // before the read: stale
+        #expect(d.feed(.lock, pressed: true, atNanos: 66 * milli) == .settleAt(95 * milli))
+        #expect(d.settle(.lock, level: false, at: 95 * milli) == nil)
+        #expect(!d.isPressed(.lock))
     }
 
     @Test("steps: 15 s below 2 min, 30 s below 10 min, 1 min below 30 min, then 5 min")

@@ -8,22 +8,32 @@ public enum ButtonRole: String, Codable, Sendable, CaseIterable {
 
 /// Leading-edge debounce on kernel timestamps (§5), one state per line, no threads.
 ///
-/// The first edge that changes a line's state counts at once; edges within `windowNanos`
-/// of it are bounce and are ignored. If the line's real level differs from the counted one
-/// when the window closes (a tap shorter than the window), `settle` reports that change,
-/// so a release is never lost and a button never sticks down.
+/// The first edge that changes a line's state counts at once, at its own timestamp; edges
+/// within `windowNanos` of it are bounce and are ignored. When the window closes the shell
+/// reads the line's real level (`QuestEffect.readButton`) and `settle` reports a change the
+/// edges left behind, so a release is never lost and a button never sticks down.
+///
+/// An edge's reported level is only a hint: the kernel reads the level back after the
+/// interrupt, so during a bounce burst it can report the level the line started from, or
+/// the same level twice (seen on gpio-sim in the HIL bounce scenario). An edge that reports
+/// no change still means the line moved, so it asks for a settle at the window's end, and
+/// the change it started counts from its timestamp.
 public struct ButtonDebouncer: Codable, Equatable, Sendable {
     public struct Line: Codable, Equatable, Sendable {
         public var pressed = false
         public var lastAcceptedNanos: MonotonicNanos?
-        public var rawPressed = false
-        public var rawNanos: MonotonicNanos = 0
+        /// The first edge inside the window of the last counted change.
+        public var firstInWindowNanos: MonotonicNanos?
+        /// The first edge after that window that reported no change: a change began there.
+        public var firstAfterWindowNanos: MonotonicNanos?
     }
 
     public enum Outcome: Equatable, Sendable {
+        /// A change counted; the line must be read when the window closes, at `atNanos + window`.
         case accepted(pressed: Bool, atNanos: MonotonicNanos)
+        /// A stale edge (older than the last counted change or read).
         case ignored
-        /// Ignored as bounce, but the line now rests elsewhere: call `settle` at this time.
+        /// The line moved without a counted change: read it at this time and `settle`.
         case settleAt(MonotonicNanos)
     }
 
@@ -37,25 +47,37 @@ public struct ButtonDebouncer: Codable, Equatable, Sendable {
     public mutating func feed(_ role: ButtonRole, pressed: Bool, atNanos t: MonotonicNanos) -> Outcome {
         var line = lines[role] ?? Line()
         defer { lines[role] = line }
-        if let last = line.lastAcceptedNanos, t < last { return .ignored }  // out of order: stale
-        line.rawPressed = pressed
-        line.rawNanos = t
+        if let last = line.lastAcceptedNanos, t < last { return .ignored }  // stale: already accounted for
         if let last = line.lastAcceptedNanos, t - last < windowNanos {
-            return line.rawPressed == line.pressed ? .ignored : .settleAt(last + windowNanos)
+            // Bounce (or a tap shorter than the window): the read when the window closes
+            // settles it. Asked for again, since a change counted by a read has none pending.
+            if line.firstInWindowNanos == nil { line.firstInWindowNanos = t }
+            return .settleAt(last + windowNanos)
         }
-        guard pressed != line.pressed else { return .ignored }
+        guard pressed != line.pressed else {
+            if line.firstAfterWindowNanos == nil { line.firstAfterWindowNanos = t }
+            return .settleAt(t + windowNanos)
+        }
         line.pressed = pressed
         line.lastAcceptedNanos = t
+        line.firstInWindowNanos = nil
+        line.firstAfterWindowNanos = nil
         return .accepted(pressed: pressed, atNanos: t)
     }
 
-    /// The window closed: report the line's resting level if it differs from the counted one.
-    public mutating func settle(_ role: ButtonRole) -> (pressed: Bool, atNanos: MonotonicNanos)? {
-        guard var line = lines[role], line.rawPressed != line.pressed else { return nil }
-        line.pressed = line.rawPressed
-        line.lastAcceptedNanos = line.rawNanos
-        lines[role] = line
-        return (line.pressed, line.rawNanos)
+    /// The line was read at `now` and rests at `level`: the change to report if the counted
+    /// state differs, timed from the edge that began it. Edges stamped before `now` are
+    /// then stale: the read already accounts for them.
+    public mutating func settle(_ role: ButtonRole, level: Bool, at now: MonotonicNanos) -> (pressed: Bool, atNanos: MonotonicNanos)? {
+        var line = lines[role] ?? Line()
+        defer { lines[role] = line }
+        let began = line.firstAfterWindowNanos ?? line.firstInWindowNanos ?? now
+        line.firstInWindowNanos = nil
+        line.firstAfterWindowNanos = nil
+        guard level != line.pressed else { return nil }
+        line.pressed = level
+        line.lastAcceptedNanos = max(now, line.lastAcceptedNanos ?? now)
+        return (level, began)
     }
 }
 

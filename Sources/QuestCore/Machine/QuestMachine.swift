@@ -17,6 +17,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
 /// kernel's CLOCK_MONOTONIC timestamp; timers carry the monotonic time they fired at.
 public enum QuestEvent: Codable, Equatable, Sendable {
     case button(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
+    /// The line's level as read when its debounce window closed (the answer to `readButton`).
+    case buttonLevel(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
     case timerFired(QuestTimer, atNanos: MonotonicNanos)
     /// The calendar may have moved on (new day, clock synchronized): refresh what is offered.
     case wallClockTick(atNanos: MonotonicNanos)
@@ -27,8 +29,9 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     case restoreInProgress(InProgressTask, completedEstimations: [TaskEstimation], atNanos: MonotonicNanos)
 }
 
-/// What the shell must do, in order. A `persist` comes before the sound, light and screen
-/// that show its result, so what the player saw is on disk.
+/// What the shell must do. A `persist` is listed before the sound, light and screen that
+/// show its result; the box performs the sound, light and buzzer first and stores right
+/// after, before it reads the next event (so a slow SD card never delays a reveal).
 public enum QuestEffect: Codable, Equatable, Sendable {
     case playSound(SoundID)
     case led(LEDPattern)
@@ -37,6 +40,8 @@ public enum QuestEffect: Codable, Equatable, Sendable {
     case persist(PersistRequest)
     case scheduleTimer(QuestTimer, atNanos: MonotonicNanos)
     case cancelTimer(QuestTimer)
+    /// A button's debounce window closed: read the line's level now and send `buttonLevel`.
+    case readButton(ButtonRole)
 }
 
 public enum PersistRequest: Codable, Equatable, Sendable {
@@ -161,7 +166,13 @@ private struct Reducer {
             switch state.debouncer.feed(role, pressed: pressed, atNanos: t) {
             case .ignored: break
             case .settleAt(let at): emit(.scheduleTimer(.debounce(role), atNanos: at))
-            case .accepted(let p, let at): p ? press(role, at: at) : release(role, at: at)
+            case .accepted(let p, let at):
+                emit(.scheduleTimer(.debounce(role), atNanos: at + state.debouncer.windowNanos))
+                p ? press(role, at: at) : release(role, at: at)
+            }
+        case .buttonLevel(let role, let level, let t):
+            if let edge = state.debouncer.settle(role, level: level, at: t) {
+                edge.pressed ? press(role, at: edge.atNanos) : release(role, at: edge.atNanos)
             }
         case .timerFired(let timer, let t):
             fire(timer, at: t)
@@ -228,9 +239,7 @@ private struct Reducer {
     mutating func fire(_ timer: QuestTimer, at t: MonotonicNanos) {
         switch timer {
         case .debounce(let role):
-            if let edge = state.debouncer.settle(role) {
-                edge.pressed ? press(role, at: edge.atNanos) : release(role, at: edge.atNanos)
-            }
+            emit(.readButton(role))
         case .holdRepeat(let role):
             guard case .estimating(let run, let index, let estimate) = state.phase,
                   state.debouncer.isPressed(role), let count = state.repeats[role]

@@ -147,14 +147,22 @@ public struct QuestSimulator: Sendable {
         }
     }
 
+    /// Each line's level as the last event sent left it: what reading the line gives.
+    public private(set) var levels: [ButtonRole: Bool] = [:]
+
     @discardableResult
     mutating func deliver(_ event: QuestEvent) -> [QuestEffect] {
+        if case .button(let role, let pressed, _) = event { levels[role] = pressed }
         let env = environment()
         let (next, effects) = QuestMachine.step(state, event, env: env)
         state = next
         timers.apply(effects)
         log.append(Step(atNanos: nowNanos, event: event, effects: effects))
-        return effects
+        var all = effects
+        for case .readButton(let role) in effects {
+            all += deliver(.buttonLevel(role, pressed: levels[role] ?? false, atNanos: nowNanos))
+        }
+        return all
     }
 
     /// Every effect so far, in order.

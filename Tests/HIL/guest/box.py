@@ -33,6 +33,25 @@ class Box:
         self.pull(line, "pull-up")
         return t
 
+    def bouncy_press(self, line, rng, hold=0.06):
+        """A press as a worn switch makes it: a burst of 5–20 edges that ends pressed, a
+        hold, and a release burst that ends released, each written back to back (well
+        within 10 ms). Returns (time of the first edge, longest burst) in s, CLOCK_MONOTONIC."""
+        first, longest = None, 0.0
+        for levels in (("pull-down", "pull-up"), ("pull-up", "pull-down")):
+            edges = rng.randrange(5, 21) | 1          # odd: the burst ends away from where it started
+            fd = os.open(f"{self.sysfs}/sim_gpio{line}/pull", os.O_WRONLY)
+            writes = [levels[k % 2].encode() for k in range(edges)]
+            start = now()
+            first = first if first is not None else start
+            for level in writes:
+                os.pwrite(fd, level, 0)
+            longest = max(longest, now() - start)
+            os.close(fd)
+            if levels[0] == "pull-down":
+                time.sleep(hold)
+        return first, longest
+
     def wait_for_quest(self, seconds=60):
         """Returns once the "quest available" LED has lit: the box is up."""
         deadline = time.monotonic() + seconds
