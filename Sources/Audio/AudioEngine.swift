@@ -191,6 +191,8 @@ public final class AudioEngine: Sendable {
 
     private func audioThread(initial: PCMDevice?) {
         qa_block_async_signals()
+        // Named, so top, ps -L and the HIL figures tell it from the event loop.
+        qa_name_current_thread("questbox-audio")
         if qa_try_realtime(10) == 1 { logger.debug("audio thread runs SCHED_FIFO") }
         var device = initial
         var mixer = Mixer(outputChannels: device?.format.channels ?? 2)

@@ -125,6 +125,11 @@ int qa_try_realtime(int priority) {
 }
 
 #include <signal.h>
+#include <sys/prctl.h>
+void qa_name_current_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 void qa_block_async_signals(void) {
     sigset_t set;
     sigfillset(&set);

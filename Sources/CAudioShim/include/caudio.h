@@ -49,5 +49,7 @@ int qa_try_realtime(int priority);
 /// Blocks SIGTERM, SIGINT and the other asynchronous signals in the calling thread, so they
 /// reach the event loop's signalfd and never end the process from the audio thread.
 void qa_block_async_signals(void);
+/// Names the calling thread (at most 15 characters show) for ps, top and /proc.
+void qa_name_current_thread(const char *name);
 
 #endif

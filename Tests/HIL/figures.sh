@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The side-by-side figures of #6: this project's `questbox run` and a gpiozero 2.x program
+# watching the same gpio-sim chip in one VM run. Prints a Markdown table (README shows the
+# latest). Not part of CI: about 5 minutes, plus a release build the first time.
+#   Tests/HIL/figures.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache=${HIL_CACHE:-/tmp/questbox-hil}
+Tests/HIL/prepare.sh
+swift build -c release --product questbox >&2
+bin=$(swift build -c release --show-bin-path)
+mkdir -p .build/hil
+cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
+venv="$cache/gpiozero-venv"
+if [[ ! -x "$venv/bin/python" ]]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet gpiozero==2.0.1.post3 lgpio==0.2.2.0 >&2
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/figures-run "$bin" "$venv" > "$out"
+python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+q, z = r["questbox"], r["gpiozero"]
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
+def row(name, a, b): print(f"| {name} | {a} | {b} |")
+print(f"Measured in one VM run: Debian's 6.1 kernel under qemu TCG (2 vCPUs on a {sys.argv[3]}-core {sys.argv[2]} host), gpio-sim, snd-aloop.")
+print("questbox: release build, `questbox run` on the questbox-sim board. gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
+print("| figure | questbox | gpiozero |")
+print("|---|---|---|")
+row("timing error, 200 intervals of 0.5–30 s: p50 / p99 / max (ms)",
+    f"{q['timing_p50_ms']:.3f} / {q['timing_p99_ms']:.3f} / {q['timing_max_ms']:.3f}",
+    f"{z['timing_p50_ms']:.3f} / {z['timing_p99_ms']:.3f} / {z['timing_max_ms']:.3f}")
+row("press → LED line set: p50 / p99 (ms)",
+    f"{pct(q['led_samples'], 50):.1f} / {pct(q['led_samples'], 99):.1f} (n={len(q['led_samples'])}, in a quest)",
+    f"{pct(z['led_samples'], 50):.1f} / {pct(z['led_samples'], 99):.1f} (n={len(z['led_samples'])}, LED.toggle in when_pressed)")
+row("idle CPU (ms per s, 30 s)", f"{q['idle_cpu_ms_per_s']:.1f}", f"{z['idle_cpu_ms_per_s']:.1f}")
+loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("questbox/"))
+row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")
+row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
+a = q["audio_samples"]
+row("press → first captured audio sample: p50 / p99 (ms)", f"{pct(a, 50):.1f} / {pct(a, 99):.1f} (n={len(a)})", "–")
+print("\nper-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
+print("per-thread idle wake-ups/s, gpiozero:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(z["threads_wakeups_per_s"].items())))
+PY

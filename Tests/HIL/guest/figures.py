@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Inside the VM: the side-by-side figures (#6). The questbox daemon (`questbox run`) and a
+gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script presses
+buttons for both at once: each press is two pull writes back to back, one on the box's
+line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
+usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT CAPTURE.raw CAPTURE.times RESTART_CMD…"""
+import json, os, random, re, signal, subprocess, sys, threading, time
+from box import Box, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
+from audio import Capture
+
+ZSTART, ZSTOP, ZLED = 8, 9, 10
+sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+capture_raw, capture_times, restart = sys.argv[6], sys.argv[7], sys.argv[8:]
+box = Box(sysfs)
+fds = {line: os.open(f"{sysfs}/sim_gpio{line}/pull", os.O_WRONLY) for line in (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP)}
+
+
+def pull(line, pressed):
+    t = now()
+    os.pwrite(fds[line], b"pull-down" if pressed else b"pull-up", 0)
+    return t
+
+
+def percentile(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
+
+
+class Watcher(threading.Thread):
+    """Samples output lines every ~0.5 ms; keeps (time after the read, line, value) per change."""
+    def __init__(self, lines):
+        super().__init__(daemon=True)
+        self.fds = {l: os.open(f"{sysfs}/sim_gpio{l}/value", os.O_RDONLY) for l in lines}
+        self.changes, self.running = [], True
+
+    def run(self):
+        last = {}
+        while self.running:
+            values = {l: os.pread(fd, 2, 0)[:1] == b"1" for l, fd in self.fds.items()}
+            t = now()
+            for l, v in values.items():
+                if last.get(l) != v:
+                    self.changes.append((t, l, v))
+                    last[l] = v
+            time.sleep(0.0005)
+
+    def first_change_after(self, t, lines, within=0.5):
+        for when, l, _ in self.changes:
+            if when >= t and l in lines:
+                return when - t if when - t <= within else None
+        return None
+
+
+def process_usage(pid):
+    """(CPU seconds, context switches summed over threads, {thread: switches}, RSS kB)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    cpu = (int(stat[11]) + int(stat[12])) / ticks
+    switches, per_thread = 0, {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            status = open(f"/proc/{pid}/task/{tid}/status").read()
+            name = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
+        except FileNotFoundError:
+            continue
+        n = sum(int(m) for m in re.findall(r"(?:non)?voluntary_ctxt_switches:\s+(\d+)", status))
+        switches += n
+        per_thread[f"{name}/{tid}"] = n
+    rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{pid}/status").read()).group(1))
+    return cpu, switches, per_thread, rss
+
+
+results = {}
+
+# --- 1. idle: 30 s with nothing to show ---------------------------------------------------
+time.sleep(3)
+before = {p: process_usage(p) for p in (daemon_pid, zero_pid)}
+time.sleep(30)
+after = {p: process_usage(p) for p in (daemon_pid, zero_pid)}
+for name, pid in (("questbox", daemon_pid), ("gpiozero", zero_pid)):
+    b, a = before[pid], after[pid]
+    threads = {k: (a[2][k] - b[2].get(k, 0)) / 30 for k in a[2]}
+    results[name] = {"idle_cpu_ms_per_s": (a[0] - b[0]) / 30 * 1000, "idle_wakeups_per_s": (a[1] - b[1]) / 30,
+                     "threads_wakeups_per_s": threads, "rss_mb": a[3] / 1024}
+
+# --- 2. 200 intervals of 0.5–30 s, measured by both at once --------------------------------
+rng = random.Random(2026)
+starts = [2.0 + 0.4 * i for i in range(200)]
+stops, taken = [], []
+for s in starts:
+    d = rng.uniform(0.5, 30.0)
+    while any(abs(s + d - o) < 0.25 for o in taken) or any(abs(s + d - x) < 0.15 for x in starts):
+        d = rng.uniform(0.5, 30.0)
+    taken.append(s + d)
+    stops.append(s + d)
+events = []                                   # (due s from t0, kind, index)
+for i, (s, e) in enumerate(zip(starts, stops)):
+    events += [(s, "start", i), (s + 0.06, "start-up", i), (e, "stop", i), (e + 0.06, "stop-up", i)]
+events.sort()
+watch = Watcher([RED, GREEN, BLUE, ZLED])
+watch.start()
+injected = {"questbox": {}, "gpiozero": {}}
+t0 = now()
+for due, kind, i in events:
+    time.sleep(max(0.0, t0 + due - now()))
+    down = not kind.endswith("-up")
+    ours, theirs = (UP, ZSTART) if kind.startswith("start") else (DOWN, ZSTOP)
+    a, b = pull(ours, down), pull(theirs, down)
+    if down:
+        injected["questbox"][(kind, i)] = a
+        injected["gpiozero"][(kind, i)] = b
+time.sleep(1.0)
+
+# What the box measured: the kernel edge timestamps its loop received (logged with --verbose).
+edges = {"up": [], "down": []}
+for line in open(daemon_log):
+    m = re.search(r"button=(up|down) ns=(\d+) pressed=true .*\bedge\b", line)
+    if m:
+        edges[m.group(1)].append(int(m.group(2)) / 1e9)
+os.kill(zero_pid, signal.SIGTERM)
+deadline = time.monotonic() + 20
+while not os.path.exists(zero_out) or os.path.getsize(zero_out) == 0:
+    if time.monotonic() > deadline:
+        sys.exit("gpiozero did not write its presses")
+    time.sleep(0.1)
+time.sleep(0.2)
+zero = json.load(open(zero_out))
+
+
+def interval_errors(start_times, stop_times, inj):
+    assert len(start_times) == 200 and len(stop_times) == 200, f"{len(start_times)} starts and {len(stop_times)} stops seen, 200 each pressed"
+    order = sorted(range(200), key=lambda i: inj[("stop", i)])        # stops arrive in time order
+    stop_of = {i: stop_times[rank] for rank, i in enumerate(order)}
+    return [abs((stop_of[i] - start_times[i]) - (inj[("stop", i)] - inj[("start", i)])) * 1000 for i in range(200)]
+
+
+for name, (st, sp) in (("questbox", (edges["up"], edges["down"])), ("gpiozero", (zero["start"], zero["stop"]))):
+    errs = interval_errors(st, sp, injected[name])
+    results[name].update(timing_p50_ms=percentile(errs, 50), timing_p99_ms=percentile(errs, 99), timing_max_ms=max(errs))
+led_lat = [watch.first_change_after(injected["gpiozero"][("start", i)], [ZLED]) for i in range(200)]
+results["gpiozero"]["led_samples"] = [x * 1000 for x in led_lat if x is not None]
+
+# --- 3. the box in a quest: press → LED and press → first audio sample ----------------------
+subprocess.run(restart, check=True)           # re-import the routine for today, restart the box
+new_pid = int(open(daemon_log + ".pid").read())
+box.wait_for_quest()
+time.sleep(0.5)
+t = box.tap(LOCK)                            # start: estimating (white)
+time.sleep(1.0)
+ours_led, ours_audio, presses = [], [], []
+for task in range(10):
+    t = box.tap(LOCK); presses.append(t)    # lock-in: cyan, lock_in.wav
+    d = watch.first_change_after(t, [RED, GREEN, BLUE]); ours_led.append(d)
+    time.sleep(2.2)
+    t = box.tap(STOP, hold=0.04); presses.append(t)   # stop.wav
+    time.sleep(2.3)                                    # the reveal plays out
+    t = box.tap(LOCK)                                  # next: white (after the last: summary)
+    ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
+    time.sleep(1.8)
+watch.running = False
+results["questbox"]["led_samples"] = [x * 1000 for x in ours_led if x is not None]
+results["quest_pid"] = new_pid
+results["audio_presses"] = presses
+print(json.dumps(results))
