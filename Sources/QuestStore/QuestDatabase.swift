@@ -82,7 +82,7 @@ public final class QuestDatabase: Sendable {
                     }
                 }
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                if acceptBlank, application == 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") == 0 { return }
+                if acceptBlank, application == 0, try isBlank(db) { return }
                 guard application == Schema.applicationID else {
                     throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
                 }
@@ -103,6 +103,15 @@ public final class QuestDatabase: Sendable {
         } catch let error as DatabaseError {
             throw describe(error, path: path)
         }
+    }
+
+    /// No schema yet: nothing at all, or only the migrator's empty bookkeeping table (GRDB
+    /// creates it before the first migration; a kill between the two left exactly that).
+    static func isBlank(_ db: Database) throws -> Bool {
+        let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex_%'")
+        if names.isEmpty { return true }
+        guard names == ["grdb_migrations"] else { return false }
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") == 0
     }
 
     static func describe(_ error: DatabaseError, path: String) -> StoreError {
