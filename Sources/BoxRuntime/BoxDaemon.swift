@@ -225,8 +225,9 @@ public final class BoxDaemon: @unchecked Sendable {
             drainButtonEdges()
             do {
                 let level = try board.isPressed(role)
-                logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(clock.monotonicNanos())"])
-                step(.buttonLevel(role, pressed: level, atNanos: clock.monotonicNanos()))
+                let readAt = clock.monotonicNanos()
+                logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(readAt)"])
+                step(.buttonLevel(role, pressed: level, atNanos: readAt))
             } catch {
                 logger.error("reading a button failed", metadata: ["button": "\(role)", "error": "\(error)"])
             }
@@ -236,10 +237,9 @@ public final class BoxDaemon: @unchecked Sendable {
     private func perform(_ effects: [QuestEffect]) {
         timers.apply(effects)
         // What the player hears and sees goes first: a database write (an SD card's fsync
-        // can take tens of milliseconds) must neither delay the reveal nor eat into a
-        // buzzer pulse that was timed from before it. The write follows at once, before
-        // the next event is read.
-        // Each pattern is timed from the moment its first value is set.
+        // can take tens of milliseconds) must not delay the reveal. Each pattern is timed
+        // from the moment its first value is set. The write follows at once, before the
+        // next event is read.
         for effect in effects {
             switch effect {
             case .playSound(let s):
