@@ -62,16 +62,18 @@ class Box:
 
 
 class OutputRecorder(threading.Thread):
-    """Samples the LED and buzzer lines about every millisecond and keeps each change as
-    (CLOCK_MONOTONIC s, (red, green, blue, buzzer)). The time is taken right after the
-    reads, so a change is never stamped before it happened (latencies are upper bounds)."""
+    """Samples output lines (default: the LED and buzzer) about every `period` s and keeps
+    each change as (CLOCK_MONOTONIC s, (value of each line, in `lines` order)). The time is
+    taken right after the reads, so a change is never stamped before it happened (latencies
+    are upper bounds)."""
 
-    def __init__(self, box, period=0.001):
+    def __init__(self, box, period=0.001, lines=OUTPUTS):
         super().__init__(daemon=True)
         self.period = period
+        self.lines = list(lines)
         self.changes = []
         self.running = True
-        self.fds = [os.open(f"{box.sysfs}/sim_gpio{line}/value", os.O_RDONLY) for line in OUTPUTS]
+        self.fds = [os.open(f"{box.sysfs}/sim_gpio{line}/value", os.O_RDONLY) for line in self.lines]
 
     def sample(self):
         return tuple(int(os.pread(fd, 4, 0)[:1] == b"1") for fd in self.fds)
@@ -85,6 +87,19 @@ class OutputRecorder(threading.Thread):
                 self.changes.append((t, s))
                 last = s
             time.sleep(self.period)
+
+    def first_change_after(self, t, lines, within=0.5):
+        """Seconds from t to the first change of any of `lines` (None if none within)."""
+        watched = [self.lines.index(line) for line in lines]
+        before = None
+        for when, values in self.changes:
+            if when < t:
+                before = values
+                continue
+            if before is None or any(values[i] != before[i] for i in watched):
+                return when - t if when - t <= within else None
+            before = values
+        return None
 
     def stop(self):
         self.running = False

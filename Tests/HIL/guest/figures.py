@@ -3,14 +3,13 @@
 gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script presses
 buttons for both at once: each press is two pull writes back to back, one on the box's
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
-usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT CAPTURE.raw CAPTURE.times RESTART_CMD…"""
-import json, os, random, re, signal, subprocess, sys, threading, time
-from box import Box, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
-from audio import Capture
+usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
+import json, os, random, re, signal, subprocess, sys, time
+from box import Box, OutputRecorder, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
 
 ZSTART, ZSTOP, ZLED = 8, 9, 10
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
-capture_raw, capture_times, restart = sys.argv[6], sys.argv[7], sys.argv[8:]
+restart = sys.argv[6:]
 box = Box(sysfs)
 fds = {line: os.open(f"{sysfs}/sim_gpio{line}/pull", os.O_WRONLY) for line in (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP)}
 
@@ -24,31 +23,6 @@ def pull(line, pressed):
 def percentile(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
-
-
-class Watcher(threading.Thread):
-    """Samples output lines every ~0.5 ms; keeps (time after the read, line, value) per change."""
-    def __init__(self, lines):
-        super().__init__(daemon=True)
-        self.fds = {l: os.open(f"{sysfs}/sim_gpio{l}/value", os.O_RDONLY) for l in lines}
-        self.changes, self.running = [], True
-
-    def run(self):
-        last = {}
-        while self.running:
-            values = {l: os.pread(fd, 2, 0)[:1] == b"1" for l, fd in self.fds.items()}
-            t = now()
-            for l, v in values.items():
-                if last.get(l) != v:
-                    self.changes.append((t, l, v))
-                    last[l] = v
-            time.sleep(0.0005)
-
-    def first_change_after(self, t, lines, within=0.5):
-        for when, l, _ in self.changes:
-            if when >= t and l in lines:
-                return when - t if when - t <= within else None
-        return None
 
 
 def process_usage(pid):
@@ -97,7 +71,7 @@ events = []                                   # (due s from t0, kind, index)
 for i, (s, e) in enumerate(zip(starts, stops)):
     events += [(s, "start", i), (s + 0.06, "start-up", i), (e, "stop", i), (e + 0.06, "stop-up", i)]
 events.sort()
-watch = Watcher([RED, GREEN, BLUE, ZLED])
+watch = OutputRecorder(box, period=0.0005, lines=[RED, GREEN, BLUE, ZLED])
 watch.start()
 injected = {"questbox": {}, "gpiozero": {}}
 t0 = now()
@@ -150,14 +124,14 @@ time.sleep(1.0)
 ours_led, ours_audio, presses = [], [], []
 for task in range(10):
     t = box.tap(LOCK); presses.append(t)    # lock-in: cyan, lock_in.wav
-    d = watch.first_change_after(t, [RED, GREEN, BLUE]); ours_led.append(d)
+    ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(2.2)
     t = box.tap(STOP, hold=0.04); presses.append(t)   # stop.wav
     time.sleep(2.3)                                    # the reveal plays out
     t = box.tap(LOCK)                                  # next: white (after the last: summary)
     ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(1.8)
-watch.running = False
+watch.stop()
 results["questbox"]["led_samples"] = [x * 1000 for x in ours_led if x is not None]
 results["quest_pid"] = new_pid
 results["audio_presses"] = presses
