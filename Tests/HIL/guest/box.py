@@ -26,9 +26,14 @@ class Box:
             return f.read().strip() == "1"
 
     def tap(self, line, hold=0.08):
-        """Presses for `hold` s; returns the press time (CLOCK_MONOTONIC, s)."""
-        t = now()
-        self.pull(line, "pull-down")
+        """Presses for `hold` s; returns the press time (CLOCK_MONOTONIC, s), read right
+        before the write system call (the file is opened first)."""
+        fd = os.open(f"{self.sysfs}/sim_gpio{line}/pull", os.O_WRONLY)
+        try:
+            t = now()
+            os.write(fd, b"pull-down")
+        finally:
+            os.close(fd)
         time.sleep(hold)
         self.pull(line, "pull-up")
         return t
@@ -76,7 +81,13 @@ class OutputRecorder(threading.Thread):
         self.fds = [os.open(f"{box.sysfs}/sim_gpio{line}/value", os.O_RDONLY) for line in self.lines]
 
     def sample(self):
-        return tuple(int(os.pread(fd, 4, 0)[:1] == b"1") for fd in self.fds)
+        """The lines' values, read until two passes agree: the lines are read one by one,
+        and a pass that straddles a change would show a state the box never set."""
+        read = lambda: tuple(int(os.pread(fd, 4, 0)[:1] == b"1") for fd in self.fds)
+        s = read()
+        while (again := read()) != s:
+            s = again
+        return s
 
     def run(self):
         last = None
