@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache=${HIL_CACHE:-/tmp/questbox-hil}
 Tests/HIL/prepare.sh
-swift build -c release --product questbox >&2
-bin=$(swift build -c release --show-bin-path)
+# Built as for the Pi (README): the Swift runtime linked in, so memory compares like for like.
+swift build -c release --static-swift-stdlib --product questbox >&2
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 mkdir -p .build/hil
 cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 venv="$cache/gpiozero-venv"
@@ -28,7 +29,8 @@ def pct(v, p):
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
 def row(name, a, b): print(f"| {name} | {a} | {b} |")
 print(f"Measured in one VM run: Debian's 6.1 kernel under qemu TCG (2 vCPUs on a {sys.argv[3]}-core {sys.argv[2]} host), gpio-sim, snd-aloop.")
-print("questbox: release build, `questbox run` on the questbox-sim board. gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
+print(f"capture gaps (recorder overruns): {r['capture_gaps']}")
+print("questbox: release build (Swift runtime linked statically), `questbox run` on the questbox-sim board. gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
 print("| figure | questbox | gpiozero |")
 print("|---|---|---|")
 row("timing error, 200 intervals of 0.5–30 s: p50 / p99 / max (ms)",
@@ -42,7 +44,10 @@ loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("que
 row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")
 row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
 a = q["audio_samples"]
-row("press → first captured audio sample: p50 / p99 (ms)", f"{pct(a, 50):.1f} / {pct(a, 99):.1f} (n={len(a)})", "–")
+skipped = q["audio_skipped"]
+why = "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped)))
+row("press → first captured audio sample: p50 / p99 (ms)",
+    f"{pct(a, 50):.1f} / {pct(a, 99):.1f} (n={len(a)}, lock-in and stop presses{'; left out: ' + why if why else ''})", "–")
 print("\nper-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
 print("per-thread idle wake-ups/s, gpiozero:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(z["threads_wakeups_per_s"].items())))
 PY

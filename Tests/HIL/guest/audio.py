@@ -5,27 +5,57 @@ import array, struct
 RATE = 48000
 
 
+class Segment:
+    """Frames recorded without a break: frame k of the file sounded at origin + (k - first) / RATE."""
+    def __init__(self, first):
+        self.first, self.end, self.bounds = first, first, []
+
+    @property
+    def origin(self):
+        return min(self.bounds)
+
+
 class Capture:
     def __init__(self, raw_path, times_path):
         samples = array.array("h")
         with open(raw_path, "rb") as f:
             samples.frombytes(f.read())
         self.left = samples[0::2]
-        # Frame 0's time: the earliest bound over all reads (a late wake-up only makes a
-        # read's estimate later, never earlier).
-        bounds = []
+        # Each segment's first frame's time is the earliest bound over its reads (a late
+        # wake-up only makes a read's estimate later, never earlier). An overrun ("gap")
+        # loses frames, so the next segment gets its own time base.
+        self.segments = [Segment(0)]
         for line in open(times_path):
-            t_ns, read, waiting = map(int, line.split())
-            bounds.append(t_ns / 1e9 - (read + waiting) / RATE)
-        if not bounds:
+            fields = line.split()
+            if fields[0] == "gap":
+                self.segments.append(Segment(int(fields[1])))
+                continue
+            t_ns, read, waiting = map(int, fields)
+            seg = self.segments[-1]
+            seg.end = read
+            seg.bounds.append(t_ns / 1e9 - (read - seg.first + waiting) / RATE)
+        self.segments = [seg for seg in self.segments if seg.bounds]
+        if not self.segments:
             raise SystemExit("the capture recorded nothing")
-        self.origin = min(bounds)
+
+    def _segment_of(self, frame):
+        return next((seg for seg in reversed(self.segments) if seg.first <= frame), self.segments[0])
 
     def time_of(self, frame):
-        return self.origin + frame / RATE
+        seg = self._segment_of(frame)
+        return seg.origin + (frame - seg.first) / RATE
 
     def frame_at(self, t):
-        return max(0, int((t - self.origin) * RATE))
+        """The frame that sounded at time t; in a gap, the first frame after it."""
+        for seg in self.segments:
+            if t < seg.origin + (seg.end - seg.first) / RATE:
+                return seg.first + max(0, int((t - seg.origin) * RATE))
+        return self.segments[-1].end
+
+    def gaps_within(self, t, within):
+        """The frames lost to overruns between t and t + within, as (from, to) times."""
+        return [(a.origin + (a.end - a.first) / RATE, b.origin) for a, b in zip(self.segments, self.segments[1:])
+                if a.origin + (a.end - a.first) / RATE < t + within and b.origin > t]
 
     def first_sound_after(self, t, within=1.0):
         """The first non-zero frame at or after time t (silence is exact zeros), or None."""
@@ -34,6 +64,12 @@ class Capture:
             if self.left[k] != 0:
                 return k
         return None
+
+    def silent_before(self, t, span):
+        """Whether the span seconds before time t were recorded, and silent."""
+        start, end = self.frame_at(t - span), self.frame_at(t)
+        return not self.gaps_within(t - span, span) and end - start >= int(span * RATE) - 1 \
+            and not any(self.left[start:end])
 
     def last_sound_before(self, frame, limit):
         """The last non-zero frame in [frame, limit)."""

@@ -105,6 +105,10 @@ stop_clip = wav_samples(f"{sounds}/stop.wav")
 for i, rating in enumerate(expected_ratings):
     press_t = presses[f"stop{i}"]["t"]
     reveal = wav_samples(f"{sounds}/reveal_{rating}.wav")
+    lost = capture.gaps_within(press_t - 0.1, 2.0)
+    if not check(not lost, f"task {i + 1}: the recorder lost frames around the stop press (overrun from "
+                 f"{lost[0][0] - press_t if lost else 0:.3f} s): the reveal cannot be checked"):
+        continue
     first = capture.first_sound_after(press_t)
     if not check(first is not None, f"task {i + 1}: nothing was heard within 1 s of the stop press"):
         continue
