@@ -12,9 +12,11 @@ import Musl
 
 /// The box's sound: one PCM opened at start and kept open for the life of the process (a
 /// device opened per sound pops on a Pi), and a dedicated thread that mixes the playing
-/// voices and writes one period at a time forever, silence when idle, so the stream never
-/// stops. A device that fails or disappears is logged once and retried with backoff; the
-/// game never waits for sound.
+/// voices and writes one period at a time. The stream never stops: when nothing has sounded
+/// for a buffer's worth, a device that allows it (`parksWhenIdle`) is left to the driver's
+/// silence and the thread sleeps until the next command (no wake-ups while the box idles);
+/// other devices are written silence every period. A device that fails or disappears is
+/// logged once and retried with backoff; the game never waits for sound.
 public final class AudioEngine: Sendable {
     /// What the engine has done, for logs, tests and the benchmark.
     public struct Statistics: Sendable {
@@ -30,6 +32,10 @@ public final class AudioEngine: Sendable {
         public var xruns = 0
         public var deviceFailures = 0
         public var droppedWhileSilent = 0
+        /// Times the thread went to sleep with nothing to play, and the frames the stream
+        /// was moved on by when it woke (`PCMDevice.rejoin`).
+        public var parks = 0
+        public var rejoinSkippedFrames = 0
         /// When each requested sound's first frame was handed to the device.
         public var handoffs: [Handoff] = []
     }
@@ -55,6 +61,8 @@ public final class AudioEngine: Sendable {
         var requested: [Int: Int64] = [:]
         var volumePercent = 100
         var muted = false
+        /// The audio thread sleeps on `wakeFD` until a command comes.
+        var parked = false
         var stats = Statistics()
     }
 
@@ -64,7 +72,8 @@ public final class AudioEngine: Sendable {
     private let opener: PCMOpener
     private let logger: Logger
     private let retryDelaysMs: [Int]
-    /// Wakes the audio thread from a retry wait when `stop` is called.
+    /// Wakes the audio thread from a retry wait when `stop` is called, and from a park when
+    /// a command comes.
     private let wakeFD: Int32
     private let thread = Mutex<pthread_t?>(nil)
     private static let handoffsKept = 4_096
@@ -140,30 +149,41 @@ public final class AudioEngine: Sendable {
     @discardableResult
     public func play(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
         let at = requestedAt ?? questbox_monotonic_nanos()
-        return shared.withLock { s in
+        let (token, wasParked) = shared.withLock { s in
             let token = s.nextToken
             s.nextToken += 1
             s.requested[token] = at
             s.commands.append(.play(clip, gain: gain, token: token))
-            return token
+            return (token, Self.unpark(&s))
         }
+        if wasParked { wake() }
+        return token
     }
 
     public func setVolume(percent: Int) {
-        shared.withLock {
-            $0.volumePercent = percent
-            $0.commands.append(.volume(percent))
-        }
+        send(.volume(percent)) { $0.volumePercent = percent }
     }
 
     public func setMuted(_ muted: Bool) {
-        shared.withLock {
-            $0.muted = muted
-            $0.commands.append(.mute(muted))
-        }
+        send(.mute(muted)) { $0.muted = muted }
     }
 
-    public func stopAll() { shared.withLock { $0.commands.append(.stopAll) } }
+    public func stopAll() { send(.stopAll) { _ in } }
+
+    private func send(_ command: Command, _ update: (inout Shared) -> Void) {
+        let wasParked = shared.withLock { s in
+            update(&s)
+            s.commands.append(command)
+            return Self.unpark(&s)
+        }
+        if wasParked { wake() }
+    }
+
+    /// Clears the parked flag; true when the caller must wake the thread (once per park).
+    private static func unpark(_ s: inout Shared) -> Bool {
+        defer { s.parked = false }
+        return s.parked
+    }
 
     public var statistics: Statistics { shared.withLock { $0.stats } }
 
@@ -201,6 +221,10 @@ public final class AudioEngine: Sendable {
         var pacedStart: Int64 = 0
         var pacedFrames: Int64 = 0
         var lastCPU = qa_thread_cpu_ns()
+        // Silence written since the last sound: a buffer's worth means the stream is running
+        // and the last sound is all queued, so the thread may park.
+        var silentFrames = 0
+        var rejoining = false
 
         func adopt(_ d: PCMDevice) {
             let settings = shared.withLock { s -> (Int, Bool) in
@@ -215,6 +239,8 @@ public final class AudioEngine: Sendable {
             pacedStart = questbox_monotonic_nanos()
             pacedFrames = 0
             retry = 0
+            silentFrames = 0
+            rejoining = false
         }
         if let device { adopt(device) }
 
@@ -236,6 +262,31 @@ public final class AudioEngine: Sendable {
                 }
                 continue
             }
+            if commands.isEmpty, mixer.activeVoices == 0, current.format.parksWhenIdle,
+                silentFrames >= current.format.bufferFrames
+            {
+                if park() { break }
+                rejoining = true
+                continue
+            }
+            if rejoining {
+                rejoining = false
+                let f = current.format
+                // Half the buffer ahead (at least two periods): room for this thread to be
+                // late to its first write without the sound landing behind the hardware.
+                let lead = min(f.bufferFrames, max(2 * f.periodFrames, f.bufferFrames / 2))
+                do {
+                    let skipped = try current.rejoin(leadFrames: lead)
+                    shared.withLock { $0.stats.rejoinSkippedFrames += skipped }
+                } catch {
+                    lose(current, error)
+                    device = nil
+                    mixer.stopAll()
+                    continue
+                }
+                pacedStart = questbox_monotonic_nanos()
+                pacedFrames = 0
+            }
             for command in commands {
                 switch command {
                 case .play(let clip, let gain, let token): mixer.play(clip, gain: gain, token: token)
@@ -246,6 +297,7 @@ public final class AudioEngine: Sendable {
             }
             let playing = mixer.activeVoices > 0
             let started = buffer.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
+            silentFrames = playing || !started.isEmpty ? 0 : silentFrames + current.format.periodFrames
             let handedAt = questbox_monotonic_nanos()
             do {
                 let recovered = try buffer.withUnsafeBufferPointer { try current.write($0) }
@@ -254,14 +306,9 @@ public final class AudioEngine: Sendable {
                 record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, recovered: recovered)
                 lastCPU = cpuNow
             } catch {
-                logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
-                current.close()
+                lose(current, error)
                 device = nil
                 mixer.stopAll()
-                shared.withLock {
-                    $0.stats.device = nil
-                    $0.stats.deviceFailures += 1
-                }
                 continue
             }
             if current.format.needsPacing {
@@ -270,7 +317,7 @@ public final class AudioEngine: Sendable {
                 // buffer is an underrun such a card would have had: counted as an xrun.
                 let rate = Int64(current.format.rate)
                 let played = (questbox_monotonic_nanos() - pacedStart) * rate / 1_000_000_000
-                if pacedFrames - played < 0 {
+                if pacedFrames > 0, pacedFrames - played < 0 {
                     shared.withLock { $0.stats.xruns += 1 }
                     pacedStart = questbox_monotonic_nanos()
                     pacedFrames = 0
@@ -282,6 +329,39 @@ public final class AudioEngine: Sendable {
         }
         device?.close()
         shared.withLock { $0.stats.device = nil }
+    }
+
+    private func lose(_ device: PCMDevice, _ error: any Error) {
+        logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
+        device.close()
+        shared.withLock {
+            $0.stats.device = nil
+            $0.stats.deviceFailures += 1
+        }
+    }
+
+    /// Sleeps until a command or `stop` comes (the driver plays silence meanwhile). Returns
+    /// true when stopping.
+    private func park() -> Bool {
+        qb_eventfd_drain(wakeFD)
+        // Checked again under the lock after the drain: a command queued before this point
+        // is seen here, one queued after it finds `parked` set and signals the eventfd.
+        let parking = shared.withLock { s -> Bool in
+            guard s.commands.isEmpty, !s.stopping else { return false }
+            s.parked = true
+            s.stats.parks += 1
+            return true
+        }
+        if parking {
+            var fd = wakeFD
+            var ready: Int32 = 0
+            _ = qb_poll_readable(&fd, 1, -1, &ready)
+            qb_eventfd_drain(wakeFD)
+        }
+        return shared.withLock { s in
+            s.parked = false
+            return s.stopping
+        }
     }
 
     private func record(started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, recovered: Int) {

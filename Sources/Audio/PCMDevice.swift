@@ -9,13 +9,20 @@ public struct PCMFormat: Sendable, Equatable {
     /// The device takes data as fast as it is given (ALSA `null`, `file`): the engine keeps
     /// real time itself.
     public var needsPacing: Bool
+    /// The stream keeps playing (the driver's silence) while nobody writes it, so the engine
+    /// may sleep while nothing sounds and `rejoin` when the next sound comes.
+    public var parksWhenIdle: Bool
 
-    public init(rate: Int = SoundClip.sampleRate, channels: Int, periodFrames: Int, bufferFrames: Int, needsPacing: Bool) {
+    public init(
+        rate: Int = SoundClip.sampleRate, channels: Int, periodFrames: Int, bufferFrames: Int, needsPacing: Bool,
+        parksWhenIdle: Bool = false
+    ) {
         self.rate = rate
         self.channels = channels
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
         self.needsPacing = needsPacing
+        self.parksWhenIdle = parksWhenIdle
     }
 }
 
@@ -36,6 +43,9 @@ public protocol PCMDevice: AnyObject {
     /// Writes interleaved frames, blocking as the device needs. Returns the underruns or
     /// suspends recovered on the way; throws when the device is gone.
     func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int
+    /// After a pause in writing (a parked engine), makes the next write sound `leadFrames`
+    /// from now rather than behind the hardware. Returns the frames skipped.
+    func rejoin(leadFrames: Int) throws(PCMError) -> Int
     func close()
 }
 
@@ -66,7 +76,8 @@ public final class ALSAPCM: PCMDevice {
         handle = raw
         format = PCMFormat(
             rate: Int(config.rate), channels: Int(config.channels), periodFrames: Int(config.period_frames),
-            bufferFrames: Int(config.buffer_frames), needsPacing: config.needs_pacing != 0)
+            bufferFrames: Int(config.buffer_frames), needsPacing: config.needs_pacing != 0,
+            parksWhenIdle: config.can_park != 0)
     }
 
     deinit { close() }
@@ -77,6 +88,14 @@ public final class ALSAPCM: PCMDevice {
         let err = qa_pcm_write(handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered)
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
         return Int(recovered)
+    }
+
+    public func rejoin(leadFrames: Int) throws(PCMError) -> Int {
+        guard let handle else { throw PCMError(device: name, problem: "closed") }
+        var skipped = 0
+        let err = qa_pcm_rejoin(handle, UInt(leadFrames), &skipped)
+        guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
+        return skipped
     }
 
     public func close() {

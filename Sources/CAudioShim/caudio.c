@@ -5,11 +5,13 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 struct qa_pcm {
     snd_pcm_t *handle;
     unsigned channels;
+    snd_pcm_uframes_t buffer;
 };
 
 #define CHECK(call, name) do { err = (call); if (err < 0) { *stage = (name); goto fail; } } while (0)
@@ -58,12 +60,19 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
     if (!result) { err = -ENOMEM; *stage = "allocate"; goto fail; }
     result->handle = pcm;
     result->channels = ch;
+    result->buffer = buffer;
     snd_pcm_type_t type = snd_pcm_type(pcm);
     config->rate = rate;
     config->channels = ch;
     config->period_frames = period;
     config->buffer_frames = buffer;
     config->needs_pacing = (type == SND_PCM_TYPE_NULL || type == SND_PCM_TYPE_FILE);
+    /* Parking relies on the kernel's silence fill and on moving the application pointer
+     * with snd_pcm_forward: a hardware PCM (or plughw: straight over one) and null. Mixing
+     * and sharing plugins (dmix, pulse, pipewire) keep being written; so does a file, whose
+     * output is the stream's time line. */
+    config->can_park = type == SND_PCM_TYPE_HW || type == SND_PCM_TYPE_NULL
+        || (type == SND_PCM_TYPE_PLUG && strncmp(name, "plughw:", 7) == 0);
     snd_pcm_hw_params_free(hw);
     snd_pcm_sw_params_free(sw);
     *out = result;
@@ -90,6 +99,22 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
         samples += (size_t)n * pcm->channels;
         frames -= (unsigned long)n;
     }
+    return 0;
+}
+
+int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead, long *skipped) {
+    *skipped = 0;
+    snd_pcm_t *h = pcm->handle;
+    if (snd_pcm_state(h) != SND_PCM_STATE_RUNNING) return 0;  /* not started yet: writes fill it */
+    snd_pcm_sframes_t avail = snd_pcm_avail(h);
+    if (avail < 0) return (int)avail;
+    /* Frames still queued ahead of the hardware; negative once it has played past what we
+     * wrote (the kernel has been playing its silence fill since). */
+    snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
+    if (queued >= (snd_pcm_sframes_t)lead) return 0;
+    snd_pcm_sframes_t n = snd_pcm_forward(h, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
+    if (n < 0) return (int)n;
+    *skipped = n;
     return 0;
 }
 

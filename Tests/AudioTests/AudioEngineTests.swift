@@ -14,25 +14,73 @@ struct AudioEngineTests {
         #expect(AudioEngine.pcmName(forCard: "hw:Loopback,0,0") == "hw:Loopback,0,0")
     }
 
-    @Test("ALSA's null PCM through real libasound: opens S16_LE 48 kHz stereo with 5 ms periods, keeps real time")
+    @Test("ALSA's null PCM through real libasound: S16_LE 48 kHz stereo, 5 ms periods; idle, the thread parks; a sound wakes it, in real time")
     func nullDevice() throws {
         ALSAPCM.quietLibraryErrors()
         let pcm = try ALSAPCM(name: "null", latencyMs: 20)
         #expect(pcm.format.rate == 48_000 && pcm.format.channels == 2)
         #expect(pcm.format.periodFrames == 240 && pcm.format.bufferFrames == 960)
-        #expect(pcm.format.needsPacing)
+        #expect(pcm.format.needsPacing && pcm.format.parksWhenIdle)
         pcm.close()
 
         let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: quiet)
         engine.start()
         #expect(engine.isPlaying)
+        #expect(eventually { engine.statistics.parks == 1 })
         usleep(300_000)
-        let written = engine.statistics.periodsWritten
+        let idle = engine.statistics.periodsWritten
+        // A buffer of silence (4 periods) starts the stream, then nothing: a thread writing
+        // silence every period would have written 60 more in 0.3 s.
+        #expect(idle >= 4 && idle <= 8, "periods written before parking: \(idle)")
+        let token = engine.play(rampClip(frames: 4_800))  // 100 ms
+        #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
+        let t0 = Date()
+        #expect(eventually { engine.statistics.parks == 2 })
+        let playedFor = Date().timeIntervalSince(t0)
+        let s = engine.statistics
         engine.stop()
-        // 0.3 s is 60 periods plus the 4 that fill the buffer; a spinning loop would write
-        // hundreds of thousands.
-        #expect(written >= 10 && written < 400, "periods written in 0.3 s: \(written)")
+        // 20 periods of sound and 4 of silence, paced in real time: not a spin, not a stall.
+        #expect(s.periodsWritten - idle >= 24 && s.periodsWritten - idle <= 30, "periods for one 100 ms sound: \(s.periodsWritten - idle)")
+        #expect(playedFor > 0.05 && playedFor < 2, "the sound and its tail took \(playedFor) s")
+        #expect(s.xruns == 0)
         #expect(!engine.isPlaying)
+    }
+
+    @Test("a parked engine wakes for every command, rejoins the stream half a buffer ahead, plays the sound, parks again")
+    func parkAndWake() {
+        let device = CapturePCM(parks: true)
+        let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: quiet)
+        engine.start()
+        #expect(eventually { engine.statistics.parks == 1 })
+        let writes = device.writeCount
+        usleep(100_000)
+        #expect(device.writeCount == writes, "no writes while parked")
+        #expect(device.rejoins.withLock { $0 }.isEmpty)
+
+        let clip = SoundClip(samples: [Int16](repeating: 9_000, count: 480), channels: 1)
+        let token = engine.play(clip)
+        #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
+        #expect(eventually { engine.statistics.parks == 2 })
+        #expect(device.rejoins.withLock { $0 } == [480], "lead: half the 960-frame buffer")
+        let out = device.samples
+        let first = out.firstIndex(of: 9_000)
+        #expect(first == 2 * 240 * writes, "the sound is the first thing written after the park")
+        #expect(out.filter { $0 == 9_000 }.count == 2 * 480)
+
+        // Volume and mute are commands too: each wakes the thread, which parks again.
+        engine.setVolume(percent: 50)
+        #expect(eventually { engine.statistics.parks == 3 })
+
+        // Sounds queued at every phase of parking and waking: none is lost or late.
+        var rng = SystemRandomNumberGenerator()
+        var tokens: [Int] = []
+        for _ in 0..<40 {
+            tokens.append(engine.play(clip))
+            usleep(UInt32.random(in: 0...60_000, using: &rng))
+        }
+        #expect(eventually { Set(engine.statistics.handoffs.map(\.token)).isSuperset(of: tokens) })
+        #expect(engine.statistics.parks > 3)
+        engine.stop()
     }
 
     @Test("a played sound comes out of a file-backed ALSA PCM sample-exact, after and before silence")
@@ -57,6 +105,7 @@ struct AudioEngineTests {
         }
         #expect(out[(first + 2 * clip.frameCount)...].allSatisfy { $0 == 0 }, "silence after the clip")
         #expect(out.count > first + 2 * clip.frameCount + 2 * 240)
+        #expect(engine.statistics.parks == 0, "a file is the stream's time line: written every period")
     }
 
     @Test("two sounds overlapping are mixed (saturating sum) in the same output")

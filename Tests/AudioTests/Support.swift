@@ -33,19 +33,26 @@ struct CollectingHandler: LogHandler {
 }
 
 /// An in-memory device: records every sample written, paced by the engine like `null`.
-/// `failAfter` periods it throws, as a USB DAC pulled out would.
+/// `failAfter` periods it throws, as a USB DAC pulled out would. With `parks` the engine
+/// may stop writing it while idle; `rejoins` records each lead it was asked for.
 final class CapturePCM: PCMDevice, @unchecked Sendable {
     let name: String
     let format: PCMFormat
     private let written = Mutex<[Int16]>([])
     private let failAfter: Int?
     private let writes = Mutex(0)
-    init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil) {
+    let rejoins = Mutex<[Int]>([])
+    init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil, parks: Bool = false) {
         self.name = name
-        format = PCMFormat(channels: channels, periodFrames: 240, bufferFrames: 960, needsPacing: true)
+        format = PCMFormat(channels: channels, periodFrames: 240, bufferFrames: 960, needsPacing: true, parksWhenIdle: parks)
         self.failAfter = failAfter
     }
     var samples: [Int16] { written.withLock { $0 } }
+    var writeCount: Int { writes.withLock { $0 } }
+    func rejoin(leadFrames: Int) throws(PCMError) -> Int {
+        rejoins.withLock { $0.append(leadFrames) }
+        return 0
+    }
     func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int {
         let n = writes.withLock { w -> Int in w += 1; return w }
         if let failAfter, n > failAfter { throw PCMError(device: name, problem: "No such device") }

@@ -15,6 +15,9 @@ typedef struct {
     /// 1 when the device does not pace writes itself (ALSA's `null` and `file` PCMs): the
     /// caller must keep real time, or it would spin.
     int needs_pacing;
+    /// 1 when the stream may go unwritten while nothing plays (the driver plays silence)
+    /// and be rejoined with `qa_pcm_rejoin`; 0 when it must be written every period.
+    int can_park;
 } qa_config;
 
 /// Opens `name` for playback as S16_LE at exactly `rate` Hz (resampling allowed), `channels`
@@ -29,6 +32,12 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
 /// place and counted in `*recovered`. Returns 0, or a negative errno when the device is gone
 /// or broken (the caller closes it and retries later).
 int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered);
+
+/// After a pause in writing: moves the application pointer so that `lead` frames (already
+/// silence) are queued ahead of the hardware, if fewer are. The next write then sounds after
+/// `lead` frames instead of landing behind the hardware pointer. `*skipped` is how far it
+/// moved. Returns 0 or a negative errno.
+int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead, long *skipped);
 
 /// Drops what is queued and closes the device.
 void qa_pcm_close(qa_pcm *pcm);
