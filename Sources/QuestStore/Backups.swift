@@ -126,11 +126,13 @@ extension QuestDatabase {
         let temporary = (directory as NSString).appendingPathComponent(".\((target as NSString).lastPathComponent).partial")
         try? FileManager.default.removeItem(atPath: temporary)
         do {
-            let copy = try DatabaseQueue(path: temporary)
-            try pool.backup(to: copy)
-            // A backup is one self-contained file.
-            try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
-            try copy.close()
+            // VACUUM INTO writes a consistent snapshot as one self-contained file (rollback
+            // journal, no -wal) on the live connection. No second connection is opened and
+            // dropped: dropping one disposes a dispatch queue, which starts libdispatch's
+            // worker pool and its monitor timer, one wake-up a second for the daemon's life.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
+            }
             try Self.fsync(path: temporary)
             guard Glibc.rename(temporary, target) == 0 else {
                 throw StoreError.io("\(target): cannot write backup (\(String(cString: strerror(errno))))")
