@@ -4,8 +4,10 @@
 //   - start to ready: open the database holding five years of play, request the lines, load
 //     the world, first screen and lights, READY (target ≤ 300 ms)
 //   - resident memory after start (target ≤ 30 MB)
-//   - idle for N seconds: loop wake-ups per second, the audio thread's periods, CPU time (target 0 wake-ups with no
-//     timer pending), with no quest today (LED off) and with a quest available (LED blinking)
+//   - idle for N seconds: loop wake-ups per second, the audio thread's periods, context
+//     switches of every thread of the process but the sampler's, CPU time (target 0 wake-ups
+//     with no timer pending), with no quest today (LED off) and with a quest available (LED
+//     blinking). The start includes the daily backup (the fixture has none).
 //
 //   swift run -c release daemon-figures [--idle-seconds 10]
 import BoardProfile
@@ -36,12 +38,30 @@ func cpuSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
+/// Context switches per thread of this process (voluntary and not), by thread id.
+func threadSwitches() -> [String: Int] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    var result: [String: Int] = [:]
+    for tid in tasks {
+        guard let status = try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8) else { continue }
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        result["\(name)/\(tid)"] = status.split(separator: "\n")
+            .filter { $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:") }
+            .compactMap { Int($0.split(separator: "\t").last ?? "") }
+            .reduce(0, +)
+    }
+    return result
+}
+
 struct Figures: Codable {
     var readyMs: Double
     var residentMB: Double
     var wakeupsPerSecond: Double
     var cpuMsPerSecond: Double
     var audioWakeupsPerSecond: Double
+    var processWakeupsPerSecond: Double
+    /// "name/tid switches" for each thread but the sampler.
+    var threads: String
 }
 
 /// Builds a database with five years of play (and a routine for today when wanted).
@@ -88,15 +108,24 @@ func measure(path: String) throws -> Figures {
         box.ready.unlock()
         usleep(200_000)
         let rss = residentMB()
+        // This thread's id: /proc/thread-self links to "PID/task/TID".
+        let tid = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "").split(separator: "/").last.map(String.init) ?? ""
+        let isSampler = { (key: String) in key.hasSuffix("/\(tid)") }
         let wakeBefore = daemon.wakeups, cpuBefore = cpuSeconds(), periodsBefore = engine.statistics.periodsWritten
+        let switchesBefore = threadSwitches()
         usleep(UInt32(idleSeconds * 1e6))
+        let switchesAfter = threadSwitches()
+        let perThread = switchesAfter.filter { !isSampler($0.key) }.mapValues { $0 }.map { ($0.key, $0.value - (switchesBefore[$0.key] ?? 0)) }.sorted { $0.0 < $1.0 }
+        let processSwitches = perThread.map(\.1).reduce(0, +)
         let wakeups = Double(daemon.wakeups - wakeBefore) / idleSeconds
         let audioWakeups = Double(engine.statistics.periodsWritten - periodsBefore) / idleSeconds
         let cpu = (cpuSeconds() - cpuBefore) * 1000 / idleSeconds
         let elapsed = box.readyAt! - started
         box.figures = Figures(
             readyMs: Timing.milliseconds(elapsed),
-            residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu, audioWakeupsPerSecond: audioWakeups)
+            residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu, audioWakeupsPerSecond: audioWakeups,
+            processWakeupsPerSecond: Double(processSwitches) / idleSeconds,
+            threads: perThread.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
         daemon.requestShutdown()
     }
     sampler.stackSize = 64 * 1024
@@ -144,5 +173,7 @@ print("daemon-figures: BoxDaemon on FakeGPIO pipes, database with five years of 
 print(String(format: "start to ready            %7.1f ms   (target ≤ 300 ms)", idle.readyMs))
 print(String(format: "resident memory           %7.1f MB   (target ≤ 30 MB, whole process)", idle.residentMB))
 print(String(format: "idle, no quest today      %7.2f wake-ups/s of the loop   (target 0)", idle.wakeupsPerSecond))
-print(String(format: "  audio thread            %7.1f periods/s written (silence, by design: SPEC §6); process CPU %.3f ms/s", idle.audioWakeupsPerSecond, idle.cpuMsPerSecond))
+print(String(format: "  audio thread            %7.1f periods/s written (parked; the driver plays the silence)", idle.audioWakeupsPerSecond))
+print(String(format: "  whole process           %7.2f context switches/s (sampler excluded); CPU %.3f ms/s", idle.processWakeupsPerSecond, idle.cpuMsPerSecond))
+print("    per thread, switches in \(Int(idleSeconds)) s: \(idle.threads)")
 print(String(format: "idle, quest available     %7.2f wake-ups/s, CPU %.3f ms/s   (LED blink: 2 steps per 3 s)", blinking.wakeupsPerSecond, blinking.cpuMsPerSecond))

@@ -38,13 +38,15 @@ public final class QuestDatabase: Sendable {
 
     public init(path: String, footprint: Footprint = .standard) throws {
         self.path = path
-        let existing = FileManager.default.fileExists(atPath: path)
-            && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
-        // Identity and version only: a full integrity check reads every page (restore and
-        // `doctor` do that); opening must stay fast on a Pi.
-        if existing { try Self.validate(path: path, checkIntegrity: false, acceptBlank: true) }
         do {
             var config = Self.configuration()
+            // Identity and version only (a full integrity check reads every page: restore and
+            // `doctor` do that; opening must stay fast on a Pi), on each connection as it
+            // opens: GRDB runs this before it switches the file to WAL, so a foreign or newer
+            // file is refused untouched. Checking here rather than through a separate
+            // connection matters for the daemon: dropping a GRDB connection disposes a
+            // dispatch queue, which starts libdispatch's worker pool and its 1 Hz timer.
+            config.prepareDatabase { db in try Self.checkIdentity(db, path: path, acceptBlank: true) }
             if footprint == .small {
                 config.maximumReaderCount = 1
                 config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -256") }  // 256 KiB a connection
@@ -81,27 +83,32 @@ public final class QuestDatabase: Sendable {
                         throw StoreError.damaged(path: path, reason: integrity.prefix(3).joined(separator: "; "))
                     }
                 }
-                let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                if acceptBlank, application == 0, try isBlank(db) { return }
-                guard application == Schema.applicationID else {
-                    throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
-                }
-                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                guard version <= Schema.currentVersion else {
-                    throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
-                }
-                let known = Set(Schema.migrations.map(\.identifier))
-                if try db.tableExists("grdb_migrations") {
-                    let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-                    if applied.contains(where: { !known.contains($0) }) {
-                        throw StoreError.newerSchema(path: path, found: max(version, applied.count), known: Schema.currentVersion)
-                    }
-                }
+                try checkIdentity(db, path: path, acceptBlank: acceptBlank)
             }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
             throw describe(error, path: path)
+        }
+    }
+
+    /// Ours (application id) and a schema we know (user version, applied migrations).
+    static func checkIdentity(_ db: Database, path: String, acceptBlank: Bool) throws {
+        let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        if acceptBlank, application == 0, try isBlank(db) { return }
+        guard application == Schema.applicationID else {
+            throw StoreError.notTimeQuestDatabase(path: path, reason: "application id \(application)")
+        }
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        guard version <= Schema.currentVersion else {
+            throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
+        }
+        let known = Set(Schema.migrations.map(\.identifier))
+        if try db.tableExists("grdb_migrations") {
+            let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            if applied.contains(where: { !known.contains($0) }) {
+                throw StoreError.newerSchema(path: path, found: max(version, applied.count), known: Schema.currentVersion)
+            }
         }
     }
 

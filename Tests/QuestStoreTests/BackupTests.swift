@@ -110,6 +110,13 @@ struct BackupTests {
         try other.write { try $0.execute(sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photo (path) VALUES ('a.jpg')") }
         try other.close()
         try expectRefused(db, file: file, message: "not a TimeQuest database")
+        // Opened as the live database it is refused untouched: still in rollback-journal
+        // mode (the check runs before WAL is switched on), no -wal file, same bytes.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(throws: StoreError.notTimeQuestDatabase(path: file, reason: "application id 0")) { _ = try QuestDatabase(path: file) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes)
+        #expect(bytes[18] == 1 && bytes[19] == 1, "rollback journal")
+        #expect(!FileManager.default.fileExists(atPath: file + "-wal"))
     }
 
     @Test("restore refuses a database made by a newer version")
