@@ -72,6 +72,10 @@ public final class AudioEngine: Sendable {
     private let opener: PCMOpener
     private let logger: Logger
     private let retryDelaysMs: [Int]
+    /// Longest park without moving the stream's write position along: ALSA's position
+    /// counters wrap (at the "boundary") after about six hours at 48 kHz on a 32-bit system,
+    /// after which a write position left that far behind could no longer be told apart.
+    private let parkedResyncMs: Int32
     /// Wakes the audio thread from a retry wait when `stop` is called, and from a park when
     /// a command comes.
     private let wakeFD: Int32
@@ -82,8 +86,9 @@ public final class AudioEngine: Sendable {
     /// `retryDelaysMs` is the backoff while no device works (the last value repeats).
     public init(
         candidates: [String], latencyMs: Int, opener: PCMOpener = ALSAOpener(), logger: Logger,
-        retryDelaysMs: [Int] = [1_000, 2_000, 5_000, 10_000, 30_000]
+        retryDelaysMs: [Int] = [1_000, 2_000, 5_000, 10_000, 30_000], parkedResyncMs: Int = 600_000
     ) {
+        self.parkedResyncMs = Int32(clamping: max(parkedResyncMs, 1))
         self.candidates = candidates
         self.latencyMs = latencyMs
         self.opener = opener
@@ -262,13 +267,6 @@ public final class AudioEngine: Sendable {
                 }
                 continue
             }
-            if commands.isEmpty, mixer.activeVoices == 0, current.format.parksWhenIdle,
-                silentFrames >= current.format.bufferFrames
-            {
-                if park() { break }
-                rejoining = true
-                continue
-            }
             if rejoining {
                 rejoining = false
                 let f = current.format
@@ -286,6 +284,15 @@ public final class AudioEngine: Sendable {
                 }
                 pacedStart = questbox_monotonic_nanos()
                 pacedFrames = 0
+            }
+            if commands.isEmpty, mixer.activeVoices == 0, current.format.parksWhenIdle,
+                silentFrames >= current.format.bufferFrames
+            {
+                // Woken by a command or by the resync timeout: either way the write position
+                // is brought up to the hardware first (above, on the next pass).
+                if park() { break }
+                rejoining = true
+                continue
             }
             for command in commands {
                 switch command {
@@ -340,8 +347,8 @@ public final class AudioEngine: Sendable {
         }
     }
 
-    /// Sleeps until a command or `stop` comes (the driver plays silence meanwhile). Returns
-    /// true when stopping.
+    /// Sleeps until a command or `stop` comes, or `parkedResyncMs` passes (the driver plays
+    /// silence meanwhile). Returns true when stopping.
     private func park() -> Bool {
         qb_eventfd_drain(wakeFD)
         // Checked again under the lock after the drain: a command queued before this point
@@ -355,7 +362,7 @@ public final class AudioEngine: Sendable {
         if parking {
             var fd = wakeFD
             var ready: Int32 = 0
-            _ = qb_poll_readable(&fd, 1, -1, &ready)
+            _ = qb_poll_readable(&fd, 1, parkedResyncMs, &ready)
             qb_eventfd_drain(wakeFD)
         }
         return shared.withLock { s in

@@ -83,6 +83,22 @@ struct AudioEngineTests {
         engine.stop()
     }
 
+    @Test("a long park brings the stream's write position up to the hardware now and then, writing nothing")
+    func parkedResync() {
+        let device = CapturePCM(parks: true)
+        let engine = AudioEngine(
+            candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: quiet, parkedResyncMs: 30)
+        engine.start()
+        #expect(eventually { engine.statistics.parks == 1 })
+        let writes = device.writeCount
+        #expect(eventually { device.rejoins.withLock { $0.count } >= 3 })
+        #expect(device.writeCount == writes, "a resync writes nothing")
+        #expect(engine.statistics.parks >= 3, "and parks again")
+        let token = engine.play(SoundClip(samples: [Int16](repeating: 7_000, count: 240), channels: 1))
+        #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
+        engine.stop()
+    }
+
     @Test("a played sound comes out of a file-backed ALSA PCM sample-exact, after and before silence")
     func fileBackedExact() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("aout-\(UUID().uuidString).raw").path

@@ -48,6 +48,9 @@ skipped = q["audio_skipped"]
 why = "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped)))
 row("press → first captured audio sample: p50 / p99 (ms)",
     f"{pct(a, 50):.1f} / {pct(a, 99):.1f} (n={len(a)}, lock-in and stop presses{'; left out: ' + why if why else ''})", "–")
-print("\nper-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
+inj = r["injection"]
+print(f"\ninjection: a press's pull write took p50 {inj['write_p50_ms']:.3f} / p99 {inj['write_p99_ms']:.3f} / max {inj['write_max_ms']:.3f} ms; "
+      f"the box's kernel timestamp fell inside the write call for {inj['stamps_inside']} of {inj['presses']} presses")
+print("per-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
 print("per-thread idle wake-ups/s, gpiozero:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(z["threads_wakeups_per_s"].items())))
 PY

@@ -14,9 +14,14 @@ box = Box(sysfs)
 fds = {line: os.open(f"{sysfs}/sim_gpio{line}/pull", os.O_WRONLY) for line in (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP)}
 
 
+write_calls = []                              # (before, after) of the box's press writes
+
+
 def pull(line, pressed):
     t = now()
     os.pwrite(fds[line], b"pull-down" if pressed else b"pull-up", 0)
+    if pressed and line in (UP, DOWN):
+        write_calls.append((t, now()))
     return t
 
 
@@ -111,6 +116,14 @@ def interval_errors(start_times, stop_times, inj):
 for name, (st, sp) in (("questbox", (edges["up"], edges["down"])), ("gpiozero", (zero["start"], zero["stop"]))):
     errs = interval_errors(st, sp, injected[name])
     results[name].update(timing_p50_ms=percentile(errs, 50), timing_p99_ms=percentile(errs, 99), timing_max_ms=max(errs))
+# The injection's own noise: how long the press's write call took, and how often the box's
+# kernel timestamp fell inside it (the edge cannot be earlier than the call).
+durations = [(b - a) * 1000 for a, b in write_calls]
+stamps = sorted(edges["up"][:200] + edges["down"][:200])
+calls = sorted(write_calls)
+inside = sum(1 for (a, b), ts in zip(calls, stamps) if a <= ts <= b)
+results["injection"] = {"write_p50_ms": percentile(durations, 50), "write_p99_ms": percentile(durations, 99),
+                        "write_max_ms": max(durations), "stamps_inside": inside, "presses": len(calls)}
 led_lat = [watch.first_change_after(injected["gpiozero"][("start", i)], [ZLED]) for i in range(200)]
 results["gpiozero"]["led_samples"] = [x * 1000 for x in led_lat if x is not None]
 
