@@ -270,9 +270,11 @@ public final class AudioEngine: Sendable {
             if rejoining {
                 rejoining = false
                 let f = current.format
-                // Half the buffer ahead (at least two periods): room for this thread to be
-                // late to its first write without the sound landing behind the hardware.
-                let lead = min(f.bufferFrames, max(2 * f.periodFrames, f.bufferFrames / 2))
+                // All but one period of the buffer ahead, as much as a thread that never
+                // parked keeps queued: room for this thread (and, under emulation, the
+                // device's timer) to be late without the sound landing behind the hardware.
+                // Half a buffer garbled sounds in the HIL rig under load.
+                let lead = min(f.bufferFrames, max(2 * f.periodFrames, f.bufferFrames - f.periodFrames))
                 do {
                     let skipped = try current.rejoin(leadFrames: lead)
                     shared.withLock { $0.stats.rejoinSkippedFrames += skipped }

@@ -46,7 +46,7 @@ struct AudioEngineTests {
         #expect(!engine.isPlaying)
     }
 
-    @Test("a parked engine wakes for every command, rejoins the stream half a buffer ahead, plays the sound, parks again")
+    @Test("a parked engine wakes for every command, rejoins the stream a buffer less a period ahead, plays the sound, parks again")
     func parkAndWake() {
         let device = CapturePCM(parks: true)
         let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: quiet)
@@ -61,7 +61,7 @@ struct AudioEngineTests {
         let token = engine.play(clip)
         #expect(eventually { engine.statistics.handoffs.contains { $0.token == token } })
         #expect(eventually { engine.statistics.parks == 2 })
-        #expect(device.rejoins.withLock { $0 } == [480], "lead: half the 960-frame buffer")
+        #expect(device.rejoins.withLock { $0 } == [720], "lead: the 960-frame buffer less one period")
         let out = device.samples
         let first = out.firstIndex(of: 9_000)
         #expect(first == 2 * 240 * writes, "the sound is the first thing written after the park")

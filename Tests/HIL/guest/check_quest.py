@@ -74,14 +74,16 @@ for i, rating in enumerate(expected_ratings):
     check(d is not None, f"task {i + 1}: the LED did not start the cyan heartbeat within 100 ms of lock-in")
     seen[f"lock{i}→cyan"] = d
     pulses = buzzer_pulses(lock, lock + 0.1)
-    check(len(pulses) == 1 and 0.025 <= pulses[0][1] <= 0.1,
+    # ≥ 20 ms: the sampler (a Python thread among real-time ones on 2 emulated CPUs) can see
+    # the start up to ~15 ms late; the bug this guards against was a 4 ms tap.
+    check(len(pulses) == 1 and 0.020 <= pulses[0][1] <= 0.1,
           f"task {i + 1}: lock-in buzzer tap {pulses}, expected one ~40 ms pulse")
     # GAME-2: while the task runs the LED only beats cyan, and the buzzer stays quiet.
     colors = {COLORS.get(s[:3]) for _, s in between(lock + 0.1, stop["t"])}
     check(colors <= {"cyan", "off"}, f"task {i + 1}: the LED showed {colors} while the task ran")
     check(not buzzer_pulses(lock + 0.1, stop["t"]), f"task {i + 1}: the buzzer sounded while the task ran")
     stop_tap = buzzer_pulses(stop["t"], stop["release"])
-    check(len(stop_tap) == 1 and 0.025 <= stop_tap[0][1] <= 0.1, f"task {i + 1}: stop buzzer tap {stop_tap}, expected one ~40 ms pulse")
+    check(len(stop_tap) == 1 and 0.020 <= stop_tap[0][1] <= 0.1, f"task {i + 1}: stop buzzer tap {stop_tap}, expected one ~40 ms pulse")
     reveal_color = {"way_off": "magenta", "spot_on": "green"}[rating]
     d = first_color_after(stop["release"], reveal_color, 0.1)
     check(d is not None, f"task {i + 1}: the LED did not show the {rating} colour ({reveal_color}) within 100 ms of the stop release")
