@@ -115,7 +115,7 @@ func measure(path: String) throws -> Figures {
         let switchesBefore = threadSwitches()
         usleep(UInt32(idleSeconds * 1e6))
         let switchesAfter = threadSwitches()
-        let perThread = switchesAfter.filter { !isSampler($0.key) }.mapValues { $0 }.map { ($0.key, $0.value - (switchesBefore[$0.key] ?? 0)) }.sorted { $0.0 < $1.0 }
+        let perThread = switchesAfter.filter { !isSampler($0.key) }.map { ($0.key, $0.value - (switchesBefore[$0.key] ?? 0)) }.sorted { $0.0 < $1.0 }
         let processSwitches = perThread.map(\.1).reduce(0, +)
         let wakeups = Double(daemon.wakeups - wakeBefore) / idleSeconds
         let audioWakeups = Double(engine.statistics.periodsWritten - periodsBefore) / idleSeconds

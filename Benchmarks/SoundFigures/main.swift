@@ -109,7 +109,6 @@ let driver = Thread {
             // Land the next press at a random phase of the audio period.
             usleep(UInt32(60_000 + Int(rng.next() % 20_000)))
         }
-        // Idle CPU: the periods before the quest started.
         // Idle: the first second (start, a buffer of silence, then parked): total CPU.
         box.results.idleCPU = Double(idle.idleCPUNanos) / 1e6
         box.results.idlePeriods = idle.idlePeriods

@@ -32,10 +32,8 @@ public final class AudioEngine: Sendable {
         public var xruns = 0
         public var deviceFailures = 0
         public var droppedWhileSilent = 0
-        /// Times the thread went to sleep with nothing to play, and the frames the stream
-        /// was moved on by when it woke (`PCMDevice.rejoin`).
+        /// Times the thread went to sleep with nothing to play.
         public var parks = 0
-        public var rejoinSkippedFrames = 0
         /// When each requested sound's first frame was handed to the device.
         public var handoffs: [Handoff] = []
     }
@@ -248,6 +246,16 @@ public final class AudioEngine: Sendable {
             rejoining = false
         }
         if let device { adopt(device) }
+        func drop(_ lost: PCMDevice, _ error: any Error) {
+            logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
+            lost.close()
+            device = nil
+            mixer.stopAll()
+            shared.withLock {
+                $0.stats.device = nil
+                $0.stats.deviceFailures += 1
+            }
+        }
 
         while true {
             let (commands, stopping) = shared.withLock { s -> ([Command], Bool) in
@@ -276,12 +284,9 @@ public final class AudioEngine: Sendable {
                 // Half a buffer garbled sounds in the HIL rig under load.
                 let lead = min(f.bufferFrames, max(2 * f.periodFrames, f.bufferFrames - f.periodFrames))
                 do {
-                    let skipped = try current.rejoin(leadFrames: lead)
-                    shared.withLock { $0.stats.rejoinSkippedFrames += skipped }
+                    try current.rejoin(leadFrames: lead)
                 } catch {
-                    lose(current, error)
-                    device = nil
-                    mixer.stopAll()
+                    drop(current, error)
                     continue
                 }
                 pacedStart = questbox_monotonic_nanos()
@@ -315,9 +320,7 @@ public final class AudioEngine: Sendable {
                 record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, recovered: recovered)
                 lastCPU = cpuNow
             } catch {
-                lose(current, error)
-                device = nil
-                mixer.stopAll()
+                drop(current, error)
                 continue
             }
             if current.format.needsPacing {
@@ -338,15 +341,6 @@ public final class AudioEngine: Sendable {
         }
         device?.close()
         shared.withLock { $0.stats.device = nil }
-    }
-
-    private func lose(_ device: PCMDevice, _ error: any Error) {
-        logger.error("sound device lost: the box goes on with LED and buzzer, retrying", metadata: ["error": "\(error)"])
-        device.close()
-        shared.withLock {
-            $0.stats.device = nil
-            $0.stats.deviceFailures += 1
-        }
     }
 
     /// Sleeps until a command or `stop` comes, or `parkedResyncMs` passes (the driver plays

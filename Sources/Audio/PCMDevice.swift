@@ -44,8 +44,8 @@ public protocol PCMDevice: AnyObject {
     /// suspends recovered on the way; throws when the device is gone.
     func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int
     /// After a pause in writing (a parked engine), makes the next write sound `leadFrames`
-    /// from now rather than behind the hardware. Returns the frames skipped.
-    func rejoin(leadFrames: Int) throws(PCMError) -> Int
+    /// from now rather than behind the hardware.
+    func rejoin(leadFrames: Int) throws(PCMError)
     func close()
 }
 
@@ -90,12 +90,10 @@ public final class ALSAPCM: PCMDevice {
         return Int(recovered)
     }
 
-    public func rejoin(leadFrames: Int) throws(PCMError) -> Int {
+    public func rejoin(leadFrames: Int) throws(PCMError) {
         guard let handle else { throw PCMError(device: name, problem: "closed") }
-        var skipped = 0
-        let err = qa_pcm_rejoin(handle, UInt(leadFrames), &skipped)
+        let err = qa_pcm_rejoin(handle, UInt(leadFrames))
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
-        return skipped
     }
 
     public func close() {

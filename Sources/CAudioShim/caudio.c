@@ -102,8 +102,7 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
     return 0;
 }
 
-int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead, long *skipped) {
-    *skipped = 0;
+int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead) {
     snd_pcm_t *h = pcm->handle;
     if (snd_pcm_state(h) != SND_PCM_STATE_RUNNING) return 0;  /* not started yet: writes fill it */
     snd_pcm_sframes_t avail = snd_pcm_avail(h);
@@ -113,9 +112,7 @@ int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead, long *skipped) {
     snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
     if (queued >= (snd_pcm_sframes_t)lead) return 0;
     snd_pcm_sframes_t n = snd_pcm_forward(h, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
-    if (n < 0) return (int)n;
-    *skipped = n;
-    return 0;
+    return n < 0 ? (int)n : 0;
 }
 
 void qa_pcm_close(qa_pcm *pcm) {

@@ -49,9 +49,8 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
     }
     var samples: [Int16] { written.withLock { $0 } }
     var writeCount: Int { writes.withLock { $0 } }
-    func rejoin(leadFrames: Int) throws(PCMError) -> Int {
+    func rejoin(leadFrames: Int) throws(PCMError) {
         rejoins.withLock { $0.append(leadFrames) }
-        return 0
     }
     func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int {
         let n = writes.withLock { w -> Int in w += 1; return w }

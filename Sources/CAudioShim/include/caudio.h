@@ -35,9 +35,9 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
 
 /// After a pause in writing: moves the application pointer so that `lead` frames (already
 /// silence) are queued ahead of the hardware, if fewer are. The next write then sounds after
-/// `lead` frames instead of landing behind the hardware pointer. `*skipped` is how far it
-/// moved. Returns 0 or a negative errno.
-int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead, long *skipped);
+/// `lead` frames instead of landing behind the hardware pointer. Returns 0 or a negative
+/// errno.
+int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead);
 
 /// Drops what is queued and closes the device.
 void qa_pcm_close(qa_pcm *pcm);

@@ -6,13 +6,11 @@ RATE = 48000
 
 
 class Segment:
-    """Frames recorded without a break: frame k of the file sounded at origin + (k - first) / RATE."""
+    """Frames recorded without a break: frame k of the file sounded at origin + (k - first) / RATE,
+    until end_time. `origin` and `end_time` are set once all reads are in (Capture)."""
     def __init__(self, first):
         self.first, self.end, self.bounds = first, first, []
-
-    @property
-    def origin(self):
-        return min(self.bounds)
+        self.origin = self.end_time = None
 
 
 class Capture:
@@ -37,6 +35,9 @@ class Capture:
         self.segments = [seg for seg in self.segments if seg.bounds]
         if not self.segments:
             raise SystemExit("the capture recorded nothing")
+        for seg in self.segments:
+            seg.origin = min(seg.bounds)
+            seg.end_time = seg.origin + (seg.end - seg.first) / RATE
 
     def _segment_of(self, frame):
         return next((seg for seg in reversed(self.segments) if seg.first <= frame), self.segments[0])
@@ -48,14 +49,14 @@ class Capture:
     def frame_at(self, t):
         """The frame that sounded at time t; in a gap, the first frame after it."""
         for seg in self.segments:
-            if t < seg.origin + (seg.end - seg.first) / RATE:
+            if t < seg.end_time:
                 return seg.first + max(0, int((t - seg.origin) * RATE))
         return self.segments[-1].end
 
     def gaps_within(self, t, within):
         """The frames lost to overruns between t and t + within, as (from, to) times."""
-        return [(a.origin + (a.end - a.first) / RATE, b.origin) for a, b in zip(self.segments, self.segments[1:])
-                if a.origin + (a.end - a.first) / RATE < t + within and b.origin > t]
+        return [(a.end_time, b.origin) for a, b in zip(self.segments, self.segments[1:])
+                if a.end_time < t + within and b.origin > t]
 
     def first_sound_after(self, t, within=1.0):
         """The first non-zero frame at or after time t (silence is exact zeros), or None."""
