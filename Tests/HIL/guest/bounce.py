@@ -26,18 +26,20 @@ box = Box(sys.argv[1])
 box.wait_for_quest()
 box.tap(LOCK)                                  # start the quest: estimating, 2:00
 time.sleep(1.0)
-estimate, trajectory, longest = 120, [120], 0.0
+estimate, trajectory, longest, edge_counts = 120, [120], 0.0, []
 for _ in range(200):
     # A random walk that never meets a limit (there a press rightly changes nothing).
     going_up = rng.random() < 0.5 if MIN < estimate < MAX else estimate == MIN
-    _, span = box.bouncy_press(UP if going_up else DOWN, rng)
+    _, span, counts = box.bouncy_press(UP if going_up else DOWN, rng)
     longest = max(longest, span)
+    edge_counts += counts
     estimate = up(estimate) if going_up else down(estimate)
     trajectory.append(estimate)
     time.sleep(0.12)
 time.sleep(0.5)
-locked, _ = box.bouncy_press(LOCK, rng)
+locked, _, _ = box.bouncy_press(LOCK, rng)
 time.sleep(max(0.0, locked + 2.5 - now()))
-stopped, _ = box.bouncy_press(STOP, rng)
+stopped, _, _ = box.bouncy_press(STOP, rng)
 time.sleep(1.0)
-print(json.dumps({"trajectory": trajectory, "injected": stopped - locked, "longest_burst": longest}))
+print(json.dumps({"trajectory": trajectory, "injected": stopped - locked, "longest_burst": longest,
+                  "burst_edges": [min(edge_counts), max(edge_counts)]}))

@@ -41,10 +41,12 @@ class Box:
     def bouncy_press(self, line, rng, hold=0.06):
         """A press as a worn switch makes it: a burst of 5–20 edges that ends pressed, a
         hold, and a release burst that ends released, each written back to back (well
-        within 10 ms). Returns (time of the first edge, longest burst) in s, CLOCK_MONOTONIC."""
-        first, longest = None, 0.0
+        within 10 ms). Returns the time of the first edge and the longest burst in s
+        (CLOCK_MONOTONIC), and each burst's edge count."""
+        first, longest, counts = None, 0.0, []
         for levels in (("pull-down", "pull-up"), ("pull-up", "pull-down")):
-            edges = rng.randrange(5, 21) | 1          # odd: the burst ends away from where it started
+            edges = rng.randrange(5, 20, 2)           # 5–19, odd: the burst ends away from where it started
+            counts.append(edges)
             fd = os.open(f"{self.sysfs}/sim_gpio{line}/pull", os.O_WRONLY)
             writes = [levels[k % 2].encode() for k in range(edges)]
             start = now()
@@ -55,7 +57,7 @@ class Box:
             os.close(fd)
             if levels[0] == "pull-down":
                 time.sleep(hold)
-        return first, longest
+        return first, longest, counts
 
     def wait_for_quest(self, seconds=60):
         """Returns once the "quest available" LED has lit: the box is up."""
