@@ -26,6 +26,10 @@ struct BackupTests {
         let info = try db.backup(now: now)
         #expect(info.fileName == "questbox-20260528T202640Z-manual.sqlite")
         #expect(info.sizeBytes > 0)
+        // One self-contained file: rollback-journal mode in the header, no -wal beside it.
+        let header = try Data(contentsOf: URL(fileURLWithPath: info.path)).prefix(20)
+        #expect(header[18] == 1 && header[19] == 1)
+        #expect(!FileManager.default.fileExists(atPath: info.path + "-wal"))
         try QuestDatabase.validate(path: info.path)
         let copy = try QuestDatabase(path: info.path)
         #expect(try copy.estimations() == db.estimations())
