@@ -41,9 +41,9 @@ class Box:
     def bouncy_press(self, line, rng, hold=0.06):
         """A press as a worn switch makes it: a burst of 5–20 edges that ends pressed, a
         hold, and a release burst that ends released, each written back to back (well
-        within 10 ms). Returns the time of the first edge and the longest burst in s
-        (CLOCK_MONOTONIC), and each burst's edge count."""
-        first, longest, counts = None, 0.0, []
+        within 10 ms). Returns the time of the first edge, how long each burst took to write
+        in s (CLOCK_MONOTONIC), and each burst's edge count."""
+        first, spans, counts = None, [], []
         for levels in (("pull-down", "pull-up"), ("pull-up", "pull-down")):
             edges = rng.randrange(5, 20, 2)           # 5–19, odd: the burst ends away from where it started
             counts.append(edges)
@@ -53,11 +53,11 @@ class Box:
             first = first if first is not None else start
             for level in writes:
                 os.pwrite(fd, level, 0)
-            longest = max(longest, now() - start)
+            spans.append(now() - start)
             os.close(fd)
             if levels[0] == "pull-down":
                 time.sleep(hold)
-        return first, longest, counts
+        return first, spans, counts
 
     def wait_for_quest(self, seconds=60):
         """Returns once the "quest available" LED has lit: the box is up."""
