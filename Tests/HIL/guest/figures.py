@@ -4,7 +4,7 @@ gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script pr
 buttons for both at once: each press is two pull writes back to back, one on the box's
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
-import json, os, random, re, signal, subprocess, sys, time
+import bisect, json, os, random, re, signal, subprocess, sys, time
 from box import Box, OutputRecorder, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
 
 ZSTART, ZSTOP, ZLED = 8, 9, 10
@@ -14,15 +14,56 @@ box = Box(sysfs)
 fds = {line: os.open(f"{sysfs}/sim_gpio{line}/pull", os.O_WRONLY) for line in (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP)}
 
 
-write_calls = []                              # (before, after) of the box's press writes
+write_calls = []                              # (line, before, after) of each press's write
 
 
 def pull(line, pressed):
     t = now()
     os.pwrite(fds[line], b"pull-down" if pressed else b"pull-up", 0)
-    if pressed and line in (UP, DOWN):
-        write_calls.append((t, now()))
+    if pressed:
+        write_calls.append((line, t, now()))
     return t
+
+
+# The reference for when an edge happened: the moment gpio-sim raised the line's interrupt
+# (its irq_sim_set_irqchip_state), recorded by the kernel's function tracer on
+# CLOCK_MONOTONIC. A press's write call is slow and jittery under emulation; the edge is one
+# instant inside it, and that instant, not the time read before the call, is what the box
+# and gpiozero both try to measure.
+TRACE = "/sys/kernel/tracing"
+
+
+def tracing(on):
+    """Starts tracing this process's interrupt raises, or stops and returns their times."""
+    if on:
+        if not os.path.exists(f"{TRACE}/trace_clock"):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
+        for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
+                            ("buffer_size_kb", "4096"), ("set_ftrace_filter", "irq_sim_set_irqchip_state"),
+                            ("set_ftrace_pid", str(os.getpid())), ("current_tracer", "function"), ("trace", ""),
+                            ("tracing_on", "1")):
+            with open(f"{TRACE}/{name}", "w") as f:
+                f.write(value)
+        return None
+    with open(f"{TRACE}/tracing_on", "w") as f:
+        f.write("0")
+    with open(f"{TRACE}/trace") as f:
+        raised = [float(m.group(1)) for m in re.finditer(r"\s(\d+\.\d+): irq_sim_set_irqchip_state", f.read())]
+    with open(f"{TRACE}/current_tracer", "w") as f:
+        f.write("nop")
+    return raised
+
+
+def edges_raised(calls, raised):
+    """{(line, before): the interrupt raised inside that write call}; a call with none or
+    several inside it has no entry."""
+    raised, out = sorted(raised), {}
+    for line, a, b in calls:
+        # The trace prints whole microseconds: a call's bounds are widened by one.
+        inside = raised[bisect.bisect_left(raised, a - 1e-6):bisect.bisect_right(raised, b + 1e-6)]
+        if len(inside) == 1:
+            out[(line, a)] = inside[0]
+    return out
 
 
 def percentile(values, p):
@@ -76,9 +117,10 @@ events = []                                   # (due s from t0, kind, index)
 for i, (s, e) in enumerate(zip(starts, stops)):
     events += [(s, "start", i), (s + 0.06, "start-up", i), (e, "stop", i), (e + 0.06, "stop-up", i)]
 events.sort()
-watch = OutputRecorder(box, period=0.0005, lines=[RED, GREEN, BLUE, ZLED])
-watch.start()
+# No output sampler runs in this phase: its sysfs reads take the chip's lock the presses'
+# writes need, and only the writes' own noise should stand between a press and its stamp.
 injected = {"questbox": {}, "gpiozero": {}}
+tracing(True)
 t0 = now()
 for due, kind, i in events:
     time.sleep(max(0.0, t0 + due - now()))
@@ -89,6 +131,19 @@ for due, kind, i in events:
         injected["questbox"][(kind, i)] = a
         injected["gpiozero"][(kind, i)] = b
 time.sleep(1.0)
+raised = edges_raised(write_calls, tracing(False))
+timing_calls = list(write_calls)
+
+# --- 2b. gpiozero's press → LED: 200 more start presses, its LED line sampled every 0.5 ms --
+watch = OutputRecorder(box, period=0.0005, lines=[RED, GREEN, BLUE, ZLED])
+watch.start()
+led_presses = []
+for _ in range(200):
+    led_presses.append(pull(ZSTART, True))
+    time.sleep(0.06)
+    pull(ZSTART, False)
+    time.sleep(rng.uniform(0.08, 0.16))
+time.sleep(0.5)
 
 # What the box measured: the kernel edge timestamps its loop received (logged with --verbose).
 edges = {"up": [], "down": []}
@@ -106,24 +161,40 @@ time.sleep(0.2)
 zero = json.load(open(zero_out))
 
 
-def interval_errors(start_times, stop_times, inj):
+def interval_errors(start_times, stop_times, inj, lines, reference):
+    """|measured − injected| per interval in ms; the injected interval runs between the two
+    presses' edges as `reference` dates them ("raised": the traced interrupt; "before": the
+    time read before the write call)."""
     assert len(start_times) == 200 and len(stop_times) == 200, f"{len(start_times)} starts and {len(stop_times)} stops seen, 200 each pressed"
     order = sorted(range(200), key=lambda i: inj[("stop", i)])        # stops arrive in time order
     stop_of = {i: stop_times[rank] for rank, i in enumerate(order)}
-    return [abs((stop_of[i] - start_times[i]) - (inj[("stop", i)] - inj[("start", i)])) * 1000 for i in range(200)]
+    at = (lambda kind, i: inj[(kind, i)]) if reference == "before" else \
+        (lambda kind, i: raised[(lines[kind], inj[(kind, i)])])
+    return [abs((stop_of[i] - start_times[i]) - (at("stop", i) - at("start", i))) * 1000 for i in range(200)]
 
 
-for name, (st, sp) in (("questbox", (edges["up"], edges["down"])), ("gpiozero", (zero["start"], zero["stop"]))):
-    errs = interval_errors(st, sp, injected[name])
-    results[name].update(timing_p50_ms=percentile(errs, 50), timing_p99_ms=percentile(errs, 99), timing_max_ms=max(errs))
-# The injection's own noise: how long the press's write call took, and how often the box's
-# kernel timestamp fell inside it (the edge cannot be earlier than the call).
-durations = [(b - a) * 1000 for a, b in write_calls]
+assert len(zero["start"]) == 400, f"gpiozero saw {len(zero['start'])} start presses, 400 were made"
+presses_traced = sum(1 for line, a, _ in timing_calls if (line, a) in raised)
+assert presses_traced == len(timing_calls), f"{presses_traced} of {len(timing_calls)} presses have exactly one traced interrupt inside their write"
+for name, (st, sp), lines in (("questbox", (edges["up"], edges["down"]), {"start": UP, "stop": DOWN}),
+                              ("gpiozero", (zero["start"][:200], zero["stop"]), {"start": ZSTART, "stop": ZSTOP})):
+    for reference, key in (("raised", "timing"), ("before", "timing_write")):
+        errs = interval_errors(st, sp, injected[name], lines, reference)
+        results[name].update({f"{key}_p50_ms": percentile(errs, 50), f"{key}_p99_ms": percentile(errs, 99), f"{key}_max_ms": max(errs)})
+# The injection's own noise: how long a press's write call took; and for the box, where its
+# kernel timestamp fell: inside the call (it cannot be earlier) and how long after the
+# interrupt was raised.
+ours = [(line, a, b) for line, a, b in timing_calls if line in (UP, DOWN)]
+durations = [(b - a) * 1000 for _, a, b in ours]
 stamps = sorted(edges["up"][:200] + edges["down"][:200])
-inside = sum(1 for (a, b), ts in zip(write_calls, stamps) if a <= ts <= b)   # both in time order
+inside = sum(1 for (_, a, b), ts in zip(ours, stamps) if a <= ts <= b)   # both in time order
+after_raised = [(ts - raised[(line, a)]) * 1000 for (line, a, _), ts in zip(ours, stamps)]
 results["injection"] = {"write_p50_ms": percentile(durations, 50), "write_p99_ms": percentile(durations, 99),
-                        "write_max_ms": max(durations), "stamps_inside": inside, "presses": len(write_calls)}
-led_lat = [watch.first_change_after(injected["gpiozero"][("start", i)], [ZLED]) for i in range(200)]
+                        "write_max_ms": max(durations), "stamps_inside": inside, "presses": len(ours),
+                        "stamp_after_raised_p50_ms": percentile(after_raised, 50),
+                        "stamp_after_raised_p99_ms": percentile(after_raised, 99),
+                        "stamp_after_raised_min_ms": min(after_raised)}
+led_lat = [watch.first_change_after(t, [ZLED]) for t in led_presses]
 results["gpiozero"]["led_samples"] = [x * 1000 for x in led_lat if x is not None]
 
 # --- 3. the box in a quest: press → LED and press → first audio sample ----------------------
