@@ -189,6 +189,9 @@ durations = [(b - a) * 1000 for _, a, b in ours]
 stamps = sorted(edges["up"][:200] + edges["down"][:200])
 inside = sum(1 for (_, a, b), ts in zip(ours, stamps) if a <= ts <= b)   # both in time order
 after_raised = [(ts - raised[(line, a)]) * 1000 for (line, a, _), ts in zip(ours, stamps)]
+# The trace prints whole µs: a stamp more than 1 µs before its traced interrupt would mean
+# the reference, not the box, is wrong.
+assert min(after_raised) >= -0.001, f"a box timestamp {min(after_raised):.3f} ms before its traced interrupt"
 results["injection"] = {"write_p50_ms": percentile(durations, 50), "write_p99_ms": percentile(durations, 99),
                         "write_max_ms": max(durations), "stamps_inside": inside, "presses": len(ours),
                         "stamp_after_raised_p50_ms": percentile(after_raised, 50),
