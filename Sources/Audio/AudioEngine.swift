@@ -221,8 +221,7 @@ public final class AudioEngine: Sendable {
         var mixer = Mixer(outputChannels: device?.format.channels ?? 2)
         var buffer: [Int16] = []
         var retry = 0
-        var pacedStart: Int64 = 0
-        var pacedFrames: Int64 = 0
+        var pacer: RealTimePacer?                  // set with each device
         var lastCPU = qa_thread_cpu_ns()
         // Silence written since the last sound: a buffer's worth means the stream is running
         // and the last sound is all queued, so the thread may park.
@@ -239,8 +238,8 @@ public final class AudioEngine: Sendable {
             mixer.setVolume(percent: settings.0)
             mixer.setMuted(settings.1)
             buffer = [Int16](repeating: 0, count: d.format.periodFrames * d.format.channels)
-            pacedStart = questbox_monotonic_nanos()
-            pacedFrames = 0
+            pacer = RealTimePacer(rate: d.format.rate, periodFrames: d.format.periodFrames,
+                                  bufferFrames: d.format.bufferFrames, at: questbox_monotonic_nanos())
             retry = 0
             silentFrames = 0
             rejoining = false
@@ -289,8 +288,7 @@ public final class AudioEngine: Sendable {
                     drop(current, error)
                     continue
                 }
-                pacedStart = questbox_monotonic_nanos()
-                pacedFrames = 0
+                pacer?.restart(at: questbox_monotonic_nanos())
             }
             if commands.isEmpty, mixer.activeVoices == 0, current.format.parksWhenIdle,
                 silentFrames >= current.format.bufferFrames
@@ -323,20 +321,11 @@ public final class AudioEngine: Sendable {
                 drop(current, error)
                 continue
             }
-            if current.format.needsPacing {
-                // A device that never blocks would let this loop spin: keep to real time,
-                // one buffer ahead, as a real card would. Falling behind by more than the
-                // buffer is an underrun such a card would have had: counted as an xrun.
-                let rate = Int64(current.format.rate)
-                let played = (questbox_monotonic_nanos() - pacedStart) * rate / 1_000_000_000
-                if pacedFrames > 0, pacedFrames - played < 0 {
-                    shared.withLock { $0.stats.xruns += 1 }
-                    pacedStart = questbox_monotonic_nanos()
-                    pacedFrames = 0
-                }
-                pacedFrames += Int64(current.format.periodFrames)
-                let ahead = pacedFrames - Int64(current.format.bufferFrames)
-                if ahead > 0 { qa_sleep_until(pacedStart + ahead * 1_000_000_000 / rate) }
+            if current.format.needsPacing, let (underrun, nextWriteAt) = pacer?.wrotePeriod(at: questbox_monotonic_nanos()) {
+                // The underrun such a device cannot have is the one a card would have had:
+                // counted as an xrun.
+                if underrun { shared.withLock { $0.stats.xruns += 1 } }
+                if let nextWriteAt { qa_sleep_until(nextWriteAt) }
             }
         }
         device?.close()

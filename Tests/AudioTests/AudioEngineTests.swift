@@ -42,7 +42,9 @@ struct AudioEngineTests {
         // 20 periods of sound and 4 of silence, paced in real time: not a spin, not a stall.
         #expect(s.periodsWritten - idle >= 24 && s.periodsWritten - idle <= 30, "periods for one 100 ms sound: \(s.periodsWritten - idle)")
         #expect(playedFor > 0.05 && playedFor < 2, "the sound and its tail took \(playedFor) s")
-        #expect(s.xruns == 0)
+        // No check of s.xruns here: a machine busy with other tests may stall this thread
+        // past the 20 ms buffer, which is a real underrun. When the pacer counts one, and
+        // that a park is none, is tested on a virtual clock (RealTimePacerTests).
         #expect(!engine.isPlaying)
     }
 
