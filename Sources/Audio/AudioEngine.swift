@@ -28,8 +28,13 @@ public final class AudioEngine: Sendable {
         /// Audio-thread CPU time spent on idle (silent) periods and on periods with voices.
         public var idleCPUNanos: Int64 = 0
         public var playingCPUNanos: Int64 = 0
-        /// Underruns and suspends recovered with `snd_pcm_recover`.
+        /// Underruns and suspends recovered with `snd_pcm_recover`, and underruns of a paced
+        /// device.
         public var xruns = 0
+        /// Writes that found the hardware already past what had been written (the thread was
+        /// late: the listener heard silence mid-stream), and those frames in total.
+        public var lateWrites = 0
+        public var lateFrames = 0
         public var deviceFailures = 0
         public var droppedWhileSilent = 0
         /// Times the thread went to sleep with nothing to play.
@@ -276,14 +281,8 @@ public final class AudioEngine: Sendable {
             }
             if rejoining {
                 rejoining = false
-                let f = current.format
-                // All but one period of the buffer ahead, as much as a thread that never
-                // parked keeps queued: room for this thread (and, under emulation, the
-                // device's timer) to be late without the sound landing behind the hardware.
-                // Half a buffer garbled sounds in the HIL rig under load.
-                let lead = min(f.bufferFrames, max(2 * f.periodFrames, f.bufferFrames - f.periodFrames))
                 do {
-                    try current.rejoin(leadFrames: lead)
+                    try current.rejoin(leadFrames: current.format.rejoinLeadFrames)
                 } catch {
                     drop(current, error)
                     continue
@@ -312,10 +311,10 @@ public final class AudioEngine: Sendable {
             silentFrames = playing || !started.isEmpty ? 0 : silentFrames + current.format.periodFrames
             let handedAt = questbox_monotonic_nanos()
             do {
-                let recovered = try buffer.withUnsafeBufferPointer { try current.write($0) }
+                let report = try buffer.withUnsafeBufferPointer { try current.write($0) }
                 // The whole iteration's CPU (mixing, writing, pacing, locks) since the last one.
                 let cpuNow = qa_thread_cpu_ns()
-                record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, recovered: recovered)
+                record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, report: report, rate: current.format.rate)
                 lastCPU = cpuNow
             } catch {
                 drop(current, error)
@@ -356,7 +355,7 @@ public final class AudioEngine: Sendable {
         }
     }
 
-    private func record(started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, recovered: Int) {
+    private func record(started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, report: PCMWriteReport, rate: Int) {
         shared.withLock { s in
             s.stats.periodsWritten += 1
             if playing || !started.isEmpty {
@@ -366,14 +365,23 @@ public final class AudioEngine: Sendable {
                 s.stats.idlePeriods += 1
                 s.stats.idleCPUNanos += cpu
             }
-            s.stats.xruns += recovered
+            s.stats.xruns += report.recovered
+            if report.lateFrames > 0 {
+                s.stats.lateWrites += 1
+                s.stats.lateFrames += report.lateFrames
+            }
             for token in started {
                 guard let requested = s.requested.removeValue(forKey: token) else { continue }
                 s.stats.handoffs.append(Handoff(token: token, requestedAt: requested, handedAt: handedAt))
             }
             if s.stats.handoffs.count > Self.handoffsKept { s.stats.handoffs.removeFirst(s.stats.handoffs.count - Self.handoffsKept) }
         }
-        if recovered > 0 { logger.warning("sound underrun recovered", metadata: ["count": "\(recovered)"]) }
+        if report.recovered > 0 { logger.warning("sound underrun recovered", metadata: ["count": "\(report.recovered)"]) }
+        if report.lateFrames > 0 {
+            let tenthsMs = (report.lateFrames * 10_000 + rate / 2) / max(rate, 1)
+            logger.warning("sound underrun: the card played silence, the audio thread was late",
+                           metadata: ["frames": "\(report.lateFrames)", "ms": "\(tenthsMs / 10).\(tenthsMs % 10)"])
+        }
     }
 
     private func dropWhileSilent(_ commands: [Command]) {

@@ -13,6 +13,12 @@ public struct PCMFormat: Sendable, Equatable {
     /// may sleep while nothing sounds and `rejoin` when the next sound comes.
     public var parksWhenIdle: Bool
 
+    /// How far ahead of the hardware a write lands after a pause (a park, or a late thread):
+    /// all but one period of the buffer, as much as a thread that never paused keeps queued,
+    /// so this thread (and, under emulation, the device's timer) may be late again without
+    /// the sound landing behind the hardware. Half a buffer garbled sounds in the HIL rig.
+    public var rejoinLeadFrames: Int { min(bufferFrames, max(2 * periodFrames, bufferFrames - periodFrames)) }
+
     public init(
         rate: Int = SoundClip.sampleRate, channels: Int, periodFrames: Int, bufferFrames: Int, needsPacing: Bool,
         parksWhenIdle: Bool = false
@@ -36,13 +42,28 @@ public struct PCMError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// What happened to the stream on the way to a write.
+public struct PCMWriteReport: Sendable, Equatable {
+    /// Underruns or suspends the device reported and `snd_pcm_recover` cleared.
+    public var recovered: Int
+    /// Frames the hardware had played past what was written when the write began: a stream
+    /// that never stops on underrun plays silence instead of reporting one, so this is how
+    /// a late writer shows up (0 on devices that cannot tell). The write itself then landed
+    /// `PCMFormat.rejoinLeadFrames` ahead of the hardware, so one stall is one report.
+    public var lateFrames: Int
+    public init(recovered: Int = 0, lateFrames: Int = 0) {
+        self.recovered = recovered
+        self.lateFrames = lateFrames
+    }
+}
+
 /// A playback stream the engine writes periods to, from its audio thread only.
 public protocol PCMDevice: AnyObject {
     var name: String { get }
     var format: PCMFormat { get }
-    /// Writes interleaved frames, blocking as the device needs. Returns the underruns or
-    /// suspends recovered on the way; throws when the device is gone.
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int
+    /// Writes interleaved frames, blocking as the device needs; throws when the device is
+    /// gone.
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> PCMWriteReport
     /// After a pause in writing (a parked engine), makes the next write sound `leadFrames`
     /// from now rather than behind the hardware.
     func rejoin(leadFrames: Int) throws(PCMError)
@@ -82,12 +103,14 @@ public final class ALSAPCM: PCMDevice {
 
     deinit { close() }
 
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int {
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> PCMWriteReport {
         guard let handle else { throw PCMError(device: name, problem: "closed") }
         var recovered: UInt32 = 0
-        let err = qa_pcm_write(handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered)
+        var late: UInt = 0
+        let err = qa_pcm_write(
+            handle, samples.baseAddress, UInt(samples.count / format.channels), UInt(format.rejoinLeadFrames), &recovered, &late)
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
-        return Int(recovered)
+        return PCMWriteReport(recovered: Int(recovered), lateFrames: Int(late))
     }
 
     public func rejoin(leadFrames: Int) throws(PCMError) {

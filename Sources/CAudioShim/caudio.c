@@ -12,6 +12,7 @@ struct qa_pcm {
     snd_pcm_t *handle;
     unsigned channels;
     snd_pcm_uframes_t buffer;
+    int detects_late;   /* a hardware stream: qa_pcm_write reports the hardware running ahead */
 };
 
 #define CHECK(call, name) do { err = (call); if (err < 0) { *stage = (name); goto fail; } } while (0)
@@ -71,8 +72,9 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
      * with snd_pcm_forward: a hardware PCM (or plughw: straight over one) and null. Mixing
      * and sharing plugins (dmix, pulse, pipewire) keep being written; so does a file, whose
      * output is the stream's time line. */
-    config->can_park = type == SND_PCM_TYPE_HW || type == SND_PCM_TYPE_NULL
-        || (type == SND_PCM_TYPE_PLUG && strncmp(name, "plughw:", 7) == 0);
+    int hardware = type == SND_PCM_TYPE_HW || (type == SND_PCM_TYPE_PLUG && strncmp(name, "plughw:", 7) == 0);
+    config->can_park = hardware || type == SND_PCM_TYPE_NULL;
+    result->detects_late = hardware;
     snd_pcm_hw_params_free(hw);
     snd_pcm_sw_params_free(sw);
     *out = result;
@@ -85,7 +87,17 @@ fail:
     return err;
 }
 
-int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered) {
+int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned long rejoin_lead,
+                 unsigned *recovered, unsigned long *late) {
+    *late = 0;
+    if (pcm->detects_late && snd_pcm_state(pcm->handle) == SND_PCM_STATE_RUNNING) {
+        snd_pcm_sframes_t avail = snd_pcm_avail(pcm->handle);
+        if (avail > (snd_pcm_sframes_t)pcm->buffer) {
+            *late = (unsigned long)avail - pcm->buffer;
+            int err = qa_pcm_rejoin(pcm, rejoin_lead);
+            if (err < 0) return err;
+        }
+    }
     while (frames > 0) {
         snd_pcm_sframes_t n = snd_pcm_writei(pcm->handle, samples, frames);
         if (n == -EAGAIN || n == -EINTR) continue;

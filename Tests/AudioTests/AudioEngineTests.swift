@@ -180,6 +180,23 @@ struct AudioEngineTests {
         #expect(logs.all.contains { $0.contains("sound device back") })
     }
 
+    @Test("a write that finds the hardware already past the stream (the thread was late) is counted and logged once, with its length")
+    func lateWriteReported() {
+        let logs = LogLines()
+        let device = CapturePCM()
+        device.lateAt.withLock { $0 = [6: 96] }           // the 6th write: 96 frames, 2 ms
+        let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: logs.logger)
+        engine.start()
+        #expect(eventually { engine.statistics.periodsWritten >= 10 })
+        engine.stop()
+        let s = engine.statistics
+        #expect(s.lateWrites == 1 && s.lateFrames == 96)
+        #expect(s.xruns == 0, "nothing was recovered: the stream never stopped")
+        let warnings = logs.all.filter { $0.contains("sound underrun: the card played silence") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("frames=96 ms=2.0") == true, "\(warnings)")
+    }
+
     @Test("stop ends the thread promptly even while waiting to retry")
     func stopWhileRetrying() {
         let engine = AudioEngine(candidates: ["nope"], latencyMs: 20, opener: ScriptedOpener([]), logger: quiet, retryDelaysMs: [60_000])

@@ -42,6 +42,8 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
     private let failAfter: Int?
     private let writes = Mutex(0)
     let rejoins = Mutex<[Int]>([])
+    /// Write number → frames the "hardware" is to report having run ahead by then.
+    let lateAt = Mutex<[Int: Int]>([:])
     init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil, parks: Bool = false) {
         self.name = name
         format = PCMFormat(channels: channels, periodFrames: 240, bufferFrames: 960, needsPacing: true, parksWhenIdle: parks)
@@ -52,11 +54,11 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
     func rejoin(leadFrames: Int) throws(PCMError) {
         rejoins.withLock { $0.append(leadFrames) }
     }
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> Int {
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PCMError) -> PCMWriteReport {
         let n = writes.withLock { w -> Int in w += 1; return w }
         if let failAfter, n > failAfter { throw PCMError(device: name, problem: "No such device") }
         written.withLock { $0.append(contentsOf: samples) }
-        return 0
+        return PCMWriteReport(lateFrames: lateAt.withLock { $0.removeValue(forKey: n) } ?? 0)
     }
     func close() {}
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Inside the VM: checks scenario 1 (#6) from what quest.py saw, the stored history and the
-loopback capture. usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR"""
-import json, sys
+loopback capture. Exits 2 when the only problems are garbled sounds and the box's log
+(RUN_LOG) says the card played silence because the box was late: a host stall, not a fault.
+usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG]"""
+import json, re, sys
 from audio import Capture, RATE, locate, fit, wav_samples
 
 quest, history = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -9,10 +11,13 @@ capture, sounds = Capture(sys.argv[3], sys.argv[4]), sys.argv[5]
 presses = {p["label"]: p for p in quest["presses"]}
 outputs = [(t, tuple(s)) for t, s in quest["outputs"]]
 problems = []
+garbled = []                       # the problems that are a sound's content or length
 
-def check(ok, message):
+def check(ok, message, sound=False):
     if not ok:
         problems.append(message)
+        if sound:
+            garbled.append(message)
     return ok
 
 # --- durations and ratings (GAME-3, SCORE-1) -------------------------------------------
@@ -117,7 +122,7 @@ for i, rating in enumerate(expected_ratings):
     # The stop sound starts on the press, the reveal on the release; take the stop sound
     # out and find the reveal in what remains.
     s_at, gain, worst = locate(capture.left, stop_clip, first - 48, first + 2, 960)
-    check(worst <= 8, f"task {i + 1}: the first sound after the stop press is not stop.wav (off by {worst:.0f})")
+    check(worst <= 8, f"task {i + 1}: the first sound after the stop press is not stop.wav (off by {worst:.0f})", sound=True)
     rest = capture.left[s_at:s_at + len(stop_clip) + len(reveal) + RATE]
     rest = [x - round(gain * stop_clip[k]) if k < len(stop_clip) else x for k, x in enumerate(rest)]
     onset = next((k for k, x in enumerate(rest) if abs(x) > 200), None)
@@ -125,13 +130,13 @@ for i, rating in enumerate(expected_ratings):
         continue
     r_at, r_gain, _ = locate(rest, reveal, onset - 480, onset + 2, 2400)
     _, r_worst = fit(rest, reveal, r_at, len(reveal))
-    check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})")
+    check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})", sound=True)
     start_ms = (capture.time_of(s_at + r_at) - press_t) * 1000
     end = capture.last_sound_before(s_at + r_at, s_at + r_at + len(reveal) + RATE)
     wav_last = max(k for k, x in enumerate(reveal) if round(r_gain * x) != 0)
     heard_ms, wav_ms = (end - s_at - r_at) * 1000 / RATE, wav_last * 1000 / RATE
     check(start_ms <= 100, f"task {i + 1}: the reveal started {start_ms:.1f} ms after the stop press (limit 100)")
-    check(abs(heard_ms - wav_ms) <= 2, f"task {i + 1}: the reveal sounded for {heard_ms:.1f} ms, reveal_{rating}.wav for {wav_ms:.1f} ms")
+    check(abs(heard_ms - wav_ms) <= 2, f"task {i + 1}: the reveal sounded for {heard_ms:.1f} ms, reveal_{rating}.wav for {wav_ms:.1f} ms", sound=True)
     print(f"task {i + 1} audio: stop sound {(capture.time_of(first) - press_t) * 1000:.1f} ms after the press, "
           f"reveal_{rating}.wav from {start_ms:.1f} ms for {heard_ms:.1f} ms (file {wav_ms:.1f} ms), "
           f"gain {r_gain:.3f}, largest sample difference {r_worst:.0f}")
@@ -142,4 +147,8 @@ if problems:
     t0 = presses["start"]["t"]
     print("presses (s after start):", ", ".join(f"{p['label']} {p['t'] - t0:.3f}" for p in quest["presses"]))
     print("outputs (s after start, R G B buzzer):", ", ".join(f"{t - t0:.3f} {''.join(map(str, s))}" for t, s in outputs))
+underruns = re.findall(r"ms=([\d.]+) \[Audio\] sound underrun: the card played silence", open(sys.argv[6]).read()) if len(sys.argv) > 6 else []
+if problems and len(garbled) == len(problems) and underruns:
+    print(f"inconclusive: the box logged {len(underruns)} underrun(s) of {', '.join(underruns)} ms (its audio thread was stalled)")
+    sys.exit(2)
 sys.exit(1 if problems else 0)
