@@ -91,7 +91,14 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
                  unsigned *recovered, unsigned long *late) {
     *late = 0;
     if (pcm->detects_late && snd_pcm_state(pcm->handle) == SND_PCM_STATE_RUNNING) {
+        /* Wait for room here rather than inside snd_pcm_writei, so the check below sees
+         * where the card is at the moment the data lands: a stall during a blocked write
+         * would otherwise go unseen, its first frames written into the past. */
         snd_pcm_sframes_t avail = snd_pcm_avail(pcm->handle);
+        if (avail >= 0 && (unsigned long)avail < frames) {
+            snd_pcm_wait(pcm->handle, 1000);
+            avail = snd_pcm_avail(pcm->handle);
+        }
         if (avail > (snd_pcm_sframes_t)pcm->buffer) {
             *late = (unsigned long)avail - pcm->buffer;
             int err = qa_pcm_rejoin(pcm, rejoin_lead);
