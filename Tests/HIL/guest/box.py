@@ -27,11 +27,13 @@ class Box:
 
     def tap(self, line, hold=0.08):
         """Presses for `hold` s; returns the press time (CLOCK_MONOTONIC, s), read right
-        before the write system call (the file is opened first)."""
+        before the write system call (the file is opened first). The time read right after
+        it is kept in `last_write_end`: the edge happened between the two."""
         fd = os.open(f"{self.sysfs}/sim_gpio{line}/pull", os.O_WRONLY)
         try:
             t = now()
             os.write(fd, b"pull-down")
+            self.last_write_end = now()
         finally:
             os.close(fd)
         time.sleep(hold)

@@ -23,9 +23,12 @@ def check(ok, message, sound=False):
 # --- durations and ratings (GAME-3, SCORE-1) -------------------------------------------
 expected_ratings = ["way_off", "spot_on", "way_off"]
 actual = [e["actualSeconds"] for e in history]
-errors = [abs(a - i) * 1000 for a, i in zip(actual, quest["injected"])]
-print("durations: injected", [round(i, 4) for i in quest["injected"]], "stored", actual,
-      "error ms", [round(e, 2) for e in errors])
+# injected: [shortest, from the times before the writes, longest] the interval can be, the
+# edges lying somewhere inside their write calls. The error is the distance from that span:
+# a host stall inside a write call is the presser's uncertainty, not the box's error.
+errors = [max(0.0, lo - a, a - hi) * 1000 for a, (lo, _, hi) in zip(actual, quest["injected"])]
+print("durations: injected", [round(mid, 4) for _, mid, _ in quest["injected"]], "stored", actual,
+      "error ms", [round(e, 2) for e in errors], "write-call spans ms", [round((hi - lo) * 1000, 2) for lo, _, hi in quest["injected"]])
 check(len(history) == 3, f"{len(history)} estimations stored, expected 3")
 check(max(errors, default=99) <= 5, f"a duration is off by more than 5 ms: {errors}")
 check([e["rating"] for e in history] == expected_ratings,

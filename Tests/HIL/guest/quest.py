@@ -21,7 +21,7 @@ presses = []
 
 def press(label, line, hold=0.08):
     t = box.tap(line, hold)
-    presses.append({"label": label, "t": t, "release": t + hold})
+    presses.append({"label": label, "t": t, "written": box.last_write_end, "release": t + hold})
     return t
 
 
@@ -37,7 +37,8 @@ for i, (duration, downs) in enumerate(PLAN):
     time.sleep(max(0.0, locked + duration - now()))
     # A short stop tap: the reveal starts on the release (a hold would abandon instead).
     stopped = press(f"stop{i}", STOP, hold=0.04)
-    injected.append(stopped - locked)
+    # The edges lie inside the write calls: the interval is known to within their spans.
+    injected.append([presses[-1]["t"] - presses[-2]["written"], stopped - locked, presses[-1]["written"] - presses[-2]["t"]])
     time.sleep(3.0)                # the reveal's sound and lights run their course
     press(f"next{i}", LOCK)        # after the last task: the quest summary
     time.sleep(1.0)
