@@ -87,6 +87,16 @@ fail:
     return err;
 }
 
+/* Moves the application pointer so that `lead` frames are queued ahead of the hardware,
+ * given `avail` as just read. Frames still queued: negative once the hardware has played
+ * past what was written (the kernel has been playing its silence fill since). */
+static int forward_to_lead(qa_pcm *pcm, snd_pcm_sframes_t avail, unsigned long lead) {
+    snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
+    if (queued >= (snd_pcm_sframes_t)lead) return 0;
+    snd_pcm_sframes_t n = snd_pcm_forward(pcm->handle, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
+    return n < 0 ? (int)n : 0;
+}
+
 int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned long rejoin_lead,
                  unsigned *recovered, unsigned long *late) {
     *late = 0;
@@ -101,7 +111,7 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
         }
         if (avail > (snd_pcm_sframes_t)pcm->buffer) {
             *late = (unsigned long)avail - pcm->buffer;
-            int err = qa_pcm_rejoin(pcm, rejoin_lead);
+            int err = forward_to_lead(pcm, avail, rejoin_lead);
             if (err < 0) return err;
         }
     }
@@ -126,12 +136,7 @@ int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead) {
     if (snd_pcm_state(h) != SND_PCM_STATE_RUNNING) return 0;  /* not started yet: writes fill it */
     snd_pcm_sframes_t avail = snd_pcm_avail(h);
     if (avail < 0) return (int)avail;
-    /* Frames still queued ahead of the hardware; negative once it has played past what we
-     * wrote (the kernel has been playing its silence fill since). */
-    snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
-    if (queued >= (snd_pcm_sframes_t)lead) return 0;
-    snd_pcm_sframes_t n = snd_pcm_forward(h, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
-    return n < 0 ? (int)n : 0;
+    return forward_to_lead(pcm, avail, lead);
 }
 
 void qa_pcm_close(qa_pcm *pcm) {

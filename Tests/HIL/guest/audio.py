@@ -1,8 +1,15 @@
 """What the box played, as captured by hil-capture from the loopback card, on the same
 CLOCK_MONOTONIC time line as the presses. Pure Python (the guest has no numpy)."""
-import array, struct
+import array, re, struct
 
 RATE = 48000
+
+
+def logged_underruns(run_log):
+    """The length in ms of each underrun the box logged (its audio thread was late and the
+    card played silence), in the order logged."""
+    with open(run_log) as f:
+        return [float(ms) for ms in re.findall(r"ms=([\d.]+) \[Audio\] sound underrun: the card played silence", f.read())]
 
 
 class Segment:

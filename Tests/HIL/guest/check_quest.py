@@ -3,8 +3,8 @@
 loopback capture. Exits 2 when the only problems are garbled sounds and the box's log
 (RUN_LOG) says the card played silence because the box was late: a host stall, not a fault.
 usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG]"""
-import json, re, sys
-from audio import Capture, RATE, locate, fit, wav_samples
+import json, sys
+from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples
 
 quest, history = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 capture, sounds = Capture(sys.argv[3], sys.argv[4]), sys.argv[5]
@@ -150,8 +150,8 @@ if problems:
     t0 = presses["start"]["t"]
     print("presses (s after start):", ", ".join(f"{p['label']} {p['t'] - t0:.3f}" for p in quest["presses"]))
     print("outputs (s after start, R G B buzzer):", ", ".join(f"{t - t0:.3f} {''.join(map(str, s))}" for t, s in outputs))
-underruns = re.findall(r"ms=([\d.]+) \[Audio\] sound underrun: the card played silence", open(sys.argv[6]).read()) if len(sys.argv) > 6 else []
+underruns = logged_underruns(sys.argv[6]) if len(sys.argv) > 6 else []
 if problems and len(garbled) == len(problems) and underruns:
-    print(f"inconclusive: the box logged {len(underruns)} underrun(s) of {', '.join(underruns)} ms (its audio thread was stalled)")
+    print(f"inconclusive: the box logged {len(underruns)} underrun(s) of {', '.join(map(str, underruns))} ms (its audio thread was stalled)")
     sys.exit(2)
 sys.exit(1 if problems else 0)
