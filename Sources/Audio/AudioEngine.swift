@@ -31,10 +31,11 @@ public final class AudioEngine: Sendable {
         /// Underruns and suspends recovered with `snd_pcm_recover`, and underruns of a paced
         /// device.
         public var xruns = 0
-        /// Writes that found the hardware already past what had been written (the thread was
-        /// late: the listener heard silence mid-stream), and those frames in total.
-        public var lateWrites = 0
-        public var lateFrames = 0
+        /// Stalls: times a write found the hardware already past what had been written (the
+        /// thread was late: the listener heard silence mid-stream). One per stall, however
+        /// many writes it takes to catch up, with the frames the first of them found.
+        public var stalls = 0
+        public var stalledFrames = 0
         public var deviceFailures = 0
         public var droppedWhileSilent = 0
         /// Times the thread went to sleep with nothing to play.
@@ -232,6 +233,8 @@ public final class AudioEngine: Sendable {
         // and the last sound is all queued, so the thread may park.
         var silentFrames = 0
         var rejoining = false
+        // The last write found the hardware ahead: the writes catching up are the same stall.
+        var catchingUp = false
 
         func adopt(_ d: PCMDevice) {
             let settings = shared.withLock { s -> (Int, Bool) in
@@ -314,7 +317,10 @@ public final class AudioEngine: Sendable {
                 let report = try buffer.withUnsafeBufferPointer { try current.write($0) }
                 // The whole iteration's CPU (mixing, writing, pacing, locks) since the last one.
                 let cpuNow = qa_thread_cpu_ns()
-                record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU, report: report, rate: current.format.rate)
+                let stalledFrames = catchingUp ? 0 : report.lateFrames
+                catchingUp = report.lateFrames > 0
+                record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU,
+                       recovered: report.recovered, stalledFrames: stalledFrames, rate: current.format.rate)
                 lastCPU = cpuNow
             } catch {
                 drop(current, error)
@@ -355,7 +361,9 @@ public final class AudioEngine: Sendable {
         }
     }
 
-    private func record(started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, report: PCMWriteReport, rate: Int) {
+    private func record(
+        started: [Int], handedAt: Int64, playing: Bool, cpu: Int64, recovered: Int, stalledFrames: Int, rate: Int
+    ) {
         shared.withLock { s in
             s.stats.periodsWritten += 1
             if playing || !started.isEmpty {
@@ -365,10 +373,10 @@ public final class AudioEngine: Sendable {
                 s.stats.idlePeriods += 1
                 s.stats.idleCPUNanos += cpu
             }
-            s.stats.xruns += report.recovered
-            if report.lateFrames > 0 {
-                s.stats.lateWrites += 1
-                s.stats.lateFrames += report.lateFrames
+            s.stats.xruns += recovered
+            if stalledFrames > 0 {
+                s.stats.stalls += 1
+                s.stats.stalledFrames += stalledFrames
             }
             for token in started {
                 guard let requested = s.requested.removeValue(forKey: token) else { continue }
@@ -376,11 +384,11 @@ public final class AudioEngine: Sendable {
             }
             if s.stats.handoffs.count > Self.handoffsKept { s.stats.handoffs.removeFirst(s.stats.handoffs.count - Self.handoffsKept) }
         }
-        if report.recovered > 0 { logger.warning("sound underrun recovered", metadata: ["count": "\(report.recovered)"]) }
-        if report.lateFrames > 0 {
-            let tenthsMs = (report.lateFrames * 10_000 + rate / 2) / max(rate, 1)
+        if recovered > 0 { logger.warning("sound underrun recovered", metadata: ["count": "\(recovered)"]) }
+        if stalledFrames > 0 {
+            let tenthsMs = (stalledFrames * 10_000 + rate / 2) / max(rate, 1)
             logger.warning("sound underrun: the card played silence, the audio thread was late",
-                           metadata: ["frames": "\(report.lateFrames)", "ms": "\(tenthsMs / 10).\(tenthsMs % 10)"])
+                           metadata: ["frames": "\(stalledFrames)", "ms": "\(tenthsMs / 10).\(tenthsMs % 10)"])
         }
     }
 

@@ -13,10 +13,10 @@ public struct PCMFormat: Sendable, Equatable {
     /// may sleep while nothing sounds and `rejoin` when the next sound comes.
     public var parksWhenIdle: Bool
 
-    /// How far ahead of the hardware a write lands after a pause (a park, or a late thread):
-    /// all but one period of the buffer, as much as a thread that never paused keeps queued,
-    /// so this thread (and, under emulation, the device's timer) may be late again without
-    /// the sound landing behind the hardware. Half a buffer garbled sounds in the HIL rig.
+    /// How far ahead of the hardware a write lands after a park: all but one period of the
+    /// buffer, as much as a thread that never parked keeps queued, so this thread (and,
+    /// under emulation, the device's timer) may be late without the sound landing behind
+    /// the hardware. Half a buffer garbled sounds in the HIL rig.
     public var rejoinLeadFrames: Int { min(bufferFrames, max(2 * periodFrames, bufferFrames - periodFrames)) }
 
     public init(
@@ -48,8 +48,8 @@ public struct PCMWriteReport: Sendable, Equatable {
     public var recovered: Int
     /// Frames the hardware had played past what was written when the write began: a stream
     /// that never stops on underrun plays silence instead of reporting one, so this is how
-    /// a late writer shows up (0 on devices that cannot tell). The write itself then landed
-    /// `PCMFormat.rejoinLeadFrames` ahead of the hardware, so one stall is one report.
+    /// a late writer shows up (0 on devices that cannot tell). While the writer catches up,
+    /// the writes after the first late one may report lateness too.
     public var lateFrames: Int
     public init(recovered: Int = 0, lateFrames: Int = 0) {
         self.recovered = recovered
@@ -107,8 +107,7 @@ public final class ALSAPCM: PCMDevice {
         guard let handle else { throw PCMError(device: name, problem: "closed") }
         var recovered: UInt32 = 0
         var late: UInt = 0
-        let err = qa_pcm_write(
-            handle, samples.baseAddress, UInt(samples.count / format.channels), UInt(format.rejoinLeadFrames), &recovered, &late)
+        let err = qa_pcm_write(handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered, &late)
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
         return PCMWriteReport(recovered: Int(recovered), lateFrames: Int(late))
     }

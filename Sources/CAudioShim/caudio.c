@@ -87,18 +87,8 @@ fail:
     return err;
 }
 
-/* Moves the application pointer so that `lead` frames are queued ahead of the hardware,
- * given `avail` as just read. Frames still queued: negative once the hardware has played
- * past what was written (the kernel has been playing its silence fill since). */
-static int forward_to_lead(qa_pcm *pcm, snd_pcm_sframes_t avail, unsigned long lead) {
-    snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
-    if (queued >= (snd_pcm_sframes_t)lead) return 0;
-    snd_pcm_sframes_t n = snd_pcm_forward(pcm->handle, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
-    return n < 0 ? (int)n : 0;
-}
-
-int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned long rejoin_lead,
-                 unsigned *recovered, unsigned long *late) {
+int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered,
+                 unsigned long *late) {
     *late = 0;
     if (pcm->detects_late && snd_pcm_state(pcm->handle) == SND_PCM_STATE_RUNNING) {
         /* Wait for room here rather than inside snd_pcm_writei, so the check below sees
@@ -109,11 +99,7 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
             snd_pcm_wait(pcm->handle, 1000);
             avail = snd_pcm_avail(pcm->handle);
         }
-        if (avail > (snd_pcm_sframes_t)pcm->buffer) {
-            *late = (unsigned long)avail - pcm->buffer;
-            int err = forward_to_lead(pcm, avail, rejoin_lead);
-            if (err < 0) return err;
-        }
+        if (avail > (snd_pcm_sframes_t)pcm->buffer) *late = (unsigned long)avail - pcm->buffer;
     }
     while (frames > 0) {
         snd_pcm_sframes_t n = snd_pcm_writei(pcm->handle, samples, frames);
@@ -136,7 +122,12 @@ int qa_pcm_rejoin(qa_pcm *pcm, unsigned long lead) {
     if (snd_pcm_state(h) != SND_PCM_STATE_RUNNING) return 0;  /* not started yet: writes fill it */
     snd_pcm_sframes_t avail = snd_pcm_avail(h);
     if (avail < 0) return (int)avail;
-    return forward_to_lead(pcm, avail, lead);
+    /* Frames still queued ahead of the hardware; negative once it has played past what we
+     * wrote (the kernel has been playing its silence fill since). */
+    snd_pcm_sframes_t queued = (snd_pcm_sframes_t)pcm->buffer - avail;
+    if (queued >= (snd_pcm_sframes_t)lead) return 0;
+    snd_pcm_sframes_t n = snd_pcm_forward(h, (snd_pcm_uframes_t)((snd_pcm_sframes_t)lead - queued));
+    return n < 0 ? (int)n : 0;
 }
 
 void qa_pcm_close(qa_pcm *pcm) {

@@ -180,21 +180,23 @@ struct AudioEngineTests {
         #expect(logs.all.contains { $0.contains("sound device back") })
     }
 
-    @Test("a write that finds the hardware already past the stream (the thread was late) is counted and logged once, with its length")
+    @Test("a stall (writes finding the hardware past the stream until they catch up) is counted and logged once, with its length")
     func lateWriteReported() {
         let logs = LogLines()
         let device = CapturePCM()
-        device.lateAt.withLock { $0 = [6: 96] }           // the 6th write: 96 frames, 2 ms
+        // Writes 6–8 catch up on one stall of 96 frames (2 ms); write 12 meets another of 24.
+        device.lateAt.withLock { $0 = [6: 96, 7: 48, 8: 10, 12: 24] }
         let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: logs.logger)
         engine.start()
-        #expect(eventually { engine.statistics.periodsWritten >= 10 })
+        #expect(eventually { engine.statistics.periodsWritten >= 14 })
         engine.stop()
         let s = engine.statistics
-        #expect(s.lateWrites == 1 && s.lateFrames == 96)
+        #expect(s.stalls == 2 && s.stalledFrames == 96 + 24)
         #expect(s.xruns == 0, "nothing was recovered: the stream never stopped")
         let warnings = logs.all.filter { $0.contains("sound underrun: the card played silence") }
-        #expect(warnings.count == 1)
+        #expect(warnings.count == 2)
         #expect(warnings.first?.contains("frames=96 ms=2.0") == true, "\(warnings)")
+        #expect(warnings.last?.contains("frames=24 ms=0.5") == true, "\(warnings)")
     }
 
     @Test("stop ends the thread promptly even while waiting to retry")

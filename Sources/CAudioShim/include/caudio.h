@@ -32,12 +32,13 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
 /// place and counted in `*recovered`. On a hardware PCM (`hw:`, `plughw:`) a running stream
 /// that never stops on underrun cannot report one, so `*late` is set to the frames the
 /// hardware had already played past what was written when this write began (0 if none):
-/// silence the listener heard in the middle of the stream. The write then rejoins the
-/// stream `rejoin_lead` frames ahead of the hardware (as `qa_pcm_rejoin`) instead of landing
-/// in the past. Returns 0, or a negative errno when the device is gone or broken (the caller
-/// closes it and retries later).
-int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned long rejoin_lead,
-                 unsigned *recovered, unsigned long *late);
+/// silence the listener heard in the middle of the stream. The write goes where it always
+/// would (its first frames may land behind the card and go unheard; the writes that follow
+/// do not wait until the buffer is full again), so a small lateness costs only itself.
+/// Returns 0, or a negative errno when the device is gone or broken (the caller closes it
+/// and retries later).
+int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered,
+                 unsigned long *late);
 
 /// After a pause in writing: moves the application pointer so that `lead` frames (already
 /// silence) are queued ahead of the hardware, if fewer are. The next write then sounds after
