@@ -69,7 +69,6 @@ func prepare(_ path: String, questAvailable: Bool) throws {
     let history = FiveYears()
     let db = try QuestDatabase(path: path)
     try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
-    try db.saveProfile(PlayerProfile(totalXP: 400_000, currentStreak: 1826, lastPlayedDate: Date(), sessionsCompleted: history.sessions.count))
     if questAvailable {
         try db.saveRoutine(Routine(
             id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),

@@ -23,7 +23,6 @@ if !FileManager.default.fileExists(atPath: path) {
     let built = clock.measure {
         do {
             try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
-            try db.saveProfile(PlayerProfile(totalXP: history.sessions.reduce(0) { $0 + $1.xpEarned }, currentStreak: history.days, lastPlayedDate: history.end, sessionsCompleted: history.sessions.count))
         } catch {
             FileHandle.standardError.write(Data("store-bench: \(error)\n".utf8))
             exit(1)

@@ -33,7 +33,7 @@ public struct Questbox: ParsableCommand {
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, PINCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
+                      BackupsCommand.self, RepairCommand.self, PINCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
 
     public init() {}
 
@@ -235,10 +235,10 @@ public struct StatsReport: Encodable, Sendable {
     }
 
     public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
-        let profile = try db.profile()
         let settings = try db.settings()
         var cal = calendar
         if let first = settings.firstWeekday { cal.firstWeekday = first }
+        let profile = try db.profile(calendar: cal)
         let snapshots = try db.snapshots()
         let sessions = try db.sessions()
         var streak = profile.currentStreak
@@ -315,6 +315,20 @@ struct BackupsCommand: ParsableCommand {
         for b in list {
             print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")
         }
+    }
+}
+
+struct RepairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repair", abstract: "Recompute what `doctor` finds inconsistent (quests' XP from their estimations); backs up first.")
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        let db = try options.open()
+        guard try !db.inconsistentSessionXP().isEmpty else { return print("nothing to repair") }
+        let safety = try db.backup(kind: .manual, now: Date())
+        let fixed = try db.repairSessionXP()
+        print("recomputed the XP of \(fixed) quest\(fixed == 1 ? "" : "s") from their estimations; the data before is saved as \(safety.path)")
     }
 }
 

@@ -118,6 +118,15 @@ public struct Doctor {
                 try QuestDatabase.validate(path: databasePath)
                 let db = try QuestDatabase(path: databasePath)
                 add(.ok, "database \(databasePath): integrity ok, schema \(try db.schemaVersion())")
+                // Totals are derived from the history; the one per-row total left is each
+                // completed quest's XP, which must be its estimations' plus the bonus.
+                let profile = try db.profile()
+                let mismatched = try db.inconsistentSessionXP()
+                if mismatched.isEmpty {
+                    add(.ok, "totals from the history: \(profile.sessionsCompleted) quests, \(profile.totalXP) XP, level \(profile.level())")
+                } else {
+                    add(.warn, "\(mismatched.count) completed quest(s) store XP that is not their estimations' plus the completion bonus (first: session \(mismatched[0].uuidString)) — run `questbox repair` to recompute it from the estimations")
+                }
                 if let last = try db.lastBackup() {
                     let age = now().timeIntervalSince(last.createdAt)
                     if age > 2 * 86_400 {

@@ -217,13 +217,12 @@ enum TraceLine {
             case .taskStarted(let t):
                 return ["effect": .string("persist"), "kind": .string("taskStarted"), "taskIndex": .number(Double(t.taskIndex)),
                         "estimatedSeconds": .number(Double(t.estimatedSeconds)), "lockMonotonicNanos": .number(Double(t.lockMonotonicNanos))]
-            case .estimationCompleted(let e, let p):
+            case .estimationCompleted(let e):
                 return ["effect": .string("persist"), "kind": .string("estimationCompleted"), "task": .string(e.taskDisplayName),
                         "estimatedSeconds": .number(e.estimatedSeconds), "actualSeconds": .number(e.actualSeconds),
-                        "rating": .string(e.rating.rawValue), "xp": .number(Double(e.xpEarned)), "totalXP": .number(Double(p.totalXP))]
-            case .sessionCompleted(let s, let p):
-                return ["effect": .string("persist"), "kind": .string("sessionCompleted"), "sessionXP": .number(Double(s.xpEarned)),
-                        "totalXP": .number(Double(p.totalXP)), "streak": .number(Double(p.currentStreak))]
+                        "rating": .string(e.rating.rawValue), "xp": .number(Double(e.xpEarned))]
+            case .sessionCompleted(let s):
+                return ["effect": .string("persist"), "kind": .string("sessionCompleted"), "sessionXP": .number(Double(s.xpEarned))]
             case .sessionAbandoned: return ["effect": .string("persist"), "kind": .string("sessionAbandoned")]
             case .inProgressCleared: return ["effect": .string("persist"), "kind": .string("inProgressCleared")]
             case .reflectionDismissed(let w): return ["effect": .string("persist"), "kind": .string("reflectionDismissed"), "week": .string(w)]

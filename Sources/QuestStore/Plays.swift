@@ -29,16 +29,14 @@ extension QuestDatabase {
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [t.session.id]) != true {
                     try Self.insertSession(db, t.session, trusted: t.lockedAtTrusted)
                 }
-            case .estimationCompleted(let e, let profile):
+            case .estimationCompleted(let e):
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [e.sessionID]) != true {
                     throw StoreError.invalid("estimation \(e.id) names unknown session \(e.sessionID)")
                 }
                 try Self.insertEstimation(db, e, trusted: wallClockTrusted)
-                try Self.saveProfile(db, profile)
                 try db.execute(sql: "DELETE FROM inProgressTask")
-            case .sessionCompleted(let s, let profile):
+            case .sessionCompleted(let s):
                 try Self.updateSession(db, s)
-                try Self.saveProfile(db, profile)
             case .sessionAbandoned(let s):
                 try Self.updateSession(db, s)
                 try db.execute(sql: "DELETE FROM inProgressTask")
@@ -188,15 +186,17 @@ extension QuestDatabase {
 
     /// Completed quests with their measured task time (STREAK-2's good-day test).
     public func questPlays() throws -> [QuestPlay] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT s.routineId, s.completedAt, COALESCE(SUM(e.actualSeconds), 0) AS measured
-                FROM session s LEFT JOIN estimation e ON e.sessionId = s.id
-                WHERE s.status = 'completed' AND s.completedAt IS NOT NULL
-                GROUP BY s.id ORDER BY s.completedAt
-                """).map { row in
-                QuestPlay(routineID: row[0], completedAt: Date(timeIntervalSince1970: row[1]), measuredTaskSeconds: row[2])
-            }
+        try pool.read { db in try Self.questPlays(db) }
+    }
+
+    static func questPlays(_ db: Database) throws -> [QuestPlay] {
+        try Row.fetchAll(db, sql: """
+            SELECT s.routineId, s.completedAt, COALESCE(SUM(e.actualSeconds), 0) AS measured
+            FROM session s LEFT JOIN estimation e ON e.sessionId = s.id
+            WHERE s.status = 'completed' AND s.completedAt IS NOT NULL
+            GROUP BY s.id ORDER BY s.completedAt
+            """).map { row in
+            QuestPlay(routineID: row[0], completedAt: Date(timeIntervalSince1970: row[1]), measuredTaskSeconds: row[2])
         }
     }
 

@@ -18,30 +18,52 @@ public struct StoredSettings: Equatable, Sendable {
 }
 
 extension QuestDatabase {
-    /// The one profile row; a fresh box has the zero profile (nothing is written by reading).
-    public func profile() throws -> PlayerProfile {
+    /// The player's totals, derived from the history in one read transaction: XP from the
+    /// sessions and estimations, the quest count, streak and last play day from the completed
+    /// quests (in `calendar`'s time zone). Nothing is cached, so no writer's memory can ever
+    /// overwrite another's plays (the CLI, the daemon and the web app write at once).
+    public func profile(calendar: Calendar = .current) throws -> PlayerProfile {
+        let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
+        return PlayerProfile.derived(totalXP: xp, plays: plays, calendar: calendar)
+    }
+
+    /// XP-1 over the history: a completed quest counts with the XP stored at its completion (its
+    /// estimations' and the completion bonus); any other quest (in progress, abandoned) with its
+    /// estimations' XP, which the player was shown at each reveal.
+    static func totalXP(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COALESCE((SELECT SUM(xpEarned) FROM session WHERE status = 'completed'), 0)
+              + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e JOIN session s ON s.id = e.sessionId
+                          WHERE s.status <> 'completed'), 0)
+            """) ?? 0
+    }
+
+    /// Completed sessions whose stored XP is not their estimations' XP plus the completion
+    /// bonus (`doctor`): the one total the history keeps per row. Only a foreign writer or an
+    /// edited file can make one.
+    public func inconsistentSessionXP(rules: GameRules = .standard) throws -> [UUID] {
         try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM playerProfile WHERE id = 1") else { return PlayerProfile() }
-            return PlayerProfile(
-                totalXP: row["totalXP"], currentStreak: row["currentStreak"],
-                lastPlayedDate: (row["lastPlayedDate"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                sessionsCompleted: row["sessionsCompleted"])
+            try UUID.fetchAll(db, sql: """
+                SELECT s.id FROM session s
+                WHERE s.status = 'completed'
+                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = s.id), 0)
+                """, arguments: [rules.xpSessionCompletionBonus])
         }
     }
 
-    public func saveProfile(_ profile: PlayerProfile) throws {
-        try pool.write { db in try Self.saveProfile(db, profile) }
-    }
-
-    /// An upsert on the single-row key: creating and updating cannot race into two rows.
-    static func saveProfile(_ db: Database, _ p: PlayerProfile) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO playerProfile (id, totalXP, currentStreak, lastPlayedDate, sessionsCompleted) VALUES (1, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET totalXP = excluded.totalXP, currentStreak = excluded.currentStreak,
-                  lastPlayedDate = excluded.lastPlayedDate, sessionsCompleted = excluded.sessionsCompleted
-                """,
-            arguments: [p.totalXP, p.currentStreak, p.lastPlayedDate?.timeIntervalSince1970, p.sessionsCompleted])
+    /// Sets every completed session's XP to its estimations' plus the completion bonus (what
+    /// the machine stored at completion); returns how many rows changed. Estimations, the
+    /// append-only record, are never touched.
+    @discardableResult
+    public func repairSessionXP(rules: GameRules = .standard) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE session SET xpEarned = ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = session.id), 0)
+                WHERE status = 'completed'
+                  AND xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = session.id), 0)
+                """, arguments: [rules.xpSessionCompletionBonus, rules.xpSessionCompletionBonus])
+            return db.changesCount
+        }
     }
 
     public func settings() throws -> StoredSettings {

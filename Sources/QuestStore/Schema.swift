@@ -17,6 +17,7 @@ public enum Schema {
     static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
         ("v1-initial", v1),
         ("v2-estimation-task-index", v2),
+        ("v3-derived-profile", v3),
     ]
 
     public static func migrator() -> DatabaseMigrator {
@@ -28,6 +29,13 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// The profile row held totals written back from a writer's memory, so two writers lost
+    /// each other's plays. Totals are now derived from the history (`profile()`); the row goes,
+    /// so no stale copy is left to disagree.
+    static func v3(_ db: Database) throws {
+        try db.drop(table: "playerProfile")
     }
 
     /// Per-task history in time order without a sort (the daemon's start-up, INS-1, HINT-1).

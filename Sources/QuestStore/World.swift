@@ -9,10 +9,12 @@ extension QuestDatabase {
         let settings = try settings()
         var cal = calendar
         if let first = settings.firstWeekday { cal.firstWeekday = first }
-        // Aggregates in SQL: the daemon never holds years of history in memory.
+        // Aggregates in SQL: the daemon never holds years of history in memory. XP and the
+        // plays come from one read, so the profile agrees with the plays it was derived from.
+        let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
         return QuestWorld(
-            routines: try routines(), profile: try profile(), taskMemory: try taskMemories(), plays: try questPlays(),
-            settings: settings.game, calendar: cal, bootID: bootID)
+            routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: try taskMemories(),
+            plays: plays, settings: settings.game, calendar: cal, bootID: bootID)
     }
 
     /// Each task's memory (last estimate, closest miss, the last five non-calibration actual

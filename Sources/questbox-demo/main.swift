@@ -70,8 +70,8 @@ func describe(_ r: PersistRequest) -> String {
     switch r {
     case .sessionStarted(let s): "session started (\(s.routineDisplayName))"
     case .taskStarted(let t): "in-progress task \(t.taskIndex + 1), lock at \(t.lockMonotonicNanos) ns"
-    case .estimationCompleted(let e, let p): "estimation \(e.taskDisplayName): \(e.estimatedSeconds)s vs \(e.actualSeconds)s → \(e.rating.rawValue), total XP \(p.totalXP)"
-    case .sessionCompleted(let s, let p): "session completed, +\(s.xpEarned) XP, level \(p.level()), streak \(p.currentStreak)"
+    case .estimationCompleted(let e): "estimation \(e.taskDisplayName): \(e.estimatedSeconds)s vs \(e.actualSeconds)s → \(e.rating.rawValue), +\(e.xpEarned) XP"
+    case .sessionCompleted(let s): "session completed, +\(s.xpEarned) XP"
     case .sessionAbandoned: "session abandoned"
     case .inProgressCleared: "in-progress task cleared"
     case .reflectionDismissed(let w): "reflection \(w) dismissed"

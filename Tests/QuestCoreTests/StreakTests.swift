@@ -59,6 +59,78 @@ struct PauseStreakTests {
     }
 }
 
+@Suite("STREAK-1 replayed over the history (the store's derived profile)")
+struct PauseStreakReplayTests {
+    /// The streak as the machine builds it, one completed quest at a time.
+    func folded(_ dates: [Date], _ cal: Calendar) -> (Int, Date?) {
+        var streak = 0
+        var last: Date?
+        for d in dates.sorted() {
+            let u = StreakTracker.updatedStreak(currentStreak: streak, lastPlayedDate: last, today: d, calendar: cal)
+            streak = u.currentStreak
+            last = u.lastPlayedDate
+        }
+        return (streak, last)
+    }
+
+    @Test("replay equals the fold of updatedStreak: DST days (Berlin, New York), a year boundary, gaps, same-day plays")
+    func edgeCases() {
+        for zone in ["Europe/Berlin", "America/New_York"] {
+            let cal = calendar(zone)
+            let dates = [
+                at(2025, 12, 30, 23, 50, cal), at(2025, 12, 31, 7, 0, cal), at(2026, 1, 1, 0, 10, cal),  // across New Year
+                at(2026, 3, 7, 23, 30, cal), at(2026, 3, 8, 23, 30, cal),  // US spring forward
+                at(2026, 3, 28, 23, 30, cal), at(2026, 3, 29, 0, 30, cal), at(2026, 3, 29, 23, 30, cal),  // EU spring forward
+                at(2026, 10, 25, 0, 30, cal), at(2026, 10, 25, 23, 30, cal), at(2026, 10, 26, 0, 5, cal),  // EU fall back
+                at(2026, 11, 1, 1, 30, cal), at(2026, 11, 2, 1, 30, cal),  // US fall back
+            ]
+            let replayed = StreakTracker.replay(playedAt: dates.shuffled(), calendar: cal)
+            let expected = folded(dates, cal)
+            #expect(replayed.currentStreak == expected.0, "\(zone)")
+            #expect(replayed.lastPlayedDate == expected.1, "\(zone)")
+        }
+        let empty = StreakTracker.replay(playedAt: [], calendar: calendar())
+        #expect(empty.currentStreak == 0 && empty.lastPlayedDate == nil)
+    }
+
+    @Test("replay equals the fold on 200 random histories of up to two years")
+    func randomHistories() {
+        var rng = SplitMix(seed: 42)
+        let cal = calendar("Europe/Berlin")
+        let base = at(2025, 1, 1, 0, 0, cal).timeIntervalSince1970
+        for _ in 0..<200 {
+            let count = Int(rng.next() % 60)
+            let dates = (0..<count).map { _ in Date(timeIntervalSince1970: base + Double(rng.next() % (730 * 86_400))) }
+            let replayed = StreakTracker.replay(playedAt: dates, calendar: cal)
+            let expected = folded(dates, cal)
+            #expect(replayed.currentStreak == expected.0 && replayed.lastPlayedDate == expected.1)
+        }
+    }
+
+    @Test("the derived profile counts the plays and takes XP as given")
+    func derivedProfile() {
+        let cal = calendar("Europe/Berlin")
+        let plays = [at(2026, 5, 1, 8, 0, cal), at(2026, 5, 2, 8, 0, cal), at(2026, 5, 2, 19, 0, cal)].map {
+            QuestPlay(completedAt: $0, measuredTaskSeconds: 300)
+        }
+        let p = PlayerProfile.derived(totalXP: 777, plays: plays, calendar: cal)
+        #expect(p == PlayerProfile(totalXP: 777, currentStreak: 2, lastPlayedDate: at(2026, 5, 2, 19, 0, cal), sessionsCompleted: 3))
+    }
+}
+
+/// A small deterministic generator (tests must not depend on the system's random source).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 @Suite("STREAK-2 joker policy (seed 002)")
 struct JokerStreakTests {
     let g = DayOutcome.good, b = DayOutcome.bad

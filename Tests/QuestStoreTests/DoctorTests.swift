@@ -23,6 +23,26 @@ struct DoctorTests {
         return (dir as NSString).appendingPathComponent("questbox.sqlite")
     }
 
+    @Test("doctor reports the totals derived from the history, finds a quest whose stored XP disagrees; repair fixes it")
+    func totalsAgainstHistory() throws {
+        let (db, dir) = try freshDatabase()
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118), (60, 200)])
+        try db.backup(now: Date())
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        let healthy = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: path)
+        #expect(healthy.contains { $0.level == .ok && $0.text == "totals from the history: 1 quests, 130 XP, level 1" })
+
+        try db.pool.write { try $0.execute(sql: "UPDATE session SET xpEarned = 5000") }
+        let edited = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: path)
+        #expect(edited.contains { $0.level == .warn && $0.text.hasPrefix("1 completed quest(s) store XP that is not their estimations' plus the completion bonus") && $0.text.hasSuffix("run `questbox repair` to recompute it from the estimations") })
+
+        let questbox = productPath("questbox")
+        let repair = try runProcess(questbox, ["repair", "--data", dir])
+        #expect(repair.status == 0 && repair.stdout.hasPrefix("recomputed the XP of 1 quest from their estimations; the data before is saved as "), "\(repair)")
+        #expect(try db.profile().totalXP == 130)
+        #expect(try runProcess(questbox, ["repair", "--data", dir]).stdout == "nothing to repair\n")
+    }
+
     @Test("a healthy simulated box: every line found, nothing to fix")
     func healthy() throws {
         let findings = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: try database())

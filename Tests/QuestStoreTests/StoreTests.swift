@@ -60,7 +60,7 @@ struct StoreTests {
             id: UUID(), sessionID: session.id, taskID: task.taskID, taskDisplayName: "Tooth Time", routineDisplayName: "Morning Quest",
             orderIndex: 0, result: result, xpEarned: 100, isCalibration: true, recordedAt: start.addingTimeInterval(170.25),
             lockMonotonicNanos: 1_000_000_007, stopMonotonicNanos: 162_123_456_796, bootID: "b")
-        try db.apply(.estimationCompleted(e, profile: PlayerProfile(totalXP: 100)), wallClockTrusted: true)
+        try db.apply(.estimationCompleted(e), wallClockTrusted: true)
         #expect(try db.inProgress() == nil)
         #expect(try db.estimations() == [e])
         #expect(try db.snapshots() == [e.snapshot])
@@ -70,10 +70,9 @@ struct StoreTests {
         completed.status = .completed
         completed.completedAt = start.addingTimeInterval(200)
         completed.xpEarned = 120
-        let profile = PlayerProfile(totalXP: 120, currentStreak: 1, lastPlayedDate: completed.completedAt, sessionsCompleted: 1)
-        try db.apply(.sessionCompleted(completed, profile: profile), wallClockTrusted: true)
+        try db.apply(.sessionCompleted(completed), wallClockTrusted: true)
         #expect(try db.sessions() == [completed])
-        #expect(try db.profile() == profile)
+        #expect(try db.profile() == PlayerProfile(totalXP: 120, currentStreak: 1, lastPlayedDate: completed.completedAt, sessionsCompleted: 1))
         #expect(try db.questPlays() == [QuestPlay(routineID: morningRoutine.id, completedAt: completed.completedAt!, measuredTaskSeconds: e.actualSeconds)])
 
         try db.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
@@ -126,7 +125,7 @@ struct StoreTests {
         let e = TaskEstimation(
             id: UUID(), sessionID: UUID(), taskID: UUID(), taskDisplayName: "T", routineDisplayName: "R", orderIndex: 0, result: result,
             xpEarned: 100, isCalibration: false, recordedAt: Date(), lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")
-        #expect(throws: StoreError.self) { try db.apply(.estimationCompleted(e, profile: PlayerProfile(totalXP: 100)), wallClockTrusted: true) }
+        #expect(throws: StoreError.self) { try db.apply(.estimationCompleted(e), wallClockTrusted: true) }
         #expect(try db.profile().totalXP == 0)
     }
 
@@ -164,17 +163,49 @@ struct StoreTests {
         #expect(try db.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 2_000_000_000_000) == 0)
     }
 
-    @Test("the profile is one row: created by the first write, updated after")
-    func profileSingleRow() throws {
+    @Test("the profile is derived from the history: XP of completed quests and of unfinished ones, count, streak, last day")
+    func profileDerived() throws {
         let (db, _) = try freshDatabase()
         #expect(try db.profile() == PlayerProfile())
-        try db.saveProfile(PlayerProfile(totalXP: 5))
-        try db.saveProfile(PlayerProfile(totalXP: 9, currentStreak: 2))
-        #expect(try db.profile() == PlayerProfile(totalXP: 9, currentStreak: 2))
-        #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM playerProfile") } == 1)
-        // Concurrent writers cannot make a second row.
-        DispatchQueue.concurrentPerform(iterations: 16) { i in try? db.saveProfile(PlayerProfile(totalXP: i)) }
-        #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM playerProfile") } == 1)
+        #expect(try db.pool.read { try $0.tableExists("playerProfile") } == false)  // no stored copy to go stale
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        // Three days in a row, a gap, two more days: the pause streak waits at 3 (STREAK-1), then 4.
+        let day = { (d: Int) in Date(timeIntervalSince1970: 1_780_000_000 + Double(d) * 86_400) }
+        var xp = 0
+        for d in [0, 1, 2, 5, 6] {
+            let played = try recordQuest(db, at: day(d), durations: [(120, 118), (300, 400)])
+            xp += played.reduce(XPEngine.sessionCompletionBonus) { $0 + $1.xpEarned }
+        }
+        // An abandoned quest keeps the XP of its reveals; it is no completed quest.
+        let abandoned = GameSession(id: UUID(), routineID: morningRoutine.id, routineDisplayName: "M", startedAt: day(7), startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
+        try db.apply(.sessionStarted(abandoned), wallClockTrusted: true)
+        let result = TimeEstimationScorer.score(estimated: 60, actual: 60)
+        try db.apply(.estimationCompleted(TaskEstimation(
+            id: UUID(), sessionID: abandoned.id, taskID: UUID(), taskDisplayName: "T", routineDisplayName: "M", orderIndex: 0, result: result,
+            xpEarned: 100, isCalibration: false, recordedAt: day(7), lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")),
+            wallClockTrusted: true)
+        var gone = abandoned
+        gone.status = .abandoned
+        gone.xpEarned = 100
+        try db.apply(.sessionAbandoned(gone), wallClockTrusted: true)
+        let profile = try db.profile(calendar: berlin)
+        #expect(profile.totalXP == xp + 100)
+        #expect(profile.sessionsCompleted == 5)
+        #expect(profile.currentStreak == 4)
+        #expect(profile.lastPlayedDate == (try db.sessions()).compactMap(\.completedAt).max())
+        #expect(try db.inconsistentSessionXP().isEmpty)
+        // The world the daemon loads carries the same profile.
+        #expect(try db.loadWorld(calendar: berlin, bootID: "b").profile == profile)
+    }
+
+    @Test("a completed session whose stored XP is not its estimations' plus the bonus is reported")
+    func inconsistentSessionXP() throws {
+        let (db, _) = try freshDatabase()
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118)])
+        let id = try #require(try db.sessions().first?.id)
+        try db.pool.write { try $0.execute(sql: "UPDATE session SET xpEarned = xpEarned + 1000") }
+        #expect(try db.inconsistentSessionXP() == [id])
     }
 
     @Test("settings: defaults, changes, and bad values refused with the field named")

@@ -66,7 +66,7 @@ func recordQuest(
     _ db: QuestDatabase, at start: Date, durations: [(Double, Double)], routine: Routine = morningRoutine, trusted: Bool = true,
     bootID: String = "boot-a", monotonicStart: Int64 = 5_000_000_000
 ) throws -> [TaskEstimation] {
-    var profile = try db.profile()
+    let profile = try db.profile()
     let session = GameSession(
         id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: start,
         startedMonotonicNanos: monotonicStart, bootID: bootID, isCalibration: profile.sessionsCompleted < 3)
@@ -82,8 +82,7 @@ func recordQuest(
             taskDisplayName: routine.tasks[i % routine.tasks.count].displayName, routineDisplayName: routine.displayName, orderIndex: i,
             result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: session.isCalibration,
             recordedAt: wall, lockMonotonicNanos: lock, stopMonotonicNanos: stop, bootID: bootID)
-        profile.totalXP += e.xpEarned
-        try db.apply(.estimationCompleted(e, profile: profile), wallClockTrusted: trusted)
+        try db.apply(.estimationCompleted(e), wallClockTrusted: trusted)
         done.append(e)
         mono = stop
     }
@@ -91,8 +90,6 @@ func recordQuest(
     completed.status = .completed
     completed.completedAt = wall
     completed.xpEarned = done.reduce(XPEngine.sessionCompletionBonus) { $0 + $1.xpEarned }
-    profile.totalXP += XPEngine.sessionCompletionBonus
-    profile.sessionsCompleted += 1
-    try db.apply(.sessionCompleted(completed, profile: profile), wallClockTrusted: trusted)
+    try db.apply(.sessionCompleted(completed), wallClockTrusted: trusted)
     return done
 }

@@ -12,7 +12,6 @@ guard CommandLine.arguments.count == 2 else {
 }
 do {
     let db = try QuestDatabase(path: CommandLine.arguments[1])
-    var profile = try db.profile()
     var mono: Int64 = 1_000_000_000
     let routineID = UUID()
     while true {
@@ -28,16 +27,14 @@ do {
                 id: UUID(), sessionID: session.id, taskID: UUID(), taskDisplayName: "Task \(index)", routineDisplayName: "Crash Quest",
                 orderIndex: index, result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: false,
                 recordedAt: Date(), lockMonotonicNanos: lock, stopMonotonicNanos: stop, bootID: "crash-test")
-            profile.totalXP += estimation.xpEarned
-            try db.apply(.estimationCompleted(estimation, profile: profile), wallClockTrusted: true)
+            try db.apply(.estimationCompleted(estimation), wallClockTrusted: true)
             // write(2) directly: nothing sits in a buffer when the process dies.
             FileHandle.standardOutput.write(Data("committed \(estimation.id.uuidString)\n".utf8))
         }
         var done = session
         done.status = .completed
         done.completedAt = Date()
-        profile.sessionsCompleted += 1
-        try db.apply(.sessionCompleted(done, profile: profile), wallClockTrusted: true)
+        try db.apply(.sessionCompleted(done), wallClockTrusted: true)
     }
 } catch {
     FileHandle.standardError.write(Data("StoreCrashWriter: \(error)\n".utf8))

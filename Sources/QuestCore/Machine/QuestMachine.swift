@@ -48,10 +48,11 @@ public enum PersistRequest: Codable, Equatable, Sendable {
     case sessionStarted(GameSession)
     /// GAME-5: written at lock-in.
     case taskStarted(InProgressTask)
-    /// One transaction: the estimation, the profile with its XP, and clearing the in-progress task.
-    case estimationCompleted(TaskEstimation, profile: PlayerProfile)
-    /// The session's completion bonus, streak and count in the profile.
-    case sessionCompleted(GameSession, profile: PlayerProfile)
+    /// One transaction: the estimation and clearing the in-progress task. Totals (XP, level,
+    /// streak, quest count) are never sent: the store derives them from the history.
+    case estimationCompleted(TaskEstimation)
+    /// The session's completion, with its XP (the estimations' and the completion bonus).
+    case sessionCompleted(GameSession)
     /// Also clears the in-progress task.
     case sessionAbandoned(GameSession)
     /// A task that cannot resume is offered again.
@@ -429,7 +430,7 @@ private struct Reducer {
         state.phase = .revealing(run, taskIndex: index)
 
         emit(.cancelTimer(.taskLimit))
-        emit(.persist(.estimationCompleted(estimation, profile: state.world.profile)))
+        emit(.persist(.estimationCompleted(estimation)))
         emit(.playSound(.reveal(result.rating)))
         if isBest { emit(.playSound(.personalBest)) }
         emit(.led(.reveal(result.rating)))
@@ -485,7 +486,7 @@ private struct Reducer {
         let leveledUp = level > run.levelAtStart
         state.phase = .summary
 
-        emit(.persist(.sessionCompleted(session, profile: profile)))
+        emit(.persist(.sessionCompleted(session)))
         emit(.playSound(leveledUp ? .levelUp : (milestone != nil ? .streakMilestone : .questComplete)))
         emit(.led(.celebration))
         if leveledUp || milestone != nil || !run.personalBests.isEmpty { emit(.buzzer(.celebration)) }

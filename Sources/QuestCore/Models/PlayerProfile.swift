@@ -16,6 +16,15 @@ public struct PlayerProfile: Codable, Equatable, Sendable {
     public func level(rules: GameRules = .standard) -> Int {
         LevelCalculator.level(fromTotalXP: totalXP, rules: rules)
     }
+
+    /// The profile as the history says it is: XP as the store summed it, and the quest count,
+    /// the STREAK-1 streak and the last play day from the completed quests. Every writer (the
+    /// daemon, the CLI, the web app) sees the same totals whatever order their plays landed in.
+    public static func derived(totalXP: Int, plays: [QuestPlay], calendar: Calendar) -> PlayerProfile {
+        let streak = StreakTracker.replay(playedAt: plays.map(\.completedAt), calendar: calendar)
+        return PlayerProfile(
+            totalXP: totalXP, currentStreak: streak.currentStreak, lastPlayedDate: streak.lastPlayedDate, sessionsCompleted: plays.count)
+    }
 }
 
 /// A completed quest as the streak rules see it (STREAK-2's good-day test).

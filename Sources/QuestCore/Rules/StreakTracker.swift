@@ -26,6 +26,29 @@ public enum StreakTracker: Sendable {
         }
     }
 
+    /// STREAK-1 over a whole history: the streak and last play day that `updatedStreak` gives
+    /// when applied to every completed quest in time order, computed on local day numbers (years
+    /// of plays cost no calendar arithmetic per play). The store derives the profile with it,
+    /// so the streak is a fact of the history and not of any process's memory.
+    public static func replay(playedAt dates: [Date], calendar: Calendar) -> (currentStreak: Int, lastPlayedDate: Date?) {
+        var days = LocalHourResolver(timeZone: calendar.timeZone)
+        var streak = 0
+        var lastDay: Int?
+        var lastDate: Date?
+        for date in dates.sorted() {
+            let day = days.dayNumber(of: date)
+            if let previous = lastDay {
+                if day - previous == 1 { streak += 1 } else if day - previous > 1 { streak = max(streak, 1) }
+                lastDay = max(previous, day)
+            } else {
+                streak = 1
+                lastDay = day
+            }
+            lastDate = date
+        }
+        return (streak, lastDate)
+    }
+
     /// Whole calendar days between two instants (DST-safe: counts midnights, not 86 400 s).
     public static func calendarDays(from start: Date, to end: Date, calendar: Calendar) -> Int {
         calendar.dateComponents([.day], from: calendar.startOfDay(for: start), to: calendar.startOfDay(for: end)).day ?? 0
