@@ -49,6 +49,13 @@ public final class BoxDaemon: @unchecked Sendable {
             r.holdMs = Int64(board.profile.holdMs)
         }
         state = QuestState(world: try database.loadWorld(calendar: calendar, bootID: clock.bootID), rules: r)
+        // Rows the box cannot read (an edited restore, a bit flip) are skipped by the store's
+        // readers; name them once here, one line each, so the journal says what is missing.
+        let unreadable = try database.unreadableRows(limit: 10)
+        for line in unreadable.lines { logger.warning("unreadable row skipped", metadata: ["row": "\(line)"]) }
+        if unreadable.total > unreadable.lines.count {
+            logger.warning("more unreadable rows skipped", metadata: ["count": "\(unreadable.total - unreadable.lines.count)"])
+        }
         timerFD = qb_timerfd_create()
         wallFD = qb_wallclock_timerfd_create()
         wakeFD = qb_eventfd_create()

@@ -127,6 +127,17 @@ public struct Doctor {
                 } else {
                     add(.warn, "\(mismatched.count) completed quest(s) store XP that is not their estimations' plus the completion bonus (first: session \(mismatched[0].uuidString)) — run `questbox repair` to recompute it from the estimations")
                 }
+                // Rows the box cannot read are skipped by every reader; say which.
+                let content = try db.contentReport(limit: 5)
+                for difference in content.schema.prefix(5) {
+                    add(.warn, "schema: \(difference) — this version's migrations make another schema (an edited file?); restore a backup (`questbox backups`)")
+                }
+                for line in content.rows {
+                    add(.warn, "unreadable row skipped: \(line) — restore a backup from before it changed (`questbox backups`)")
+                }
+                if content.rowTotal > content.rows.count {
+                    add(.warn, "\(content.rowTotal - content.rows.count) more unreadable value(s) skipped")
+                }
                 if let last = try db.lastBackup() {
                     let age = now().timeIntervalSince(last.createdAt)
                     if age > 2 * 86_400 {

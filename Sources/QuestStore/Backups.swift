@@ -76,27 +76,42 @@ extension QuestDatabase {
     /// The newest backup of any kind (for `doctor` and the parent area).
     public func lastBackup() throws -> BackupInfo? { try backups().first }
 
-    /// Replaces the live data with a backup. The file is checked first (integrity, a TimeQuest
-    /// database, a schema this version knows); on any failure the live database is untouched.
-    /// The current data is backed up before it is replaced. Returns that safety backup.
+    /// The largest file `restore` reads (five years of play take about 3 MiB).
+    public static let maximumRestoreBytes = 256 << 20
+
+    /// Replaces the live data with a backup. The file is checked first: a regular file of at
+    /// most `maximumRestoreBytes`, intact, a TimeQuest database with a schema this version
+    /// knows and made exactly as its migrations make it, and every row readable by the box
+    /// (`RowRules`). On any failure the live database is untouched and the refusal is one line
+    /// naming the table, row and field. The current data is backed up before it is replaced.
+    /// Returns that safety backup.
     @discardableResult
     public func restore(from file: String, now: Date) throws -> BackupInfo {
-        guard FileManager.default.fileExists(atPath: file) else { throw StoreError.io("\(file): no such file") }
         // Work on a private copy: the original may be read-only or on removable media.
-        let staging = (backupsDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
         try FileManager.default.createDirectory(atPath: backupsDirectory, withIntermediateDirectories: true)
+        removeStaleStagingFiles()
+        let staging = (backupsDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
         }
-        do {
-            try FileManager.default.copyItem(atPath: file, toPath: staging)
-        } catch {
-            throw StoreError.io("\(file): cannot read (\(error.localizedDescription))")
-        }
+        try Self.copyRegularFile(from: file, to: staging, maximumBytes: Self.maximumRestoreBytes)
         do {
             try Self.validate(path: staging)
+            let queue = try DatabaseQueue(path: staging, configuration: Self.configuration(readonly: true))
+            defer { try? queue.close() }
+            let report = try queue.read { db in try Self.contentReport(db, limit: 1) }
+            if let first = report.schema.first {
+                let more = report.schema.count > 1 ? " (and \(report.schema.count - 1) more difference\(report.schema.count == 2 ? "" : "s"))" : ""
+                throw StoreError.notTimeQuestDatabase(path: staging, reason: "\(first)\(more); this version's migrations make another schema")
+            }
+            if let first = report.rows.first {
+                let more = report.rowTotal > 1 ? " (and \(report.rowTotal - 1) more)" : ""
+                throw StoreError.damaged(path: staging, reason: "\(first)\(more)")
+            }
         } catch let error as StoreError {
             throw error.renamed(from: staging, to: file)
+        } catch let error as DatabaseError {
+            throw Self.describe(error, path: file)
         }
         let safety = try backup(kind: .beforeRestore, now: now)
         do {
@@ -120,6 +135,62 @@ extension QuestDatabase {
     }
 
     // MARK: files
+
+    /// Copies `source` to a new file `target` (created, never replaced), refusing anything
+    /// but a regular file of at most `maximumBytes`: a FIFO, a device or a directory is one
+    /// line, never a hang (opened non-blocking, checked with fstat before any read).
+    static func copyRegularFile(from source: String, to target: String, maximumBytes: Int) throws {
+        let input = Glibc.open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard input >= 0 else {
+            throw StoreError.io(errno == ENOENT ? "\(source): no such file" : "\(source): cannot read (\(String(cString: strerror(errno))))")
+        }
+        defer { _ = Glibc.close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0 else { throw StoreError.io("\(source): cannot read (\(String(cString: strerror(errno))))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.io("\(source): not a regular file") }
+        guard info.st_size <= maximumBytes else {
+            throw StoreError.io("\(source): \(info.st_size) bytes, more than a backup can be (\(maximumBytes >> 20) MiB)")
+        }
+        let output = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw StoreError.io("\(target): cannot create (\(String(cString: strerror(errno))))") }
+        defer { _ = Glibc.close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var copied = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io("\(source): cannot read (\(String(cString: strerror(errno))))")
+            }
+            copied += n
+            // The file may grow while it is read: the cap holds for what is read too.
+            guard copied <= maximumBytes else { throw StoreError.io("\(source): more than a backup can be (\(maximumBytes >> 20) MiB)") }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { bytes -> Int in
+                    guard let base = bytes.baseAddress else { return -1 }
+                    return Glibc.write(output, base + offset, n - offset)
+                }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError.io("\(target): cannot write (\(String(cString: strerror(errno))))")
+                }
+                offset += w
+            }
+        }
+    }
+
+    /// Private copies a killed restore left behind (files or folders named `.restore-*`), once
+    /// they are an hour old: a restore takes seconds, so one still running keeps its copy.
+    func removeStaleStagingFiles(now: Date = Date()) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: backupsDirectory)) ?? []
+        for name in names where name.hasPrefix(".restore-") {
+            let path = (backupsDirectory as NSString).appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+            if now.timeIntervalSince(modified) > 3_600 { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
 
     func writeBackup(to target: String) throws {
         let directory = (target as NSString).deletingLastPathComponent

@@ -104,7 +104,7 @@ extension QuestDatabase {
 
     /// Every estimation, oldest first.
     public func estimations() throws -> [TaskEstimation] {
-        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation ORDER BY recordedAt, rowid").map(Self.estimation) }
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation WHERE \(RowRules.valid("estimation")) ORDER BY recordedAt, rowid").map(Self.estimation) }
     }
 
     /// Every estimation as the analysis engines take it, oldest first. The hot path for
@@ -115,9 +115,11 @@ extension QuestDatabase {
         var result: [EstimationSnapshot] = try pool.read { db in
             var result: [EstimationSnapshot] = []
             result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM estimation") ?? 0)
+            // Only rows that keep `RowRules`: no NULL, NaN or infinite number reaches the engines.
             let statement = try db.makeStatement(sql: """
                 SELECT taskId, taskDisplayName, routineDisplayName, estimatedSeconds, actualSeconds, differenceSeconds,
-                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY rowid
+                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation
+                WHERE \(RowRules.valid("estimation")) ORDER BY rowid
                 """)
             let s = statement.sqliteStatement
             defer { sqlite3_reset(s) }
@@ -167,7 +169,7 @@ extension QuestDatabase {
             var result: [GameSession] = []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, routineId, routineDisplayName, startedAt, startedMonotonicNanos, bootId, completedAt, status,
-                  isCalibration, xpEarned FROM session ORDER BY rowid
+                  isCalibration, xpEarned FROM session WHERE \(RowRules.valid("session")) ORDER BY rowid
                 """)
             while let row = try rows.next() {
                 let completed: Double? = row[6]
@@ -192,7 +194,7 @@ extension QuestDatabase {
     static func questPlays(_ db: Database) throws -> [QuestPlay] {
         try Row.fetchAll(db, sql: """
             SELECT s.routineId, s.completedAt, COALESCE(SUM(e.actualSeconds), 0) AS measured
-            FROM session s LEFT JOIN estimation e ON e.sessionId = s.id
+            FROM \(RowRules.rows("session")) s LEFT JOIN \(RowRules.rows("estimation")) e ON e.sessionId = s.id
             WHERE s.status = 'completed' AND s.completedAt IS NOT NULL
             GROUP BY s.id ORDER BY s.completedAt
             """).map { row in
@@ -203,14 +205,17 @@ extension QuestDatabase {
     /// GAME-5: the task being timed and the estimations its session already has.
     public func inProgress() throws -> (task: InProgressTask, completed: [TaskEstimation])? {
         try pool.read { db in
-            guard let t = try Row.fetchOne(db, sql: "SELECT * FROM inProgressTask WHERE id = 1"),
-                  let s = try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [t["sessionId"] as UUID])
+            guard let t = try Row.fetchOne(db, sql: "SELECT * FROM inProgressTask WHERE id = 1 AND \(RowRules.valid("inProgressTask"))"),
+                  let s = try Row.fetchOne(
+                      db, sql: "SELECT * FROM session WHERE id = ? AND \(RowRules.valid("session"))", arguments: [t["sessionId"] as UUID])
             else { return nil }
             let task = InProgressTask(
                 session: Self.session(s), taskIndex: t["taskIndex"], taskID: t["taskId"], estimatedSeconds: t["estimatedSeconds"],
                 lockMonotonicNanos: t["lockMonotonicNanos"], bootID: t["bootId"], lockedAt: Date(timeIntervalSince1970: t["lockedAt"]),
                 lockedAtTrusted: t["lockedAtTrusted"])
-            let done = try Row.fetchAll(db, sql: "SELECT * FROM estimation WHERE sessionId = ? ORDER BY orderIndex", arguments: [task.session.id])
+            let done = try Row.fetchAll(
+                db, sql: "SELECT * FROM estimation WHERE sessionId = ? AND \(RowRules.valid("estimation")) ORDER BY orderIndex",
+                arguments: [task.session.id])
                 .map(Self.estimation)
             return (task, done)
         }

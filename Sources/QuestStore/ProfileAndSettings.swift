@@ -32,8 +32,8 @@ extension QuestDatabase {
     /// estimations' XP, which the player was shown at each reveal.
     static func totalXP(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: """
-            SELECT COALESCE((SELECT SUM(xpEarned) FROM session WHERE status = 'completed'), 0)
-              + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e JOIN session s ON s.id = e.sessionId
+            SELECT COALESCE((SELECT SUM(xpEarned) FROM \(RowRules.rows("session")) WHERE status = 'completed'), 0)
+              + COALESCE((SELECT SUM(e.xpEarned) FROM \(RowRules.rows("estimation")) e JOIN \(RowRules.rows("session")) s ON s.id = e.sessionId
                           WHERE s.status <> 'completed'), 0)
             """) ?? 0
     }
@@ -44,9 +44,9 @@ extension QuestDatabase {
     public func inconsistentSessionXP(rules: GameRules = .standard) throws -> [UUID] {
         try pool.read { db in
             try UUID.fetchAll(db, sql: """
-                SELECT s.id FROM session s
+                SELECT s.id FROM \(RowRules.rows("session")) s
                 WHERE s.status = 'completed'
-                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = s.id), 0)
+                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM \(RowRules.rows("estimation")) e WHERE e.sessionId = s.id), 0)
                 """, arguments: [rules.xpSessionCompletionBonus])
         }
     }
@@ -69,7 +69,8 @@ extension QuestDatabase {
     public func settings() throws -> StoredSettings {
         try pool.read { db in
             var s = StoredSettings()
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1") else { return s }
+            // A settings row that breaks a rule reads as the defaults (doctor names it).
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1 AND \(RowRules.valid("settings"))") else { return s }
             s.game = GameSettings(
                 streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"])
             s.reminderTime = row["reminderTime"]
@@ -116,7 +117,8 @@ extension QuestDatabase {
     /// REFL-1 tracking: the last ISO week whose reflection was shown, and the last dismissed.
     public func reflectionTracking() throws -> (lastShownWeek: String?, dismissedWeek: String?) {
         try pool.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT lastShownWeek, dismissedWeek FROM reflectionTracking WHERE id = 1")
+            let row = try Row.fetchOne(
+                db, sql: "SELECT lastShownWeek, dismissedWeek FROM reflectionTracking WHERE id = 1 AND \(RowRules.valid("reflectionTracking"))")
             return (row?[0], row?[1])
         }
     }

@@ -5,17 +5,18 @@ import QuestCore
 extension QuestDatabase {
     /// Every routine with its ordered tasks, in the parent's order.
     public func routines() throws -> [Routine] {
-        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine ORDER BY position, name") }
+        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE \(RowRules.valid("routine")) ORDER BY position, name") }
     }
 
     public func routine(named name: String) throws -> Routine? {
-        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE name = ?", arguments: [name]).first }
+        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE name = ? AND \(RowRules.valid("routine"))", arguments: [name]).first }
     }
 
+    /// Only rows that keep `RowRules` are selected, so every decode below succeeds.
     static func fetchRoutines(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Routine] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             let id: UUID = row["id"]
-            let tasks = try Row.fetchAll(db, sql: "SELECT * FROM routineTask WHERE routineId = ? ORDER BY position", arguments: [id])
+            let tasks = try Row.fetchAll(db, sql: "SELECT * FROM routineTask WHERE routineId = ? AND \(RowRules.valid("routineTask")) ORDER BY position", arguments: [id])
                 .map { t in
                     RoutineTask(id: t["id"], name: t["name"], displayName: t["displayName"], referenceDurationSeconds: t["referenceDurationSeconds"])
                 }

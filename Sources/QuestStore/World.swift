@@ -25,19 +25,19 @@ extension QuestDatabase {
             for row in try Row.fetchAll(db, sql: """
                 SELECT taskId, estimatedSeconds FROM (
                   SELECT taskId, estimatedSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM estimation) WHERE n = 1
+                  FROM \(RowRules.rows("estimation"))) WHERE n = 1
                 """) {
                 let id: UUID = row[0], estimate: Double = row[1]
                 memory[id, default: TaskMemory()].lastEstimateSeconds = Int(estimate.rounded())
             }
-            for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM estimation GROUP BY taskId") {
+            for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM \(RowRules.rows("estimation")) GROUP BY taskId") {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].bestAbsDifferenceSeconds = row[1]
             }
             for row in try Row.fetchAll(db, sql: """
                 SELECT taskId, actualSeconds FROM (
                   SELECT taskId, actualSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM estimation WHERE NOT isCalibration) WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
+                  FROM \(RowRules.rows("estimation")) WHERE NOT isCalibration) WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
                 """) {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].recentActuals.append(row[1])

@@ -140,6 +140,126 @@ struct BackupTests {
         #expect(throws: StoreError.newerSchema(path: file, found: 9, known: Schema.currentVersion)) { _ = try QuestDatabase(path: file) }
     }
 
+    /// A copy of a fresh backup, changed by `edit` through SQL (a file a person or a tool edited).
+    func editedBackup(_ db: QuestDatabase, _ dir: String, _ name: String, _ edit: (Database) throws -> Void) throws -> String {
+        let backup = try db.backup(now: now)
+        let file = (dir as NSString).appendingPathComponent(name)
+        try FileManager.default.copyItem(atPath: backup.path, toPath: file)
+        try FileManager.default.removeItem(atPath: backup.path)
+        let queue = try DatabaseQueue(path: file)
+        try queue.writeWithoutTransaction { try edit($0) }
+        try queue.close()
+        return file
+    }
+
+    /// Replaces the 8-byte big-endian IEEE double `value` in a file's bytes (SQLite's REAL on disk).
+    func patchDouble(_ file: String, _ value: Double, with replacement: UInt64) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let needle = withUnsafeBytes(of: value.bitPattern.bigEndian) { [UInt8]($0) }
+        let patch = withUnsafeBytes(of: replacement.bigEndian) { [UInt8]($0) }
+        var found = 0
+        for i in 0...(bytes.count - 8) where Array(bytes[i..<(i + 8)]) == needle {
+            bytes.replaceSubrange(i..<(i + 8), with: patch)
+            found += 1
+        }
+        #expect(found == 1, "the value to patch must occur once")
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+    }
+
+    @Test("restore refuses a weekday 9 in a routine, naming table, row and field")
+    func refusesBadWeekday() throws {
+        let (db, dir) = try populated()
+        let file = try editedBackup(db, dir, "weekday.sqlite") { try $0.execute(sql: "UPDATE routine SET activeDays = '2,3,9'") }
+        try expectRefused(db, file: file, message: "file is damaged: routine row 1: activeDays is '2,3,9', expected weekdays 1–7 separated by commas (1 = Sunday)")
+    }
+
+    @Test("restore refuses a UUID that does not decode")
+    func refusesBadUUID() throws {
+        let (db, dir) = try populated()
+        let file = try editedBackup(db, dir, "uuid.sqlite") { try $0.execute(sql: "UPDATE routineTask SET id = x'0102' WHERE position = 1") }
+        try expectRefused(db, file: file, message: "routineTask row 2: id is X'0102', expected a 16-byte UUID")
+    }
+
+    @Test("restore refuses a NaN and an infinite duration (bytes changed on disk)")
+    func refusesNonFinite() throws {
+        let (db, dir) = try freshDatabaseWithOddDurations()
+        let backup = try db.backup(now: now)
+        let nan = (dir as NSString).appendingPathComponent("nan.sqlite"), inf = (dir as NSString).appendingPathComponent("inf.sqlite")
+        try FileManager.default.copyItem(atPath: backup.path, toPath: nan)
+        try FileManager.default.copyItem(atPath: backup.path, toPath: inf)
+        try FileManager.default.removeItem(atPath: backup.path)
+        try patchDouble(nan, 123.456, with: 0x7FF8_0000_0000_0000)  // SQLite reads a NaN as NULL
+        try patchDouble(inf, 123.456, with: 0x7FF0_0000_0000_0000)
+        try expectRefused(db, file: nan, message: "actualSeconds")
+        try expectRefused(db, file: inf, message: "estimation row 1: actualSeconds is Inf, expected seconds 0–604800")
+    }
+
+    func freshDatabaseWithOddDurations() throws -> (QuestDatabase, String) {
+        let (db, dir) = try freshDatabase()
+        try recordQuest(db, at: now, durations: [(120, 123.456)])
+        return (db, dir)
+    }
+
+    @Test("restore refuses a file with the right id and version but foreign tables")
+    func refusesForeignTables() throws {
+        let (db, dir) = try populated()
+        let file = (dir as NSString).appendingPathComponent("lookalike.sqlite")
+        let queue = try DatabaseQueue(path: file)
+        try queue.write { db in
+            try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")
+            try db.execute(sql: "PRAGMA user_version = \(Schema.currentVersion)")
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for m in Schema.migrations { try db.execute(sql: "INSERT INTO grdb_migrations VALUES (?)", arguments: [m.identifier]) }
+            try db.execute(sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY, path TEXT)")
+        }
+        try queue.close()
+        try expectRefused(db, file: file, message: "not a TimeQuest database (extra table photo (and ")
+    }
+
+    @Test("restore refuses a file whose append-only triggers were removed")
+    func refusesMissingTriggers() throws {
+        let (db, dir) = try populated()
+        let file = try editedBackup(db, dir, "open.sqlite") { try $0.execute(sql: "DROP TRIGGER estimation_no_delete") }
+        try expectRefused(db, file: file, message: "missing trigger estimation_no_delete; this version's migrations make another schema")
+    }
+
+    @Test("restore refuses a FIFO, a folder and a device at once, without reading them", .timeLimit(.minutes(1)))
+    func refusesSpecialFiles() throws {
+        let (db, dir) = try populated()
+        let fifo = (dir as NSString).appendingPathComponent("pipe.sqlite")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try expectRefused(db, file: fifo, message: "not a regular file")
+        try expectRefused(db, file: dir, message: "not a regular file")
+        try expectRefused(db, file: "/dev/zero", message: "not a regular file")
+    }
+
+    @Test("restore removes what a killed restore left behind, and leaves nothing itself")
+    func cleansStaging() throws {
+        let (db, _) = try populated()
+        let backup = try db.backup(now: now)
+        let stale = (db.backupsDirectory as NSString).appendingPathComponent(".restore-0000.sqlite")
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: stale)
+        try db.restore(from: backup.path, now: now)
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory).filter { $0.hasPrefix(".") }
+        #expect(hidden.isEmpty)
+    }
+
+    @Test("a backup of this version and of schema 1 both pass the full check")
+    func acceptsOwnAndOlder() throws {
+        let (db, dir) = try populated()
+        let backup = try db.backup(now: now)
+        let queue = try DatabaseQueue(path: backup.path, configuration: QuestDatabase.configuration(readonly: true))
+        #expect(try queue.read { try QuestDatabase.contentReport($0) }.isClean)
+        try queue.close()
+        let v1 = (dir as NSString).appendingPathComponent("v1.sqlite")
+        try FileManager.default.copyItem(atPath: "\(packageRoot)/Tests/QuestStoreTests/Fixtures/schema-v1.sqlite", toPath: v1)
+        let old = try DatabaseQueue(path: v1, configuration: QuestDatabase.configuration(readonly: true))
+        #expect(try old.read { try QuestDatabase.contentReport($0) } == ContentReport(schema: [], rows: [], rowTotal: 0))
+        try old.close()
+        try db.restore(from: v1, now: now)
+    }
+
     @Test("restore of a missing file says so")
     func refusesMissing() throws {
         let (db, dir) = try populated()

@@ -26,6 +26,31 @@ struct CLITests {
           "tasks": [{"name": "Tidy room", "displayName": "Tidy"}]}]
         """
 
+    @Test("a live row the box cannot read (bit flip, edited file) is skipped by every command and named by doctor")
+    func unreadableLiveRows() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        #expect(try run(["routine", "import", write(Self.sample, in: dir), "--data", data]).status == 0)
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: data))
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118), (60, 61)])
+        try db.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "UPDATE routine SET activeDays = '9' WHERE name = 'Weekend'")
+            // Estimations are append-only; a bit flip does not ask: change the file as the disk would.
+            try db.execute(sql: "DROP TRIGGER estimation_no_change")
+            try db.execute(sql: "UPDATE estimation SET taskId = x'00' WHERE orderIndex = 1")
+        }
+        try db.close()
+        let list = try run(["routine", "list", "--data", data])
+        #expect(list.status == 0 && list.stdout.hasPrefix("School Morning") && !list.stdout.contains("Weekend"), "\(list)")
+        let history = try run(["history", "--data", data])
+        #expect(history.status == 0 && history.stdout.split(separator: "\n").count == 1, "\(history)")
+        #expect(try run(["stats", "--data", data]).status == 0)
+        let doctor = try run(["doctor", "--data", data])
+        #expect(doctor.stdout.contains("WARN  unreadable row skipped: routine row 2: activeDays is '9', expected weekdays 1–7"))
+        #expect(doctor.stdout.contains("WARN  unreadable row skipped: estimation row 2: taskId is X'00', expected a 16-byte UUID"))
+        #expect(doctor.stdout.contains("WARN  schema: missing trigger estimation_no_change"))
+    }
+
     @Test("routine import → export round-trips; a re-import keeps ids; list shows them")
     func importExport() throws {
         let dir = temporaryDirectory()

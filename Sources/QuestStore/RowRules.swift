@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+
+/// What every stored value must be for the box to read it: the types the readers decode and
+/// the range rules of the game (weekdays 1–7, finite durations, ratings, percentages …), as
+/// SQL predicates. One list serves four places: `restore` refuses a file with any broken row,
+/// `doctor` reports them, the daemon logs them at start, and every reader selects only the
+/// rows that keep them — so a damaged row (an edited backup, a bit flip on an SD card) is
+/// skipped and named, never decoded into a crash.
+enum RowRules {
+    struct Rule {
+        var column: String
+        /// Never NULL: true for a good value, false otherwise.
+        var valid: String
+        /// What a good value is, for the one-line message.
+        var expected: String
+    }
+
+    // Bounds wide enough for any real play, narrow enough that arithmetic cannot overflow.
+    static let maxSeconds = 7 * 86_400.0
+    static let maxNameBytes = 1_024
+    static let wallRange = (-1e10, 1e11)  // seconds since 1970: a Pi without RTC may start anywhere
+
+    static func uuid(_ c: String) -> Rule {
+        Rule(column: c, valid: "(typeof(\(c)) = 'blob' AND length(\(c)) = 16)", expected: "a 16-byte UUID")
+    }
+
+    static func text(_ c: String, maxBytes: Int = maxNameBytes, nonEmpty: Bool = false) -> Rule {
+        Rule(
+            column: c, valid: "(typeof(\(c)) = 'text' AND length(CAST(\(c) AS BLOB)) BETWEEN \(nonEmpty ? 1 : 0) AND \(maxBytes))",
+            expected: "\(nonEmpty ? "non-empty " : "")text of at most \(maxBytes) bytes")
+    }
+
+    static func int(_ c: String, _ low: Int64, _ high: Int64, _ what: String) -> Rule {
+        Rule(column: c, valid: "(typeof(\(c)) = 'integer' AND \(c) BETWEEN \(low) AND \(high))", expected: "\(what) \(low)–\(high)")
+    }
+
+    static func real(_ c: String, _ low: Double, _ high: Double, _ what: String) -> Rule {
+        Rule(
+            column: c, valid: "(typeof(\(c)) IN ('real', 'integer') AND \(c) BETWEEN \(low) AND \(high))",
+            expected: "\(what) \(format(low))–\(format(high))")
+    }
+
+    static func bool(_ c: String) -> Rule {
+        Rule(column: c, valid: "(typeof(\(c)) = 'integer' AND \(c) IN (0, 1))", expected: "0 or 1")
+    }
+
+    static func oneOf(_ c: String, _ values: [String]) -> Rule {
+        Rule(
+            column: c, valid: "(typeof(\(c)) = 'text' AND \(c) IN (\(values.map { "'\($0)'" }.joined(separator: ", "))))",
+            expected: "one of \(values.joined(separator: ", "))")
+    }
+
+    static func optional(_ rule: Rule) -> Rule {
+        Rule(column: rule.column, valid: "(\(rule.column) IS NULL OR \(rule.valid))", expected: "empty or \(rule.expected)")
+    }
+
+    static func wallTime(_ c: String) -> Rule { real(c, wallRange.0, wallRange.1, "seconds since 1970") }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// "2,3,4,5,6": single weekday digits 1–7 separated by commas (or no day at all).
+    static let activeDays = Rule(
+        column: "activeDays",
+        valid: """
+            (typeof(activeDays) = 'text' AND length(activeDays) <= 13 AND activeDays NOT GLOB '*[^1-7,]*'
+             AND activeDays NOT GLOB '*[1-7][1-7]*' AND activeDays NOT GLOB ',*' AND activeDays NOT GLOB '*,'
+             AND activeDays NOT GLOB '*,,*')
+            """,
+        expected: "weekdays 1–7 separated by commas (1 = Sunday)")
+
+    static let ratings = ["spot_on", "close", "off", "way_off"]
+
+    static let tables: [(name: String, rules: [Rule])] = [
+        ("routine", [
+            uuid("id"), text("name", nonEmpty: true), text("displayName"), activeDays, bool("isActive"),
+            oneOf("createdBy", ["parent", "player"]), int("position", 0, 1_000_000, "a position"),
+        ]),
+        ("routineTask", [
+            uuid("id"), uuid("routineId"), int("position", 0, 1_000_000, "a position"), text("name"), text("displayName"),
+            optional(int("referenceDurationSeconds", 0, Int64(maxSeconds), "seconds")),
+        ]),
+        ("session", [
+            uuid("id"), uuid("routineId"), text("routineDisplayName"), wallTime("startedAt"),
+            int("startedMonotonicNanos", 0, Int64.max, "nanoseconds"), text("bootId", maxBytes: 64), bool("wallClockTrusted"),
+            optional(wallTime("completedAt")), oneOf("status", ["in_progress", "completed", "abandoned"]), bool("isCalibration"),
+            int("xpEarned", 0, 10_000_000, "XP"),
+        ]),
+        ("estimation", [
+            uuid("id"), uuid("sessionId"), uuid("taskId"), text("taskDisplayName"), text("routineDisplayName"),
+            int("orderIndex", 0, 1_000_000, "a task index"), real("estimatedSeconds", 0, maxSeconds, "seconds"),
+            real("actualSeconds", 0, maxSeconds, "seconds"), real("differenceSeconds", -maxSeconds, maxSeconds, "seconds"),
+            real("accuracyPercent", 0, 100, "a percentage"), oneOf("rating", ratings), int("xpEarned", 0, 1_000_000, "XP"),
+            bool("isCalibration"), wallTime("recordedAt"), int("lockMonotonicNanos", 0, Int64.max, "nanoseconds"),
+            Rule(
+                column: "stopMonotonicNanos",
+                valid: "(typeof(stopMonotonicNanos) = 'integer' AND typeof(lockMonotonicNanos) = 'integer' AND stopMonotonicNanos >= lockMonotonicNanos)",
+                expected: "nanoseconds no earlier than lockMonotonicNanos"),
+            text("bootId", maxBytes: 64), bool("wallClockTrusted"),
+        ]),
+        ("inProgressTask", [
+            uuid("sessionId"), int("taskIndex", 0, 1_000_000, "a task index"), uuid("taskId"),
+            int("estimatedSeconds", 0, Int64(maxSeconds), "seconds"), int("lockMonotonicNanos", 0, Int64.max, "nanoseconds"),
+            text("bootId", maxBytes: 64), wallTime("lockedAt"), bool("lockedAtTrusted"),
+        ]),
+        ("settings", [
+            optional(text("pinHash", maxBytes: 512)), int("pinFailedAttempts", 0, 1_000_000_000, "a count"),
+            optional(wallTime("pinLockedUntil")),
+            Rule(
+                column: "reminderTime",
+                valid: "(typeof(reminderTime) = 'text' AND reminderTime GLOB '[0-2][0-9]:[0-5][0-9]' AND reminderTime < '24')",
+                expected: "a time HH:MM"),
+            bool("remindersEnabled"), oneOf("streakPolicy", ["pause", "joker"]), bool("soundEnabled"),
+            int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", 1, 7, "a weekday")),
+        ]),
+        ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
+        ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
+    ]
+
+    /// The rows of `table` that keep every rule, as a WHERE condition (no alias).
+    static func valid(_ table: String) -> String {
+        guard let rules = tables.first(where: { $0.name == table })?.rules else { return "1" }
+        return rules.map(\.valid).joined(separator: " AND ")
+    }
+
+    /// The good rows of `table` as a subquery, for joins and aggregates.
+    static func rows(_ table: String) -> String { "(SELECT rowid AS rowid, * FROM \(table) WHERE \(valid(table)))" }
+
+    /// One line per broken value ("estimation row 12: actualSeconds is NULL, expected …"),
+    /// at most `limit` lines, plus how many broken values there are in all.
+    static func problems(_ db: Database, limit: Int = 20) throws -> (lines: [String], total: Int) {
+        var lines: [String] = [], total = 0
+        for (table, rules) in tables where try db.tableExists(table) {
+            // One scan per table when all is well (the daemon checks at every start).
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE NOT coalesce(\(valid(table)), 0)") ?? 0 > 0 else { continue }
+            for rule in rules {
+                let bad = "NOT coalesce(\(rule.valid), 0)"
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(bad)") ?? 0
+                guard count > 0 else { continue }
+                total += count
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT rowid, substr(quote(\(rule.column)), 1, 40) FROM \(table) WHERE \(bad) LIMIT ?",
+                    arguments: [max(0, limit - lines.count)])
+                {
+                    let rowid: Int64 = row[0]
+                    let value: String = row[1] ?? "?"
+                    lines.append("\(table) row \(rowid): \(rule.column) is \(value), expected \(rule.expected)")
+                }
+            }
+        }
+        // Rows that point at a row that is not there (a session, a routine).
+        let dangling = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        total += dangling.count
+        for row in dangling.prefix(max(0, limit - lines.count)) {
+            let table: String = row[0], rowid: Int64? = row[1], parent: String = row[2]
+            lines.append("\(table) row \(rowid.map(String.init) ?? "?"): refers to a \(parent) that does not exist")
+        }
+        return (lines, total)
+    }
+}
+
+/// What a database holds beyond its integrity and identity: whether its schema is exactly the
+/// one this version's migrations make, and which rows break `RowRules`.
+public struct ContentReport: Equatable, Sendable {
+    /// One line per difference ("extra table foo", "missing trigger estimation_no_delete").
+    public var schema: [String]
+    /// One line per broken value or dangling row (at most the limit asked for).
+    public var rows: [String]
+    /// How many broken values and dangling rows there are in all.
+    public var rowTotal: Int
+
+    public var isClean: Bool { schema.isEmpty && rowTotal == 0 }
+}
+
+extension QuestDatabase {
+    /// The live database's content report (`doctor`). The schema comparison opens an
+    /// in-memory reference database: the daemon, which must never drop a GRDB connection
+    /// (its dispatch queue would start libdispatch's 1 Hz monitor), uses `unreadableRows`.
+    public func contentReport(limit: Int = 20) throws -> ContentReport {
+        try pool.read { db in try Self.contentReport(db, limit: limit) }
+    }
+
+    /// The rows that break `RowRules` (skipped by every reader): lines and the total count.
+    public func unreadableRows(limit: Int = 20) throws -> (lines: [String], total: Int) {
+        try pool.read { db in try RowRules.problems(db, limit: limit) }
+    }
+
+    static func contentReport(_ db: Database, limit: Int = 20) throws -> ContentReport {
+        let rows = try RowRules.problems(db, limit: limit)
+        return ContentReport(schema: try schemaDifferences(db), rows: rows.lines, rowTotal: rows.total)
+    }
+
+    /// Compares tables, columns, indexes and triggers with a fresh database that went through
+    /// the same migrations (a backup of an older version is compared with that version's schema).
+    static func schemaDifferences(_ db: Database) throws -> [String] {
+        let applied = try db.tableExists("grdb_migrations")
+            ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+        let known = Schema.migrations.map(\.identifier)
+        // Applied migrations must be this version's first ones, each once.
+        let order = applied.map { known.firstIndex(of: $0) ?? Int.max }.sorted()
+        guard order == Array(0..<applied.count) else {
+            return ["migrations \(applied.joined(separator: ", ")) are not this version's sequence (\(known.joined(separator: ", ")))"]
+        }
+        let reference = try DatabaseQueue()
+        if !applied.isEmpty { try Schema.migrator().migrate(reference, upTo: known[applied.count - 1]) }
+        func entries(_ db: Database) throws -> [String: (type: String, sql: String)] {
+            var result: [String: (type: String, sql: String)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master") {
+                let sql: String = row[2] ?? ""
+                result[row[1]] = (row[0], sql.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+            }
+            return result
+        }
+        let expected = try reference.read(entries)
+        let found = try entries(db)
+        var differences: [String] = []
+        for (name, f) in found.sorted(by: { $0.key < $1.key }) {
+            if let e = expected[name] {
+                if e.type != f.type || e.sql != f.sql { differences.append("\(e.type) \(name) differs from this version's") }
+            } else {
+                differences.append("extra \(f.type) \(name)")
+            }
+        }
+        for (name, e) in expected.sorted(by: { $0.key < $1.key }) where found[name] == nil {
+            differences.append("missing \(e.type) \(name)")
+        }
+        return differences
+    }
+}
