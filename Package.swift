@@ -25,7 +25,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "QuestCore"),
-        .target(name: "BoardProfile", dependencies: ["Yams"]),
+        // Reading files handed to the box as hostile input: regular files only, size-capped.
+        .target(name: "InputFiles"),
+        .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
         .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
@@ -43,7 +45,7 @@ let package = Package(
         .target(
             name: "QuestStore",
             dependencies: [
-                "QuestCore", "SystemClock",
+                "QuestCore", "SystemClock", "InputFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -52,7 +54,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -18,9 +18,11 @@ public struct Mixer: Sendable {
     public private(set) var volumePercent = 100
     public private(set) var muted = false
 
+    /// Any channel count the device asks for (a `hw:` device may insist on 4, 6 or 8): a mono
+    /// clip plays on every channel, a stereo clip on the first two and silence on the rest
+    /// (SPEC §6: a sound device never stops the game).
     public init(outputChannels: Int) {
-        precondition(outputChannels == 1 || outputChannels == 2, "the mixer renders mono or stereo")
-        self.outputChannels = outputChannels
+        self.outputChannels = max(1, outputChannels)
     }
 
     public var activeVoices: Int { voices.count }
@@ -82,10 +84,11 @@ public struct Mixer: Sendable {
                     let base = (voice.frame + f) * voice.clip.channels
                     for c in 0..<outputChannels {
                         let sample: Int64
-                        switch (voice.clip.channels, outputChannels) {
-                        case (1, _): sample = Int64(src[base])
-                        case (2, 2): sample = Int64(src[base + c])
-                        default: sample = (Int64(src[base]) + Int64(src[base + 1])) / 2
+                        switch (voice.clip.channels, outputChannels, c) {
+                        case (1, _, _): sample = Int64(src[base])
+                        case (_, 1, _): sample = (Int64(src[base]) + Int64(src[base + 1])) / 2
+                        case (_, _, 0), (_, _, 1): sample = Int64(src[base + c])
+                        default: continue
                         }
                         accumulator[f * outputChannels + c] &+= Int32(truncatingIfNeeded: (sample * gain) >> 16)
                     }

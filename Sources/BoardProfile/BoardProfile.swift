@@ -1,4 +1,5 @@
 import Foundation
+import InputFiles
 import Yams
 
 /// One board's wiring and timing (SPEC §7): which GPIO line does what, found by line name
@@ -71,11 +72,20 @@ extension BoardProfile {
     static let audioKeys: Set<String> = ["card", "latency_ms"]
 
     /// Reads and checks a profile file; every field is validated before anything is returned.
+    /// A real profile is about 2 KiB; the cap keeps a hostile file from costing minutes.
+    public static let maximumBytes = 64 << 10
+
     public static func load(path: String) throws -> BoardProfile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BoardProfileError(file: path, field: "", problem: "cannot read file")
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path, maximumBytes: maximumBytes)
+        } catch {
+            throw BoardProfileError(file: path, field: "", problem: error.problem)
         }
-        return try parse(String(decoding: data, as: UTF8.self), file: path)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw BoardProfileError(file: path, field: "", problem: "not UTF-8 text")
+        }
+        return try parse(text, file: path)
     }
 
     public static func parse(_ yaml: String, file: String) throws -> BoardProfile {

@@ -151,7 +151,7 @@ public final class TerminalOutput: DisplayOutput, SoundOutput {
 
     public func show(_ screen: Screen) {
         write("")
-        for line in screen.textLines { write("│ \(line)") }
+        for line in screen.textLines { write("│ \(DisplayText.escaped(line))") }
     }
 
     public func play(_ sound: SoundID) { write("  ♪ \(sound.rawValue)") }

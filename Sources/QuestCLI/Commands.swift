@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardProfile
 import Foundation
+import InputFiles
 import QuestCore
 import QuestStore
 import SystemClock
@@ -51,6 +52,8 @@ public struct Questbox: ParsableCommand {
             return fail(error.description)
         } catch let error as BoardProfileError {
             return fail(error.description)
+        } catch let error as InputFileError {
+            return fail(error.description)
         } catch let code as ExitCode {
             return code.rawValue  // the command already said why
         } catch {
@@ -83,13 +86,12 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read file") }
-            let documents = try RoutineDocument.parse(data, file: file)
+            let documents = try RoutineDocument.parse(Data(try InputFile.read(file, maximumBytes: RoutineDocument.maximumBytes)), file: file)
             let db = try options.open()
             // Build every routine first: nothing is written unless all of them are valid.
             let routines = try documents.map { doc in doc.routine(existing: try db.routine(named: doc.name), newID: UUID.init) }
             for routine in routines { try db.saveRoutine(routine) }
-            for r in routines { print("imported \(r.name) (\(r.tasks.count) task\(r.tasks.count == 1 ? "" : "s"))") }
+            for r in routines { print("imported \(DisplayText.escaped(r.name)) (\(r.tasks.count) task\(r.tasks.count == 1 ? "" : "s"))") }
         }
     }
 
@@ -120,9 +122,10 @@ struct RoutineCommand: ParsableCommand {
             if routines.isEmpty { print("no routines yet: add one with `questbox routine import FILE`") }
             let dayNames = ["", "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
             for r in routines {
-                let days = r.activeDays.sorted().map { dayNames[$0] }.joined(separator: " ")
-                let shown = r.displayName.isEmpty ? "(no display name)" : r.displayName
-                print("\(r.name) — \"\(shown)\" · \(days) · \(r.tasks.count) tasks\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
+                let days = r.activeDays.sorted().map { dayNames.indices.contains($0) ? dayNames[$0] : "?" }.joined(separator: " ")
+                // Stored names are escaped: a name with ESC or CR must not act on the terminal.
+                let shown = r.displayName.isEmpty ? "(no display name)" : DisplayText.escaped(r.displayName)
+                print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(r.tasks.count) tasks\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
             }
         }
     }
@@ -133,8 +136,8 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            guard try options.open().removeRoutine(named: name) else { throw CLIError("no routine named \"\(name)\"") }
-            print("removed \(name)")
+            guard try options.open().removeRoutine(named: name) else { throw CLIError("no routine named \"\(DisplayText.escaped(name))\"") }
+            print("removed \(DisplayText.escaped(name))")
         }
     }
 }
@@ -169,7 +172,7 @@ struct HistoryCommand: ParsableCommand {
         if json { return try printJSON(entries) }
         if entries.isEmpty { print("no estimations yet") }
         for e in entries {
-            print("\(e.recordedAt)  \(e.routineDisplayName) · \(e.taskDisplayName): guessed \(DurationText.format(seconds: e.estimatedSeconds)), took \(DurationText.format(seconds: e.actualSeconds)) → \(e.rating)\(e.isCalibration ? " (calibration)" : "")")
+            print("\(e.recordedAt)  \(DisplayText.escaped(e.routineDisplayName)) · \(DisplayText.escaped(e.taskDisplayName)): guessed \(DurationText.format(seconds: e.estimatedSeconds)), took \(DurationText.format(seconds: e.actualSeconds)) → \(e.rating)\(e.isCalibration ? " (calibration)" : "")")
         }
     }
 }
@@ -184,7 +187,7 @@ struct StatsCommand: ParsableCommand {
         if json { return try printJSON(report) }
         print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(report.currentStreak) day(s)\(report.availableJokers.map { " · \($0) joker(s)" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
-        for pb in report.personalBests { print("Personal best · \(pb.taskDisplayName): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
+        for pb in report.personalBests { print("Personal best · \(DisplayText.escaped(pb.taskDisplayName)): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
         if let r = report.weeklyReflection {
             print("Week \(r.weekIdentifier): \(r.questsCompleted) quests · \(Int(r.averageAccuracy.rounded()))% accuracy · \(r.streakContextString)")
         }

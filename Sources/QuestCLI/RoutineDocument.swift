@@ -2,20 +2,9 @@ import Foundation
 import QuestCore
 
 /// Any JSON value, keeping booleans, integers and fractions apart (so `"activeDays": [true]`
-/// or `2.5` are caught, not silently converted).
-enum JSONValue: Decodable {
+/// or `2.5` are caught, not silently converted). Read by `StrictJSON`.
+enum JSONValue: Equatable {
     case null, bool(Bool), int(Int), double(Double), string(String), array([JSONValue]), object([String: JSONValue])
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
 
     var shown: String {
         switch self {
@@ -23,7 +12,7 @@ enum JSONValue: Decodable {
         case .bool(let b): "\(b)"
         case .int(let i): "\(i)"
         case .double(let d): "\(d)"
-        case .string(let s): "\"\(s)\""
+        case .string(let s): "\"\(DisplayText.escaped(String(s.prefix(40))))\""
         case .array: "a list"
         case .object: "an object"
         }
@@ -69,20 +58,36 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
     }
 
     static let routineKeys: Set<String> = ["name", "displayName", "activeDays", "isActive", "createdBy", "tasks"]
+
+    /// Limits on what one file and one routine may hold (a real routine has a handful of
+    /// tasks); past them the import is one line, not minutes of work.
+    public static let maximumBytes = 1 << 20
+    public static let maximumRoutines = 100
+    public static let maximumTasks = 50
+    /// Names: characters as a person counts them, and bytes (80 combining marks on one letter
+    /// are one character).
+    public static let maximumNameCharacters = 80
+    public static let maximumNameBytes = 320
     static let taskKeys: Set<String> = ["name", "displayName", "referenceDurationSeconds"]
 
     /// Parses and checks every field; nothing is returned unless all of it is valid.
     public static func parse(_ data: Data, file: String) throws -> [RoutineDocument] {
         let value: JSONValue
+        guard data.count <= maximumBytes else {
+            throw Problem(file: file, field: "", problem: "\(data.count) bytes, more than a routine file may have (\(maximumBytes >> 20) MiB)")
+        }
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try StrictJSON.parse([UInt8](data))
         } catch {
-            throw Problem(file: file, field: "", problem: "not valid JSON (\(Self.reason(error)))")
+            throw Problem(file: file, field: error.path, problem: "not valid JSON: \(error.message) (line \(error.line), column \(error.column))")
         }
         switch value {
         case .object(let o): return [try routine(o, at: "", file: file)]
         case .array(let items):
             guard !items.isEmpty else { throw Problem(file: file, field: "", problem: "empty list (no routine to import)") }
+            guard items.count <= maximumRoutines else {
+                throw Problem(file: file, field: "", problem: "\(items.count) routines, more than one file may hold (\(maximumRoutines))")
+            }
             var docs: [RoutineDocument] = []
             for (i, item) in items.enumerated() {
                 guard case .object(let o) = item else { throw Problem(file: file, field: "[\(i)]", problem: "\(item.shown) is not a routine object") }
@@ -90,7 +95,7 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
             }
             var seen = Set<String>()
             for (i, d) in docs.enumerated() where !seen.insert(d.name).inserted {
-                throw Problem(file: file, field: "[\(i)].name", problem: "\"\(d.name)\" appears twice")
+                throw Problem(file: file, field: "[\(i)].name", problem: "\"\(DisplayText.escaped(d.name))\" appears twice")
             }
             return docs
         default:
@@ -128,6 +133,7 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
         guard let tasksValue = o["tasks"] else { throw fail("tasks", "missing (a list of tasks)") }
         guard case .array(let taskValues) = tasksValue else { throw fail("tasks", "\(tasksValue.shown) is not a list of tasks") }
         guard !taskValues.isEmpty else { throw fail("tasks", "empty (a routine needs at least one task)") }
+        guard taskValues.count <= maximumTasks else { throw fail("tasks", "\(taskValues.count) tasks, more than a routine may have (\(maximumTasks))") }
         var tasks: [Task] = []
         for (i, t) in taskValues.enumerated() {
             let field = "tasks[\(i)]"
@@ -136,7 +142,7 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
                 throw fail("\(field).\(unknown)", "unknown field (expected one of \(taskKeys.sorted().joined(separator: ", ")))")
             }
             let taskName = try requiredText(to["name"], field: "\(field).name", fail: fail)
-            if tasks.contains(where: { $0.name == taskName }) { throw fail("\(field).name", "\"\(taskName)\" appears twice in this routine") }
+            if tasks.contains(where: { $0.name == taskName }) { throw fail("\(field).name", "\"\(DisplayText.escaped(taskName))\" appears twice in this routine") }
             let taskDisplay = try optionalText(to["displayName"], field: "\(field).displayName", fail: fail) ?? ""
             var reference: Int?
             if let v = to["referenceDurationSeconds"], case .null = v {
@@ -163,36 +169,32 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
 
     static func requiredText(_ v: JSONValue?, field: String, fail: (String, String) -> Problem) throws -> String {
         guard let v else { throw fail(field, "missing") }
-        guard case .string(let s) = v else { throw fail(field, "\(v.shown) is not text") }
-        let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw fail(field, "empty") }
-        guard trimmed.count <= 80 else { throw fail(field, "longer than 80 characters") }
-        return trimmed
+        guard let text = try optionalText(v, field: field, fail: fail), !text.isEmpty else { throw fail(field, "empty") }
+        return text
     }
 
+    /// A name as stored: trimmed, no control character, within the character and byte limits.
     static func optionalText(_ v: JSONValue?, field: String, fail: (String, String) -> Problem) throws -> String? {
         guard let v else { return nil }
         if case .null = v { return nil }
         guard case .string(let s) = v else { throw fail(field, "\(v.shown) is not text") }
         let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= 80 else { throw fail(field, "longer than 80 characters") }
-        return trimmed
-    }
-
-    static func reason(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+        if let control = DisplayText.firstControl(in: trimmed) {
+            throw fail(field, "contains the control character \(DisplayText.codePoint(control)) (names are plain text on one line)")
         }
-        return "\(error)"
+        guard trimmed.count <= maximumNameCharacters else { throw fail(field, "longer than \(maximumNameCharacters) characters") }
+        guard trimmed.utf8.count <= maximumNameBytes else { throw fail(field, "longer than \(maximumNameBytes) bytes") }
+        return trimmed
     }
 
     /// The routine to store: an existing routine of the same name keeps its id, and its tasks
     /// keep theirs by name, so history stays attached to them.
     public func routine(existing: Routine?, newID: () -> UUID) -> Routine {
+        // By name in one dictionary: a re-import is linear in the tasks.
+        let existingIDs = Dictionary(existing?.tasks.map { ($0.name, $0.id) } ?? [], uniquingKeysWith: { first, _ in first })
         let tasks = self.tasks.map { t in
             RoutineTask(
-                id: existing?.tasks.first { $0.name == t.name }?.id ?? newID(), name: t.name, displayName: t.displayName,
+                id: existingIDs[t.name] ?? newID(), name: t.name, displayName: t.displayName,
                 referenceDurationSeconds: t.referenceDurationSeconds)
         }
         return Routine(

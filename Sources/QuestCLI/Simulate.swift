@@ -3,6 +3,7 @@ import BoardProfile
 import BoxRuntime
 import Foundation
 import GPIO
+import InputFiles
 import Logging
 import QuestCore
 import QuestStore
@@ -24,17 +25,29 @@ public struct EventScript: Equatable, Sendable {
 
     public var presses: [Press]
 
+    /// Limits that keep a hostile script from costing minutes and gigabytes (a real one has
+    /// dozens of lines): the file's size, the number of edges, and the latest time (31 days,
+    /// far past the 3 h task limit, far below where nanoseconds overflow).
+    public static let maximumBytes = 256 << 10
+    public static let maximumPresses = 10_000
+    public static let maximumMs: Int64 = 31 * 24 * 3_600 * 1_000
+
+    /// Lines end in LF, CRLF or CR (a script written on Windows reads the same).
     public static func parse(_ text: String, file: String) throws -> EventScript {
         var presses: [Press] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             if words.isEmpty { continue }
             let at = "\(file):\(index + 1)"
-            guard words.count == 3 else { throw CLIError("\(at): expected \"<ms> <lock|stop|up|down> <down|up>\", found \"\(line.trimmingCharacters(in: .whitespaces))\"") }
-            guard let ms = Int64(words[0]), ms >= 0 else { throw CLIError("\(at): \"\(words[0])\" is not a time in milliseconds") }
-            guard let button = ButtonRole(rawValue: words[1]) else { throw CLIError("\(at): \"\(words[1])\" is not a button (lock, stop, up, down)") }
-            guard words[2] == "down" || words[2] == "up" else { throw CLIError("\(at): \"\(words[2])\" is not down or up") }
+            guard words.count == 3 else {
+                throw CLIError("\(at): expected \"<ms> <lock|stop|up|down> <down|up>\", found \"\(DisplayText.escaped(String(line.trimmingCharacters(in: .whitespaces).prefix(80))))\"")
+            }
+            guard let ms = Int64(words[0]), ms >= 0 else { throw CLIError("\(at): \"\(DisplayText.escaped(words[0]))\" is not a time in milliseconds") }
+            guard ms <= maximumMs else { throw CLIError("\(at): \(ms) ms is later than a script may go (\(maximumMs) ms, 31 days)") }
+            guard let button = ButtonRole(rawValue: words[1]) else { throw CLIError("\(at): \"\(DisplayText.escaped(words[1]))\" is not a button (lock, stop, up, down)") }
+            guard words[2] == "down" || words[2] == "up" else { throw CLIError("\(at): \"\(DisplayText.escaped(words[2]))\" is not down or up") }
+            guard presses.count < maximumPresses else { throw CLIError("\(at): more than \(maximumPresses) button edges in one script") }
             if let last = presses.last, ms < last.atMs { throw CLIError("\(at): \(ms) ms is before the previous line (\(last.atMs) ms)") }
             presses.append(Press(atMs: ms, button: button, pressed: words[2] == "down"))
         }
@@ -66,8 +79,9 @@ struct SimulateCommand: ParsableCommand {
             guard let parsed = try? Date(now, strategy: .iso8601) else { throw CLIError("--now: \"\(now)\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)") }
             start = parsed
         }
-        guard let data = FileManager.default.contents(atPath: events) else { throw CLIError("\(events): cannot read file") }
-        let script = try EventScript.parse(String(decoding: data, as: UTF8.self), file: events)
+        let bytes = try InputFile.read(events, maximumBytes: EventScript.maximumBytes)
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError("\(events): not UTF-8 text") }
+        let script = try EventScript.parse(text, file: events)
         let db = try options.open()
         let world = try db.loadWorld(calendar: Calendar.current, bootID: "simulate-\(UUID().uuidString.prefix(8))")
         var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
@@ -175,7 +189,7 @@ struct EffectPrinter {
         }
         if case .display(let screen) = effect {
             let stamp = String(format: "%9.3fs", Double(t) / 1e9)
-            for (i, text) in screen.textLines.enumerated() { print("\(i == 0 ? stamp : String(repeating: " ", count: 10)) │ \(text)") }
+            for (i, text) in screen.textLines.enumerated() { print("\(i == 0 ? stamp : String(repeating: " ", count: 10)) │ \(DisplayText.escaped(text))") }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InputFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -137,47 +138,27 @@ extension QuestDatabase {
     // MARK: files
 
     /// Copies `source` to a new file `target` (created, never replaced), refusing anything
-    /// but a regular file of at most `maximumBytes`: a FIFO, a device or a directory is one
-    /// line, never a hang (opened non-blocking, checked with fstat before any read).
+    /// but a regular file of at most `maximumBytes` (`InputFile`: a FIFO or a device is one
+    /// line, never a hang).
     static func copyRegularFile(from source: String, to target: String, maximumBytes: Int) throws {
-        let input = Glibc.open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard input >= 0 else {
-            throw StoreError.io(errno == ENOENT ? "\(source): no such file" : "\(source): cannot read (\(String(cString: strerror(errno))))")
-        }
-        defer { _ = Glibc.close(input) }
-        var info = stat()
-        guard fstat(input, &info) == 0 else { throw StoreError.io("\(source): cannot read (\(String(cString: strerror(errno))))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw StoreError.io("\(source): not a regular file") }
-        guard info.st_size <= maximumBytes else {
-            throw StoreError.io("\(source): \(info.st_size) bytes, more than a backup can be (\(maximumBytes >> 20) MiB)")
-        }
-        let output = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw StoreError.io("\(target): cannot create (\(String(cString: strerror(errno))))") }
-        defer { _ = Glibc.close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var copied = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.io("\(source): cannot read (\(String(cString: strerror(errno))))")
-            }
-            copied += n
-            // The file may grow while it is read: the cap holds for what is read too.
-            guard copied <= maximumBytes else { throw StoreError.io("\(source): more than a backup can be (\(maximumBytes >> 20) MiB)") }
-            var offset = 0
-            while offset < n {
-                let w = buffer.withUnsafeBytes { bytes -> Int in
-                    guard let base = bytes.baseAddress else { return -1 }
-                    return Glibc.write(output, base + offset, n - offset)
+        do throws(InputFileError) {
+            let input = try InputFile.openRegular(source, maximumBytes: maximumBytes)
+            let output = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard output >= 0 else { throw InputFileError(path: target, problem: "cannot create (\(String(cString: strerror(errno))))") }
+            defer { _ = Glibc.close(output) }
+            try InputFile.copy(input) { (chunk) throws(InputFileError) in
+                var offset = chunk.startIndex
+                while offset < chunk.endIndex {
+                    let w = chunk[offset...].withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+                    if w < 0 {
+                        if errno == EINTR { continue }
+                        throw InputFileError(path: target, problem: "cannot write (\(String(cString: strerror(errno))))")
+                    }
+                    offset += w
                 }
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.io("\(target): cannot write (\(String(cString: strerror(errno))))")
-                }
-                offset += w
             }
+        } catch {
+            throw StoreError.io(error.description)
         }
     }
 

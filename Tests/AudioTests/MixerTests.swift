@@ -53,6 +53,19 @@ struct MixerTests {
         #expect(render(&mono, frames: 2).0 == [20, 0])
     }
 
+    @Test("a device with more than two channels (a hw: card wanting 6) plays stereo on the first two, mono on all; no crash")
+    func manyChannels() {
+        var six = Mixer(outputChannels: 6)
+        six.play(SoundClip(samples: [10, -10, 20, -20], channels: 2))
+        #expect(render(&six, frames: 2).0 == [10, -10, 0, 0, 0, 0, 20, -20, 0, 0, 0, 0])
+        six.play(SoundClip(samples: [7, 8], channels: 1))
+        #expect(render(&six, frames: 2).0 == [7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8])
+        var none = Mixer(outputChannels: 0)  // nonsense from a driver: treated as mono
+        #expect(none.outputChannels == 1)
+        none.play(SoundClip(samples: [5], channels: 1))
+        #expect(render(&none, frames: 1).0 == [5])
+    }
+
     @Test("mute and volume 0 are silence; volume scales; per-voice gain applies")
     func volume() {
         let clip = SoundClip(samples: [Int16](repeating: 10_000, count: 8), channels: 1)
