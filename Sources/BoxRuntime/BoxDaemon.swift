@@ -185,7 +185,7 @@ public final class BoxDaemon: @unchecked Sendable {
 
     private func backupIfDue(now: Date) {
         do {
-            if let b = try db.backupIfDue(now: now) { logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"]) }
+            if let b = try db.backupIfDue(now: now, calendar: state.world.calendar) { logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"]) }
         } catch {
             logger.error("daily backup failed", metadata: ["error": "\(error)"])
         }

@@ -274,7 +274,7 @@ public struct StatsReport: Encodable, Sendable {
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "backup", abstract: "Back up the database now.")
     @Option(name: .long, help: "Write the backup to this file instead of the backups folder.") var to: String?
-    @Flag(name: .long, help: "The daily automatic backup: only when the last one is a day old; the newest 14 are kept (for a timer or cron).")
+    @Flag(name: .long, help: "The daily automatic backup: once per calendar day; the newest 14 are kept (for a timer or cron).")
     var automatic = false
     @OptionGroup var options: DataOptions
 
@@ -287,7 +287,7 @@ struct BackupCommand: ParsableCommand {
             if let info = try options.open().backupIfDue(now: Date()) {
                 print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
             } else {
-                print("no backup needed: the last automatic backup is less than a day old")
+                print("no backup needed: today's automatic backup is done")
             }
             return
         }

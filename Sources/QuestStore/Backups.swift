@@ -23,7 +23,6 @@ public struct BackupInfo: Equatable, Sendable {
 /// backup a day (the newest 14 kept), manual ones, and restore after validation.
 extension QuestDatabase {
     public static let automaticBackupsKept = 14
-    public static let automaticBackupInterval: TimeInterval = 24 * 3600
 
     public var backupsDirectory: String { ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backups") }
 
@@ -50,12 +49,14 @@ extension QuestDatabase {
         return info
     }
 
-    /// The daily automatic backup, when the newest one is a day old (or from the future: a
-    /// clock that was wrong must not stop backups). Returns the new backup, if one was made.
+    /// The daily automatic backup: once per calendar day in `calendar` (a 23-hour DST day or a
+    /// box started in the afternoon after yesterday evening's backup still gets today's), and
+    /// again whenever the newest one is from the future (a clock that was wrong must not stop
+    /// backups). Returns the new backup, if one was made.
     @discardableResult
-    public func backupIfDue(now: Date) throws -> BackupInfo? {
+    public func backupIfDue(now: Date, calendar: Calendar = .current) throws -> BackupInfo? {
         let latest = try backups().filter { $0.kind == .automatic }.map(\.createdAt).max()
-        if let latest, latest <= now, now.timeIntervalSince(latest) < Self.automaticBackupInterval { return nil }
+        if let latest, latest <= now, calendar.isDate(latest, inSameDayAs: now) { return nil }
         return try backup(kind: .automatic, now: now)
     }
 

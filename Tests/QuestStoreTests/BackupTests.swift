@@ -43,17 +43,34 @@ struct BackupTests {
     @Test("automatic: once a day, the newest 14 kept")
     func daily() throws {
         let (db, _) = try populated()
-        #expect(try db.backupIfDue(now: now) != nil)
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(3600)) == nil)
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(86_400)) != nil)
-        for day in 2..<20 { try db.backupIfDue(now: now.addingTimeInterval(Double(day) * 86_400)) }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        #expect(try db.backupIfDue(now: now, calendar: utc) != nil)
+        #expect(try db.backupIfDue(now: now.addingTimeInterval(3600), calendar: utc) == nil)
+        #expect(try db.backupIfDue(now: now.addingTimeInterval(86_400), calendar: utc) != nil)
+        for day in 2..<20 { try db.backupIfDue(now: now.addingTimeInterval(Double(day) * 86_400), calendar: utc) }
         try db.backup(now: now.addingTimeInterval(25 * 86_400))  // manual ones are not pruned
         let all = try db.backups()
         #expect(all.filter { $0.kind == .automatic }.count == 14)
         #expect(all.filter { $0.kind == .automatic }.map(\.createdAt).min() == now.addingTimeInterval(6 * 86_400))
         #expect(all.first?.kind == .manual)
         // A clock that jumped back does not stop backups.
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(-86_400)) != nil)
+        #expect(try db.backupIfDue(now: now.addingTimeInterval(-86_400), calendar: utc) != nil)
+    }
+
+    @Test("automatic: once per calendar day — the 23-hour DST day and a start after yesterday evening's backup get theirs")
+    func dailyByCalendarDay() throws {
+        let (db, _) = try populated()
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let at = { (d: Int, h: Int, m: Int) in berlin.date(from: DateComponents(year: 2026, month: 3, day: d, hour: h, minute: m))! }
+        // Saturday 23:30, then Sunday 29 March (23 hours long) at 22:40: 22 h 10 min later, a new day.
+        #expect(try db.backupIfDue(now: at(28, 23, 30), calendar: berlin) != nil)
+        #expect(try db.backupIfDue(now: at(29, 22, 40), calendar: berlin) != nil)
+        // Backed up Monday 21:00; the box starts Tuesday 08:00 (11 h later): Tuesday's is due.
+        #expect(try db.backupIfDue(now: at(30, 21, 0), calendar: berlin) != nil)
+        #expect(try db.backupIfDue(now: at(31, 8, 0), calendar: berlin) != nil)
+        #expect(try db.backupIfDue(now: at(31, 23, 59), calendar: berlin) == nil)
     }
 
     @Test("restore brings the backup's data back and saves what it replaced")
