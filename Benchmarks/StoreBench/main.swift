@@ -50,7 +50,7 @@ func openLoadCompute() throws -> (open: Double, load: Double, compute: Double, s
         snapshots = try db.snapshots()
         sessions = try db.sessions()
         plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
-        _ = try db.profile()
+        _ = try db.profile(sessions: sessions, plays: plays, calendar: history.calendar)
         _ = try db.settings()
     })
     var stats: Stats?

@@ -241,9 +241,9 @@ public struct StatsReport: Encodable, Sendable {
         let settings = try db.settings()
         var cal = calendar
         if let first = settings.firstWeekday { cal.firstWeekday = first }
-        let profile = try db.profile(calendar: cal)
         let snapshots = try db.snapshots()
         let sessions = try db.sessions()
+        let profile = try db.profile(sessions: sessions, plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), calendar: cal)
         var streak = profile.currentStreak
         var jokers: Int?
         if settings.game.streakPolicy == .joker {

@@ -115,11 +115,9 @@ extension QuestDatabase {
         var result: [EstimationSnapshot] = try pool.read { db in
             var result: [EstimationSnapshot] = []
             result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM estimation") ?? 0)
-            // Only rows that keep `RowRules`: no NULL, NaN or infinite number reaches the engines.
             let statement = try db.makeStatement(sql: """
                 SELECT taskId, taskDisplayName, routineDisplayName, estimatedSeconds, actualSeconds, differenceSeconds,
-                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation
-                WHERE \(RowRules.valid("estimation")) ORDER BY rowid
+                  accuracyPercent, rating, recordedAt, isCalibration, sessionId FROM estimation ORDER BY rowid
                 """)
             let s = statement.sqliteStatement
             defer { sqlite3_reset(s) }
@@ -127,6 +125,12 @@ extension QuestDatabase {
                 let code = sqlite3_step(s)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+                // A row that breaks `RowRules` in a number the engines compute with (NULL, text,
+                // infinite, out of range) is skipped here, in Swift: an SQL filter over every
+                // column costs more than the whole read on years of history.
+                guard Self.isSeconds(s, 3), Self.isSeconds(s, 4), Self.isNumber(s, 5, within: -RowRules.maxSeconds...RowRules.maxSeconds),
+                      Self.isNumber(s, 6, within: 0...100), Self.isNumber(s, 8, within: RowRules.wallRange.0...RowRules.wallRange.1)
+                else { continue }
                 let estimated = sqlite3_column_double(s, 3), actual = sqlite3_column_double(s, 4)
                 let rating = AccuracyRating(rawValue: Self.text(s, 7))
                     ?? TimeEstimationScorer.score(estimated: estimated, actual: actual).rating
@@ -151,6 +155,14 @@ extension QuestDatabase {
         for i in 1..<items.count where items[i - 1][keyPath: key] > items[i][keyPath: key] { return false }
         return true
     }
+
+    /// A REAL or INTEGER column whose value lies in `range` (never NaN or infinite).
+    static func isNumber(_ s: SQLiteStatement, _ column: Int32, within range: ClosedRange<Double>) -> Bool {
+        let type = sqlite3_column_type(s, column)
+        return (type == SQLITE_FLOAT || type == SQLITE_INTEGER) && range.contains(sqlite3_column_double(s, column))
+    }
+
+    static func isSeconds(_ s: SQLiteStatement, _ column: Int32) -> Bool { isNumber(s, column, within: 0...RowRules.maxSeconds) }
 
     /// A text column ("" for NULL).
     static func text(_ s: SQLiteStatement, _ column: Int32) -> String {
@@ -194,8 +206,10 @@ extension QuestDatabase {
     static func questPlays(_ db: Database) throws -> [QuestPlay] {
         try Row.fetchAll(db, sql: """
             SELECT s.routineId, s.completedAt, COALESCE(SUM(e.actualSeconds), 0) AS measured
-            FROM \(RowRules.rows("session")) s LEFT JOIN \(RowRules.rows("estimation")) e ON e.sessionId = s.id
-            WHERE s.status = 'completed' AND s.completedAt IS NOT NULL
+            FROM session s LEFT JOIN estimation e
+              ON e.sessionId = s.id AND \(RowRules.valid("estimation", prefix: "e.", columns: ["actualSeconds"]))
+            WHERE s.status = 'completed' AND \(RowRules.valid("session", prefix: "s.", columns: ["routineId", "completedAt"]))
+              AND s.completedAt IS NOT NULL
             GROUP BY s.id ORDER BY s.completedAt
             """).map { row in
             QuestPlay(routineID: row[0], completedAt: Date(timeIntervalSince1970: row[1]), measuredTaskSeconds: row[2])

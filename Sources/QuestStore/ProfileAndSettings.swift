@@ -27,15 +27,29 @@ extension QuestDatabase {
         return PlayerProfile.derived(totalXP: xp, plays: plays, calendar: calendar)
     }
 
+    /// The same profile from history a view has already loaded (the stats view reads every
+    /// session): completed quests' XP from `sessions`, only the unfinished quests' XP from SQL.
+    public func profile(sessions: [GameSession], plays: [QuestPlay], calendar: Calendar) throws -> PlayerProfile {
+        let completedXP = sessions.reduce(0) { $0 + ($1.status == .completed ? $1.xpEarned : 0) }
+        let unfinishedXP = try pool.read { db in try Self.unfinishedXP(db) }
+        return PlayerProfile.derived(totalXP: completedXP + unfinishedXP, plays: plays, calendar: calendar)
+    }
+
+    static func unfinishedXP(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COALESCE(SUM(e.xpEarned), 0) FROM estimation e JOIN session s ON s.id = e.sessionId
+            WHERE s.status <> 'completed' AND \(RowRules.valid("estimation", prefix: "e.", columns: ["xpEarned"]))
+            """) ?? 0
+    }
+
     /// XP-1 over the history: a completed quest counts with the XP stored at its completion (its
     /// estimations' and the completion bonus); any other quest (in progress, abandoned) with its
     /// estimations' XP, which the player was shown at each reveal.
     static func totalXP(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
-            SELECT COALESCE((SELECT SUM(xpEarned) FROM \(RowRules.rows("session")) WHERE status = 'completed'), 0)
-              + COALESCE((SELECT SUM(e.xpEarned) FROM \(RowRules.rows("estimation")) e JOIN \(RowRules.rows("session")) s ON s.id = e.sessionId
-                          WHERE s.status <> 'completed'), 0)
+        let completed = try Int.fetchOne(db, sql: """
+            SELECT COALESCE(SUM(xpEarned), 0) FROM session WHERE status = 'completed' AND \(RowRules.valid("session", columns: ["xpEarned"]))
             """) ?? 0
+        return completed + (try unfinishedXP(db))
     }
 
     /// Completed sessions whose stored XP is not their estimations' XP plus the completion
@@ -44,9 +58,10 @@ extension QuestDatabase {
     public func inconsistentSessionXP(rules: GameRules = .standard) throws -> [UUID] {
         try pool.read { db in
             try UUID.fetchAll(db, sql: """
-                SELECT s.id FROM \(RowRules.rows("session")) s
-                WHERE s.status = 'completed'
-                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM \(RowRules.rows("estimation")) e WHERE e.sessionId = s.id), 0)
+                SELECT s.id FROM session s
+                WHERE s.status = 'completed' AND \(RowRules.valid("session", prefix: "s.", columns: ["id", "xpEarned"]))
+                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e
+                                                  WHERE e.sessionId = s.id AND \(RowRules.valid("estimation", prefix: "e.", columns: ["xpEarned"]))), 0)
                 """, arguments: [rules.xpSessionCompletionBonus])
         }
     }

@@ -8,12 +8,21 @@ import GRDB
 /// rows that keep them — so a damaged row (an edited backup, a bit flip on an SD card) is
 /// skipped and named, never decoded into a crash.
 enum RowRules {
-    struct Rule {
+    struct Rule: Sendable {
         var column: String
-        /// Never NULL: true for a good value, false otherwise.
-        var valid: String
+        /// The predicate for columns qualified by a prefix ("" or "e."); never NULL: true for a
+        /// good value, false otherwise.
+        var check: @Sendable (String) -> String
         /// What a good value is, for the one-line message.
         var expected: String
+
+        var valid: String { check("") }
+
+        init(column: String, expected: String, check: @escaping @Sendable (String) -> String) {
+            self.column = column
+            self.expected = expected
+            self.check = check
+        }
     }
 
     // Bounds wide enough for any real play, narrow enough that arithmetic cannot overflow.
@@ -22,37 +31,36 @@ enum RowRules {
     static let wallRange = (-1e10, 1e11)  // seconds since 1970: a Pi without RTC may start anywhere
 
     static func uuid(_ c: String) -> Rule {
-        Rule(column: c, valid: "(typeof(\(c)) = 'blob' AND length(\(c)) = 16)", expected: "a 16-byte UUID")
+        Rule(column: c, expected: "a 16-byte UUID") { p in "(typeof(\(p)\(c)) = 'blob' AND length(\(p)\(c)) = 16)" }
     }
 
     static func text(_ c: String, maxBytes: Int = maxNameBytes, nonEmpty: Bool = false) -> Rule {
-        Rule(
-            column: c, valid: "(typeof(\(c)) = 'text' AND length(CAST(\(c) AS BLOB)) BETWEEN \(nonEmpty ? 1 : 0) AND \(maxBytes))",
-            expected: "\(nonEmpty ? "non-empty " : "")text of at most \(maxBytes) bytes")
+        Rule(column: c, expected: "\(nonEmpty ? "non-empty " : "")text of at most \(maxBytes) bytes") { p in
+            "(typeof(\(p)\(c)) = 'text' AND length(CAST(\(p)\(c) AS BLOB)) BETWEEN \(nonEmpty ? 1 : 0) AND \(maxBytes))"
+        }
     }
 
     static func int(_ c: String, _ low: Int64, _ high: Int64, _ what: String) -> Rule {
-        Rule(column: c, valid: "(typeof(\(c)) = 'integer' AND \(c) BETWEEN \(low) AND \(high))", expected: "\(what) \(low)–\(high)")
+        Rule(column: c, expected: "\(what) \(low)–\(high)") { p in "(typeof(\(p)\(c)) = 'integer' AND \(p)\(c) BETWEEN \(low) AND \(high))" }
     }
 
     static func real(_ c: String, _ low: Double, _ high: Double, _ what: String) -> Rule {
-        Rule(
-            column: c, valid: "(typeof(\(c)) IN ('real', 'integer') AND \(c) BETWEEN \(low) AND \(high))",
-            expected: "\(what) \(format(low))–\(format(high))")
+        Rule(column: c, expected: "\(what) \(format(low))–\(format(high))") { p in
+            "(typeof(\(p)\(c)) IN ('real', 'integer') AND \(p)\(c) BETWEEN \(low) AND \(high))"
+        }
     }
 
     static func bool(_ c: String) -> Rule {
-        Rule(column: c, valid: "(typeof(\(c)) = 'integer' AND \(c) IN (0, 1))", expected: "0 or 1")
+        Rule(column: c, expected: "0 or 1") { p in "(typeof(\(p)\(c)) = 'integer' AND \(p)\(c) IN (0, 1))" }
     }
 
     static func oneOf(_ c: String, _ values: [String]) -> Rule {
-        Rule(
-            column: c, valid: "(typeof(\(c)) = 'text' AND \(c) IN (\(values.map { "'\($0)'" }.joined(separator: ", "))))",
-            expected: "one of \(values.joined(separator: ", "))")
+        let list = values.map { "'\($0)'" }.joined(separator: ", ")
+        return Rule(column: c, expected: "one of \(values.joined(separator: ", "))") { p in "(typeof(\(p)\(c)) = 'text' AND \(p)\(c) IN (\(list)))" }
     }
 
     static func optional(_ rule: Rule) -> Rule {
-        Rule(column: rule.column, valid: "(\(rule.column) IS NULL OR \(rule.valid))", expected: "empty or \(rule.expected)")
+        Rule(column: rule.column, expected: "empty or \(rule.expected)") { p in "(\(p)\(rule.column) IS NULL OR \(rule.check(p)))" }
     }
 
     static func wallTime(_ c: String) -> Rule { real(c, wallRange.0, wallRange.1, "seconds since 1970") }
@@ -62,14 +70,13 @@ enum RowRules {
     }
 
     /// "2,3,4,5,6": single weekday digits 1–7 separated by commas (or no day at all).
-    static let activeDays = Rule(
-        column: "activeDays",
-        valid: """
-            (typeof(activeDays) = 'text' AND length(activeDays) <= 13 AND activeDays NOT GLOB '*[^1-7,]*'
-             AND activeDays NOT GLOB '*[1-7][1-7]*' AND activeDays NOT GLOB ',*' AND activeDays NOT GLOB '*,'
-             AND activeDays NOT GLOB '*,,*')
-            """,
-        expected: "weekdays 1–7 separated by commas (1 = Sunday)")
+    static let activeDays = Rule(column: "activeDays", expected: "weekdays 1–7 separated by commas (1 = Sunday)") { p in
+        let c = p + "activeDays"
+        return """
+            (typeof(\(c)) = 'text' AND length(\(c)) <= 13 AND \(c) NOT GLOB '*[^1-7,]*' AND \(c) NOT GLOB '*[1-7][1-7]*'
+             AND \(c) NOT GLOB ',*' AND \(c) NOT GLOB '*,' AND \(c) NOT GLOB '*,,*')
+            """
+    }
 
     static let ratings = ["spot_on", "close", "off", "way_off"]
 
@@ -94,10 +101,9 @@ enum RowRules {
             real("actualSeconds", 0, maxSeconds, "seconds"), real("differenceSeconds", -maxSeconds, maxSeconds, "seconds"),
             real("accuracyPercent", 0, 100, "a percentage"), oneOf("rating", ratings), int("xpEarned", 0, 1_000_000, "XP"),
             bool("isCalibration"), wallTime("recordedAt"), int("lockMonotonicNanos", 0, Int64.max, "nanoseconds"),
-            Rule(
-                column: "stopMonotonicNanos",
-                valid: "(typeof(stopMonotonicNanos) = 'integer' AND typeof(lockMonotonicNanos) = 'integer' AND stopMonotonicNanos >= lockMonotonicNanos)",
-                expected: "nanoseconds no earlier than lockMonotonicNanos"),
+            Rule(column: "stopMonotonicNanos", expected: "nanoseconds no earlier than lockMonotonicNanos") { p in
+                "(typeof(\(p)stopMonotonicNanos) = 'integer' AND typeof(\(p)lockMonotonicNanos) = 'integer' AND \(p)stopMonotonicNanos >= \(p)lockMonotonicNanos)"
+            },
             text("bootId", maxBytes: 64), bool("wallClockTrusted"),
         ]),
         ("inProgressTask", [
@@ -108,10 +114,9 @@ enum RowRules {
         ("settings", [
             optional(text("pinHash", maxBytes: 512)), int("pinFailedAttempts", 0, 1_000_000_000, "a count"),
             optional(wallTime("pinLockedUntil")),
-            Rule(
-                column: "reminderTime",
-                valid: "(typeof(reminderTime) = 'text' AND reminderTime GLOB '[0-2][0-9]:[0-5][0-9]' AND reminderTime < '24')",
-                expected: "a time HH:MM"),
+            Rule(column: "reminderTime", expected: "a time HH:MM") { p in
+                "(typeof(\(p)reminderTime) = 'text' AND \(p)reminderTime GLOB '[0-2][0-9]:[0-5][0-9]' AND \(p)reminderTime < '24')"
+            },
             bool("remindersEnabled"), oneOf("streakPolicy", ["pause", "joker"]), bool("soundEnabled"),
             int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", 1, 7, "a weekday")),
         ]),
@@ -119,14 +124,14 @@ enum RowRules {
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
     ]
 
-    /// The rows of `table` that keep every rule, as a WHERE condition (no alias).
-    static func valid(_ table: String) -> String {
+    /// The rows of `table` that keep the rules, as a WHERE condition: every rule, or only
+    /// those of the columns a query decodes (cheaper on years of history), with the columns
+    /// qualified by `prefix` ("e.") for joins.
+    static func valid(_ table: String, prefix: String = "", columns: Set<String>? = nil) -> String {
         guard let rules = tables.first(where: { $0.name == table })?.rules else { return "1" }
-        return rules.map(\.valid).joined(separator: " AND ")
+        let chosen = rules.filter { columns?.contains($0.column) ?? true }
+        return chosen.isEmpty ? "1" : chosen.map { $0.check(prefix) }.joined(separator: " AND ")
     }
-
-    /// The good rows of `table` as a subquery, for joins and aggregates.
-    static func rows(_ table: String) -> String { "(SELECT rowid AS rowid, * FROM \(table) WHERE \(valid(table)))" }
 
     /// One line per broken value ("estimation row 12: actualSeconds is NULL, expected …"),
     /// at most `limit` lines, plus how many broken values there are in all.

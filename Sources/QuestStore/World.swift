@@ -25,19 +25,20 @@ extension QuestDatabase {
             for row in try Row.fetchAll(db, sql: """
                 SELECT taskId, estimatedSeconds FROM (
                   SELECT taskId, estimatedSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM \(RowRules.rows("estimation"))) WHERE n = 1
+                  FROM estimation WHERE \(RowRules.valid("estimation", columns: ["taskId", "estimatedSeconds", "recordedAt"]))) WHERE n = 1
                 """) {
                 let id: UUID = row[0], estimate: Double = row[1]
                 memory[id, default: TaskMemory()].lastEstimateSeconds = Int(estimate.rounded())
             }
-            for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM \(RowRules.rows("estimation")) GROUP BY taskId") {
+            for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM estimation WHERE \(RowRules.valid("estimation", columns: ["taskId", "differenceSeconds"])) GROUP BY taskId") {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].bestAbsDifferenceSeconds = row[1]
             }
             for row in try Row.fetchAll(db, sql: """
                 SELECT taskId, actualSeconds FROM (
                   SELECT taskId, actualSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM \(RowRules.rows("estimation")) WHERE NOT isCalibration) WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
+                  FROM estimation WHERE NOT isCalibration AND \(RowRules.valid("estimation", columns: ["taskId", "actualSeconds", "recordedAt"])))
+                WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
                 """) {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].recentActuals.append(row[1])

@@ -195,8 +195,31 @@ struct StoreTests {
         #expect(profile.currentStreak == 4)
         #expect(profile.lastPlayedDate == (try db.sessions()).compactMap(\.completedAt).max())
         #expect(try db.inconsistentSessionXP().isEmpty)
+        // From history a view already loaded, the same profile.
+        #expect(try db.profile(sessions: db.sessions(), plays: QuestPlay.completedPlays(sessions: db.sessions(), snapshots: db.snapshots()), calendar: berlin) == profile)
         // The world the daemon loads carries the same profile.
         #expect(try db.loadWorld(calendar: berlin, bootID: "b").profile == profile)
+    }
+
+    @Test("an infinite or NULL-as-text duration in the live file is skipped by every reader and named once")
+    func unreadableDurations() throws {
+        let (db, _) = try freshDatabase()
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118), (60, 61), (90, 95)])
+        try db.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "DROP TRIGGER estimation_no_change")  // a bit flip does not ask the triggers
+            try db.execute(sql: "UPDATE estimation SET actualSeconds = 1e999 WHERE orderIndex = 0")
+            try db.execute(sql: "UPDATE estimation SET differenceSeconds = 'abc' WHERE orderIndex = 2")
+        }
+        #expect(try db.snapshots().count == 1)
+        #expect(try db.estimations().count == 1)
+        // Memory reads only the columns it needs: the flipped row's estimate still counts, its duration not.
+        #expect(try db.taskMemories()[morningRoutine.tasks[0].id]?.bestAbsDifferenceSeconds == 2)
+        let unreadable = try db.unreadableRows()
+        #expect(unreadable.total == 2)
+        #expect(unreadable.lines == [
+            "estimation row 1: actualSeconds is Inf, expected seconds 0–604800",
+            "estimation row 3: differenceSeconds is 'abc', expected seconds -604800–604800",
+        ])
     }
 
     @Test("a completed session whose stored XP is not its estimations' plus the bonus is reported")
