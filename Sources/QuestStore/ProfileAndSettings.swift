@@ -35,9 +35,11 @@ extension QuestDatabase {
         return PlayerProfile.derived(totalXP: completedXP + unfinishedXP, plays: plays, calendar: calendar)
     }
 
+    /// CROSS JOIN keeps the sessions as the outer loop: the few unfinished ones find their
+    /// estimations through the index (0.2 ms on five years) instead of a scan of every estimation.
     static func unfinishedXP(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: """
-            SELECT COALESCE(SUM(e.xpEarned), 0) FROM estimation e JOIN session s ON s.id = e.sessionId
+            SELECT COALESCE(SUM(e.xpEarned), 0) FROM session s CROSS JOIN estimation e ON e.sessionId = s.id
             WHERE s.status <> 'completed' AND \(RowRules.valid("estimation", prefix: "e.", columns: ["xpEarned"]))
             """) ?? 0
     }
