@@ -18,6 +18,15 @@ public final class BoxDaemon: @unchecked Sendable {
     let sound: SoundOutput
     let display: DisplayOutput
     let logger: Logger
+    /// Plays the store could not take yet (kept in memory, retried with backoff).
+    private var writes = WriteQueue()
+    /// The last screen the machine showed, to show again when the save status changes.
+    private var lastScreen: Screen?
+    /// The "not saved" cue waits for the buzzer and LED patterns playing now to end.
+    private var cue: (buzzer: Bool, led: Bool) = (false, false)
+
+    /// What every surface shows while a play waits in memory.
+    public static let notSavedNotice = "Not saved yet: the box keeps this play and tries again"
     public private(set) var state: QuestState
     private var timers = TimerQueue()
     private var led = PatternPlayer<LEDColor>()
@@ -123,6 +132,10 @@ public final class BoxDaemon: @unchecked Sendable {
             runDueWork()
         }
         _ = qb_sd_notify("STOPPING=1")
+        if !writes.isEmpty { retryWrites(at: clock.monotonicNanos()) }
+        if !writes.isEmpty {
+            logger.error("plays not saved at shutdown", metadata: ["requests": "\(writes.pending.count)"])
+        }
         do { try board.allOff() } catch { logger.error("switching outputs off failed", metadata: ["error": "\(error)"]) }
     }
 
@@ -150,6 +163,14 @@ public final class BoxDaemon: @unchecked Sendable {
     private func startUp() {
         let now = clock.wallNow()
         if wallClockTrusted { correctUntrustedTimes() }
+        do {
+            // Quests a stopped box left open (no task being timed) cannot go on: close them,
+            // so no session stays `in_progress` for ever.
+            let closed = try db.abandonUnfinishedSessions()
+            if closed > 0 { logger.info("closed quests left unfinished", metadata: ["sessions": "\(closed)"]) }
+        } catch {
+            logger.error("closing unfinished quests failed", metadata: ["error": "\(error)"])
+        }
         backupIfDue(now: now)
         let (next, effects) = QuestMachine.start(state, env: environment())
         state = next
@@ -197,6 +218,8 @@ public final class BoxDaemon: @unchecked Sendable {
         while let due = timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
         if let color = led.advance(to: now) { setLED(color) }
         if let on = buzzer.advance(to: now) { setBuzzer(on) }
+        if let at = writes.retryAt, at <= now { retryWrites(at: now) }
+        playCueWhenFree()
         if let ping = nextWatchdogPing, ping <= now, let interval = watchdogInterval {
             _ = qb_sd_notify("WATCHDOG=1")
             nextWatchdogPing = now + interval
@@ -205,7 +228,7 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
-        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing].compactMap { $0 }
+        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing, writes.retryAt].compactMap { $0 }
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 
@@ -262,15 +285,95 @@ public final class BoxDaemon: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .persist(let request):
-                do {
-                    try db.apply(request, wallClockTrusted: clock.isWallClockTrusted())
-                } catch {
-                    logger.error("saving failed", metadata: ["request": "\(request)", "error": "\(error)"])
-                }
+                save(request)
             case .display(let screen):
-                display.show(screen)
+                lastScreen = screen
+                display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
             case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
                 break
+            }
+        }
+        playCueWhenFree()
+    }
+
+    // MARK: saving
+
+    /// Writes a play, or keeps it in memory when the store fails (a full or read-only card):
+    /// the player sees the result with a "not saved" cue, and the write is retried.
+    private func save(_ request: PersistRequest) {
+        let trusted = clock.isWallClockTrusted()
+        guard writes.isEmpty else { return writes.enqueue(request, wallClockTrusted: trusted) }  // keep the order
+        do {
+            try db.apply(request, wallClockTrusted: trusted)
+        } catch where Self.isRefusal(error) {
+            logger.error("the store refused a request; it is dropped", metadata: ["request": "\(Self.kind(request))", "error": "\(error)"])
+        } catch {
+            writes.failed(request, wallClockTrusted: trusted, at: clock.monotonicNanos())
+            logger.error("saving failed; the play is kept in memory and retried", metadata: [
+                "request": "\(Self.kind(request))", "retry_s": "\(WriteQueue.backoffSeconds[0])", "error": "\(error)",
+            ])
+            cue = (true, true)
+            if let screen = lastScreen { display.show(screen, notice: Self.notSavedNotice) }
+        }
+    }
+
+    /// Writes what waits, in order, until the store fails again or all is saved.
+    private func retryWrites(at now: MonotonicNanos) {
+        var written = 0
+        for entry in writes.pending {
+            do {
+                try db.apply(entry.request, wallClockTrusted: entry.wallClockTrusted)
+                written += 1
+            } catch where Self.isRefusal(error) {
+                logger.error("the store refused a kept request; it is dropped", metadata: ["request": "\(Self.kind(entry.request))", "error": "\(error)"])
+                written += 1
+            } catch {
+                writes.written(written)
+                writes.failed(at: now)
+                logger.warning("saving still fails; the plays stay in memory", metadata: [
+                    "requests": "\(writes.pending.count)", "retry_s": "\(((writes.retryAt ?? now) - now) / 1_000_000_000)", "error": "\(error)",
+                ])
+                return
+            }
+        }
+        writes.written(written)
+        logger.notice("saved the plays kept in memory", metadata: ["requests": "\(written)"])
+        if let screen = lastScreen { display.show(screen, notice: nil) }
+    }
+
+    /// A request the store will never take: retrying it would block every later play, so it
+    /// is logged and dropped. I/O errors (full, read-only, busy) are retried.
+    static func isRefusal(_ error: Error) -> Bool { QuestDatabase.isRefusal(error) }
+
+    static func kind(_ request: PersistRequest) -> String {
+        switch request {
+        case .sessionStarted: "sessionStarted"
+        case .taskStarted: "taskStarted"
+        case .estimationCompleted: "estimationCompleted"
+        case .sessionCompleted: "sessionCompleted"
+        case .sessionAbandoned: "sessionAbandoned"
+        case .inProgressCleared: "inProgressCleared"
+        case .reflectionDismissed: "reflectionDismissed"
+        }
+    }
+
+    /// The "not saved" cue: a long buzz and three red blinks, each after the pattern playing
+    /// now (the reveal keeps its colours). A repeating LED pattern (the calm heartbeat of a
+    /// running task) is left alone; the buzz and the screen tell it.
+    private func playCueWhenFree() {
+        let now = clock.monotonicNanos()
+        if cue.buzzer && buzzer.nextChangeAt == nil {
+            cue.buzzer = false
+            if let on = buzzer.start([(false, 80), (true, 500), (false, 0)], repeats: false, at: now) { setBuzzer(on) }
+        }
+        if cue.led {
+            if led.repeats {
+                cue.led = false
+            } else if led.nextChangeAt == nil {
+                cue.led = false
+                let rest = led.current ?? .off
+                let blinks: [(value: LEDColor, durationMs: Int)] = [(.red, 150), (.off, 150), (.red, 150), (.off, 150), (.red, 150), (.off, 150), (rest, 0)]
+                if let color = led.start(blinks, repeats: false, at: now) { setLED(color) }
             }
         }
     }

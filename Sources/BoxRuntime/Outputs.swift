@@ -20,16 +20,23 @@ public final class LoggingSoundOutput: SoundOutput {
 
 /// Where screens go (terminal, kiosk page, or only the log on a headless box).
 public protocol DisplayOutput: AnyObject {
-    func show(_ screen: Screen)
+    /// `notice`: a line the shell adds below any screen (a play that is not saved yet).
+    func show(_ screen: Screen, notice: String?)
+}
+
+extension DisplayOutput {
+    public func show(_ screen: Screen) { show(screen, notice: nil) }
 }
 
 public final class LoggingDisplayOutput: DisplayOutput {
     let logger: Logger
     /// Only the latest: the daemon runs for months.
     public private(set) var lastShown: Screen?
+    public private(set) var lastNotice: String?
     public init(logger: Logger) { self.logger = logger }
-    public func show(_ screen: Screen) {
+    public func show(_ screen: Screen, notice: String?) {
         lastShown = screen
-        logger.debug("screen", metadata: ["text": "\(screen.textLines.joined(separator: " | "))"])
+        lastNotice = notice
+        logger.debug("screen", metadata: ["text": "\((screen.textLines + (notice.map { [$0] } ?? [])).joined(separator: " | "))"])
     }
 }

@@ -149,9 +149,10 @@ public final class TerminalOutput: DisplayOutput, SoundOutput {
     let write: (String) -> Void
     public init(write: @escaping (String) -> Void) { self.write = write }
 
-    public func show(_ screen: Screen) {
+    public func show(_ screen: Screen, notice: String?) {
         write("")
         for line in screen.textLines { write("│ \(DisplayText.escaped(line))") }
+        if let notice { write("│ ⚠ \(notice)") }
     }
 
     public func play(_ sound: SoundID) { write("  ♪ \(sound.rawValue)") }

@@ -50,6 +50,29 @@ extension QuestDatabase {
         }
     }
 
+    /// Whether `error` from `apply` is a refusal that no retry will change (a constraint, an
+    /// estimation naming an unknown session), as opposed to the disk (full, read-only, I/O).
+    public static func isRefusal(_ error: Error) -> Bool {
+        if case StoreError.invalid = error { return true }
+        if let e = error as? DatabaseError { return e.resultCode == .SQLITE_CONSTRAINT || e.resultCode == .SQLITE_MISMATCH }
+        return false
+    }
+
+    /// Quests left `in_progress` with no task being timed (the box stopped between tasks, or
+    /// a save failed before shutdown) become abandoned, keeping their estimations' XP.
+    /// Returns how many were closed.
+    @discardableResult
+    public func abandonUnfinishedSessions() throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE session SET status = 'abandoned',
+                  xpEarned = COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = session.id), 0)
+                WHERE status = 'in_progress' AND id NOT IN (SELECT sessionId FROM inProgressTask)
+                """)
+            return db.changesCount
+        }
+    }
+
     static func insertSession(_ db: Database, _ s: GameSession, trusted: Bool) throws {
         try db.execute(
             sql: """

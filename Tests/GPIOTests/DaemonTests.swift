@@ -42,6 +42,7 @@ struct DaemonTests {
         let db: QuestDatabase
         let daemon: BoxDaemon
         let sound: LoggingSoundOutput
+        let display: LoggingDisplayOutput
         let thread: Thread
         let clock: LiveSystemClock
         let finished: NSCondition
@@ -75,8 +76,9 @@ struct DaemonTests {
         var logger = Logger(label: "test")
         logger.logLevel = .error
         let sound = LoggingSoundOutput(logger: logger)
+        let display = LoggingDisplayOutput(logger: logger)
         let daemon = try BoxDaemon(
-            board: board, database: db, clock: clock, sound: sound, display: LoggingDisplayOutput(logger: logger),
+            board: board, database: db, clock: clock, sound: sound, display: display,
             calendar: Calendar.current, rules: rules, logger: logger)
         let finished = NSCondition()
         let thread = Thread {
@@ -87,7 +89,7 @@ struct DaemonTests {
         }
         thread.start()
         usleep(100_000)
-        return Rig(gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, thread: thread, clock: clock, finished: finished)
+        return Rig(gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, display: display, thread: thread, clock: clock, finished: finished)
     }
 
     static let everyDay = Routine(
@@ -118,6 +120,32 @@ struct DaemonTests {
         // Outputs were driven, and are off after shutdown.
         #expect(rig.gpio.history.contains { $0.1 == 7 && $0.2 })  // the buzzer tapped
         #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
+    }
+
+    @Test("a save that fails (the card turned read-only) is shown as not saved, kept in memory and written once the store recovers")
+    func failedSave() throws {
+        let rig = try rig(routines: [Self.everyDay])
+        // SQLite refuses every write on the daemon's own connection, as on a read-only card.
+        try rig.db.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = 1") }
+        try rig.press("BTN_LOCK")  // start the quest: its session cannot be saved
+        usleep(150_000)
+        try rig.press("BTN_LOCK")  // lock in
+        usleep(300_000)
+        try rig.press("BTN_STOP")  // the reveal plays; its estimation waits in memory
+        usleep(1_200_000)  // the reveal's buzz, then the cue; the first retry (after 1 s) fails too
+        #expect(rig.display.lastNotice == BoxDaemon.notSavedNotice)
+        #expect(try rig.db.estimations().isEmpty && rig.db.sessions().isEmpty)
+        #expect(rig.sound.played.contains { $0.rawValue.hasPrefix("reveal_") })  // the result is still shown
+        // Buzzer rises: lock-in tap, stop tap, the way-off reveal's two pulses, and the cue's long buzz.
+        #expect(rig.gpio.history.filter { $0.1 == 7 && $0.2 }.count == 5)
+
+        try rig.db.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = 0") }
+        var waited = 0
+        while try rig.db.estimations().isEmpty && waited < 40 { usleep(100_000); waited += 1 }
+        rig.stop()
+        let saved = try rig.db.estimations(), sessions = try rig.db.sessions()
+        #expect(saved.count == 1 && sessions.count == 1, "waited \(waited * 100) ms")
+        #expect(rig.display.lastNotice == nil)
     }
 
     @Test("idle with nothing to show: the loop does not wake up at all")

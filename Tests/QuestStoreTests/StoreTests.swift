@@ -222,6 +222,29 @@ struct StoreTests {
         ])
     }
 
+    @Test("quests left in_progress with no task being timed are closed as abandoned, keeping their XP; the timed one stays")
+    func abandonUnfinished() throws {
+        let (db, _) = try freshDatabase()
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let open = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "A", startedAt: start, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
+        let timed = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "B", startedAt: start, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
+        try db.apply(.sessionStarted(open), wallClockTrusted: true)
+        try db.apply(.estimationCompleted(TaskEstimation(
+            id: UUID(), sessionID: open.id, taskID: UUID(), taskDisplayName: "T", routineDisplayName: "A", orderIndex: 0,
+            result: TimeEstimationScorer.score(estimated: 60, actual: 60), xpEarned: 100, isCalibration: false, recordedAt: start,
+            lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")), wallClockTrusted: true)
+        try db.apply(.sessionStarted(timed), wallClockTrusted: true)
+        try db.apply(.taskStarted(InProgressTask(
+            session: timed, taskIndex: 0, taskID: UUID(), estimatedSeconds: 60, lockMonotonicNanos: 1, bootID: "b", lockedAt: start,
+            lockedAtTrusted: true)), wallClockTrusted: true)
+        #expect(try db.abandonUnfinishedSessions() == 1)
+        let sessions = try db.sessions()
+        #expect(sessions.first { $0.id == open.id }?.status == .abandoned && sessions.first { $0.id == open.id }?.xpEarned == 100)
+        #expect(sessions.first { $0.id == timed.id }?.status == .inProgress)
+        #expect(try db.abandonUnfinishedSessions() == 0)
+        #expect(try db.profile().totalXP == 100)
+    }
+
     @Test("a completed session whose stored XP is not its estimations' plus the bonus is reported")
     func inconsistentSessionXP() throws {
         let (db, _) = try freshDatabase()
