@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardProfile
 import Foundation
+import Synchronization
 import InputFiles
 import QuestCore
 import QuestStore
@@ -25,9 +26,14 @@ struct DataOptions: ParsableArguments {
         } catch {
             throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
         }
-        return try QuestDatabase(path: DataDirectory.databasePath(in: dir), footprint: footprint)
+        let path = DataDirectory.databasePath(in: dir)
+        openedDatabase.withLock { $0 = path }
+        return try QuestDatabase(path: path, footprint: footprint)
     }
 }
+
+/// The database this command opened, so a failure while using it names the file.
+let openedDatabase = Mutex<String?>(nil)
 
 public struct Questbox: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -42,7 +48,16 @@ public struct Questbox: ParsableCommand {
     public static func run(arguments: [String]) -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
-            try command.run()
+            do {
+                try command.run()
+            } catch let error as ExitCode {
+                throw error
+            } catch let error where !(error is CLIError || error is StoreError || error is RoutineDocument.Problem
+                                      || error is BoardProfileError || error is InputFileError) {
+                // What goes wrong while running (the database, the disk, GPIO) is no usage
+                // error: one plain line, no pointer at --help.
+                return fail(runtimeMessage(error))
+            }
             return 0
         } catch let error as StoreError {
             return fail(error.description)
@@ -65,6 +80,14 @@ public struct Questbox: ParsableCommand {
             let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             return fail(message + " (see questbox --help)", code: code.rawValue)
         }
+    }
+
+    /// One line for a failure at run time: the store's words for a database error (a full
+    /// disk, a read-only card, with the path), otherwise the error's own first line.
+    static func runtimeMessage(_ error: Error) -> String {
+        if let described = QuestDatabase.explain(error, path: openedDatabase.withLock { $0 }) { return described.description }
+        let text = "\(error)"
+        return text.split(separator: "\n").first.map(String.init) ?? text
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Int32 {

@@ -126,8 +126,19 @@ public final class QuestDatabase: Sendable {
         case .SQLITE_NOTADB: .notTimeQuestDatabase(path: path, reason: "not an SQLite database")
         case .SQLITE_CORRUPT: .damaged(path: path, reason: error.message ?? "corrupt")
         case .SQLITE_CANTOPEN: .io("\(path): cannot open (\(error.message ?? "permission or path"))")
+        case .SQLITE_FULL: .io("\(path): the disk is full; nothing was written (free some space on it)")
+        case .SQLITE_READONLY: .io("\(path): the database cannot be written (a read-only file, folder or file system; an SD card with errors is remounted read-only: see `dmesg`)")
+        case .SQLITE_IOERR: .io("\(path): the disk reported an I/O error (\(error.message ?? "I/O")); see `dmesg`")
+        case .SQLITE_BUSY, .SQLITE_LOCKED: .io("\(path): the database stayed busy (another program holds it); try again")
         default: .io("\(path): \(error.message ?? "\(error.resultCode)")")
         }
+    }
+
+    /// A database error as one line a person can act on (nil for other errors). The path is
+    /// the database the error came from when GRDB knows it.
+    public static func explain(_ error: Error, path: String?) -> StoreError? {
+        guard let e = error as? DatabaseError else { return nil }
+        return describe(e, path: path ?? "database")
     }
 
     /// PRAGMA integrity_check of the live database ("ok" when healthy).

@@ -1,5 +1,6 @@
 import Foundation
 @testable import QuestCLI
+import GRDB
 import Testing
 @testable import QuestStore
 
@@ -126,5 +127,29 @@ struct StrictJSONTests {
             #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Array(text.utf8)) }
             do { _ = try StrictJSON.parse(Array(text.utf8)) } catch { #expect(error.description == message, "\(text)") }
         }
+    }
+}
+
+@Suite("runtime failures are one line a person can act on")
+struct RuntimeFailureTests {
+    @Test("database errors name the file and say what happened: a full disk, a read-only card, an I/O error, a busy file")
+    func databaseErrors() {
+        let path = "/var/lib/questbox/questbox.sqlite"
+        func explained(_ code: ResultCode) -> String? { QuestDatabase.explain(DatabaseError(resultCode: code, message: "raw"), path: path)?.description }
+        #expect(explained(.SQLITE_FULL) == "\(path): the disk is full; nothing was written (free some space on it)")
+        #expect(explained(.SQLITE_READONLY)?.hasPrefix("\(path): the database cannot be written (a read-only file, folder or file system") == true)
+        #expect(explained(.SQLITE_IOERR) == "\(path): the disk reported an I/O error (raw); see `dmesg`")
+        #expect(explained(.SQLITE_BUSY) == "\(path): the database stayed busy (another program holds it); try again")
+        #expect(QuestDatabase.explain(CLIError("other"), path: path) == nil)
+    }
+
+    @Test("only usage errors point at --help")
+    func helpOnlyForUsage() throws {
+        let questbox = productPath("questbox")
+        let usage = try runProcess(questbox, ["routine", "import"])
+        #expect(usage.status != 0 && usage.stderr.hasSuffix("(see questbox --help)\n"), "\(usage.stderr)")
+        let dir = temporaryDirectory()
+        let runtime = try runProcess(questbox, ["backup", "--to", dir + "/missing/folder/x.sqlite", "--data", dir])
+        #expect(runtime.status == 1 && !runtime.stderr.contains("--help") && runtime.stderr.hasPrefix("questbox: \(dir)/missing/folder/x.sqlite: "), "\(runtime.stderr)")
     }
 }
