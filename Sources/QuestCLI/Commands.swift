@@ -52,6 +52,8 @@ public struct Questbox: ParsableCommand {
                 try command.run()
             } catch let error as ExitCode {
                 throw error
+            } catch let error where exitCode(for: error) != .failure {
+                throw error  // help, or a usage error found while running
             } catch let error where !(error is CLIError || error is StoreError || error is RoutineDocument.Problem
                                       || error is BoardProfileError || error is InputFileError) {
                 // What goes wrong while running (the database, the disk, GPIO) is no usage
