@@ -397,18 +397,70 @@ struct BoardsCommand: ParsableCommand {
 // MARK: PIN
 
 struct PINCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pin", abstract: "The parent area's PIN.", subcommands: [Set.self])
+    static let configuration = CommandConfiguration(commandName: "pin", abstract: "The parent area's PIN.", subcommands: [Set.self, Check.self])
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set the PIN (4–8 digits, read from standard input).")
+        static let configuration = CommandConfiguration(
+            abstract: "Set the PIN (4–8 digits): asked twice, not shown, at a terminal; else one line on standard input.")
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            guard let line = readLine(strippingNewline: true) else { throw CLIError("PIN: nothing on standard input") }
-            try PINHasher.validate(line.trimmingCharacters(in: .whitespaces))
-            try options.open().setPIN(line.trimmingCharacters(in: .whitespaces))
+            let pin = try PINInput.read(prompt: "New PIN (4–8 digits): ")
+            try PINHasher.validate(pin)
+            if PINInput.isTerminal {
+                guard try PINInput.read(prompt: "The same PIN again: ") == pin else { throw CLIError("PIN: the two entries differ; nothing changed") }
+            }
+            try options.open().setPIN(pin)
             print("PIN set")
         }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a PIN (for scripts): exit 0 right, 1 wrong, 2 locked out, 3 no PIN set. Wrong tries count toward the lockout.")
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            let pin = try PINInput.read(prompt: "PIN: ")
+            let clock = LiveSystemClock()
+            switch try options.open().verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
+            case .accepted: print("PIN accepted")
+            case .rejected(let left):
+                print("wrong PIN; \(left) more tr\(left == 1 ? "y" : "ies") before the parent area locks")
+                throw ExitCode(1)
+            case .lockedOut(let seconds):
+                print("locked after too many wrong PINs; try again in \(DurationText.format(seconds: Double(seconds)))")
+                throw ExitCode(2)
+            case .notSet:
+                print("no PIN set yet: set one with `questbox pin set`")
+                throw ExitCode(3)
+            }
+        }
+    }
+}
+
+/// Reads a PIN: at a terminal with a prompt on stderr and echo off (a PIN never shows on the
+/// screen or in a scrollback), else one line from standard input.
+enum PINInput {
+    static var isTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    static func read(prompt: String) throws -> String {
+        var saved = termios()
+        let terminal = isTerminal && tcgetattr(STDIN_FILENO, &saved) == 0
+        if terminal {
+            FileHandle.standardError.write(Data(prompt.utf8))
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if terminal {
+                _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+        }
+        guard let line = readLine(strippingNewline: true) else { throw CLIError("PIN: nothing on standard input") }
+        return line.trimmingCharacters(in: .whitespaces)
     }
 }
 

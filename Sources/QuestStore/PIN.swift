@@ -7,13 +7,21 @@ import GRDB
 public enum PINCheck: Equatable, Sendable {
     case accepted
     case rejected(attemptsLeft: Int)
-    case lockedOut(until: Date)
+    /// Locked for this many more seconds (what an HTTP 429 says in Retry-After).
+    case lockedOut(seconds: Int)
     case notSet
 }
 
 public enum PINHasher {
     /// scrypt N = 2^14, r = 8, p = 1 (16 MiB; about 0.1 s on a Pi 4), 32-byte key, 16-byte salt.
     static let rounds = 1 << 14, blockSize = 8, parallelism = 1, keyBytes = 32
+
+    /// What `verify` accepts from a stored hash. A hash comes from the database, and a
+    /// restored backup is a file someone may have crafted: its cost must not let one PIN
+    /// check take gigabytes or minutes (N·r·128 bytes of memory, N·r·p work).
+    static let roundsRange = (1 << 10)...(1 << 16), blockSizeRange = 1...16, parallelismRange = 1...4
+    static let maximumMemoryBytes = 64 << 20
+    static let saltBytes = 8...64, keyBytesRange = 16...64
 
     /// 4 to 8 digits.
     public static func validate(_ pin: String) throws {
@@ -32,18 +40,29 @@ public enum PINHasher {
         return "scrypt$\(rounds)$\(blockSize)$\(parallelism)$\(Data(salt).base64EncodedString())$\(key.base64EncodedString())"
     }
 
-    public static func verify(_ pin: String, against stored: String) -> Bool {
-        let parts = stored.split(separator: "$").map(String.init)
+    /// The cost parameters of a stored hash, if they are ones this box will compute.
+    static func parameters(_ stored: String) -> (n: Int, r: Int, p: Int, salt: Data, key: Data)? {
+        let parts = stored.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 6, parts[0] == "scrypt", let n = Int(parts[1]), let r = Int(parts[2]), let p = Int(parts[3]),
-              let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
-              let key = try? derive(pin, salt: [UInt8](salt), rounds: n, blockSize: r, parallelism: p)
-        else { return false }
-        // Constant-time comparison.
-        guard key.count == expected.count else { return false }
-        return zip(key, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+              roundsRange.contains(n), n & (n - 1) == 0, blockSizeRange.contains(r), parallelismRange.contains(p),
+              n * r * 128 <= maximumMemoryBytes,
+              let salt = Data(base64Encoded: parts[4]), saltBytes.contains(salt.count),
+              let key = Data(base64Encoded: parts[5]), keyBytesRange.contains(key.count)
+        else { return nil }
+        return (n, r, p, salt, key)
     }
 
-    static func derive(_ pin: String, salt: [UInt8], rounds: Int, blockSize: Int, parallelism: Int) throws -> Data {
+    /// False for a wrong PIN and for a stored hash outside the accepted costs.
+    public static func verify(_ pin: String, against stored: String) -> Bool {
+        guard let h = parameters(stored),
+              let key = try? derive(pin, salt: [UInt8](h.salt), rounds: h.n, blockSize: h.r, parallelism: h.p, keyBytes: h.key.count)
+        else { return false }
+        // Constant-time comparison.
+        guard key.count == h.key.count else { return false }
+        return zip(key, h.key).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    static func derive(_ pin: String, salt: [UInt8], rounds: Int, blockSize: Int, parallelism: Int, keyBytes: Int = keyBytes) throws -> Data {
         let key = try KDF.Scrypt.deriveKey(
             from: Array(pin.utf8), salt: salt, outputByteCount: keyBytes, rounds: rounds, blockSize: blockSize,
             parallelism: parallelism)
@@ -52,37 +71,70 @@ public enum PINHasher {
 }
 
 extension QuestDatabase {
-    /// Five wrong PINs in a row lock the parent area for five minutes.
+    /// Five wrong PINs in a row lock the parent area: 5 minutes, then twice as long at each
+    /// further lockout, up to a day (a 4-digit PIN would take years of guessing), until the
+    /// right PIN is entered.
     public static let pinAttemptsBeforeLockout = 5
-    public static let pinLockout: TimeInterval = 5 * 60
+    public static let pinFirstLockoutSeconds: Int64 = 5 * 60
+    public static let pinLongestLockoutSeconds: Int64 = 24 * 3600
+
+    static func lockoutSeconds(afterLockouts count: Int) -> Int64 {
+        let doubled = pinFirstLockoutSeconds << Int64(min(max(count, 0), 20))
+        return min(doubled, pinLongestLockoutSeconds)
+    }
 
     public func setPIN(_ pin: String) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
             try Self.ensureSettingsRow(db)
-            try db.execute(sql: "UPDATE settings SET pinHash = ?, pinFailedAttempts = 0, pinLockedUntil = NULL WHERE id = 1", arguments: [hashed])
+            try db.execute(
+                sql: """
+                    UPDATE settings SET pinHash = ?, pinFailedAttempts = 0, pinLockedUntil = NULL, pinLockouts = 0,
+                      pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
+                    """,
+                arguments: [hashed])
         }
     }
 
-    public func verifyPIN(_ pin: String, now: Date) throws -> PINCheck {
+    /// Checks a PIN. Lockouts are timed on CLOCK_MONOTONIC (`monotonicNanos`, `bootID`): a
+    /// wall clock that jumps changes nothing, a restarted process sees the same lockout, and
+    /// after a reboot (a new boot id) a lockout still in force starts again in full.
+    public func verifyPIN(_ pin: String, monotonicNanos now: Int64, bootID: String) throws -> PINCheck {
         try pool.write { db in
             try Self.ensureSettingsRow(db)
-            guard let row = try Row.fetchOne(db, sql: "SELECT pinHash, pinFailedAttempts, pinLockedUntil FROM settings WHERE id = 1"),
+            guard let row = try Row.fetchOne(db, sql: """
+                    SELECT pinHash, pinFailedAttempts, pinLockouts, pinLockedUntilMonotonic, pinLockBootId FROM settings
+                    WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))
+                    """),
                   let hash = row[0] as String?
             else { return .notSet }
-            if let until = (row[2] as Double?).map(Date.init(timeIntervalSince1970:)), until > now { return .lockedOut(until: until) }
+            let failures: Int = row[1], lockouts: Int = row[2]
+            if let until = row[3] as Int64? {
+                let boot: String? = row[4]
+                if boot != bootID {
+                    // Another boot: the monotonic clock restarted, so the lockout does too.
+                    let again = now + Self.lockoutSeconds(afterLockouts: max(lockouts - 1, 0)) * 1_000_000_000
+                    try db.execute(sql: "UPDATE settings SET pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1", arguments: [again, bootID])
+                    return .lockedOut(seconds: Int((again - now + 999_999_999) / 1_000_000_000))
+                }
+                if now < until { return .lockedOut(seconds: Int((until - now + 999_999_999) / 1_000_000_000)) }
+            }
             if PINHasher.verify(pin, against: hash) {
-                try db.execute(sql: "UPDATE settings SET pinFailedAttempts = 0, pinLockedUntil = NULL WHERE id = 1")
+                try db.execute(sql: """
+                    UPDATE settings SET pinFailedAttempts = 0, pinLockouts = 0, pinLockedUntil = NULL,
+                      pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
+                    """)
                 return .accepted
             }
-            let failures = (row[1] as Int) + 1
-            if failures >= Self.pinAttemptsBeforeLockout {
-                let until = now.addingTimeInterval(Self.pinLockout)
-                try db.execute(sql: "UPDATE settings SET pinFailedAttempts = 0, pinLockedUntil = ? WHERE id = 1", arguments: [until.timeIntervalSince1970])
-                return .lockedOut(until: until)
+            if failures + 1 >= Self.pinAttemptsBeforeLockout {
+                let seconds = Self.lockoutSeconds(afterLockouts: lockouts)
+                try db.execute(
+                    sql: "UPDATE settings SET pinFailedAttempts = 0, pinLockouts = ?, pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1",
+                    arguments: [lockouts + 1, now + seconds * 1_000_000_000, bootID])
+                return .lockedOut(seconds: Int(seconds))
             }
-            try db.execute(sql: "UPDATE settings SET pinFailedAttempts = ? WHERE id = 1", arguments: [failures])
-            return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - failures)
+            try db.execute(sql: "UPDATE settings SET pinFailedAttempts = ? WHERE id = 1", arguments: [failures + 1])
+            return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - failures - 1)
         }
     }
 }

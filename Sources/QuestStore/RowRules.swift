@@ -114,6 +114,8 @@ enum RowRules {
         ("settings", [
             optional(text("pinHash", maxBytes: 512)), int("pinFailedAttempts", 0, 1_000_000_000, "a count"),
             optional(wallTime("pinLockedUntil")),
+            int("pinLockouts", 0, 1_000_000, "a count"), optional(int("pinLockedUntilMonotonic", 0, Int64.max, "nanoseconds")),
+            optional(text("pinLockBootId", maxBytes: 64)),
             Rule(column: "reminderTime", expected: "a time HH:MM") { p in
                 "(typeof(\(p)reminderTime) = 'text' AND \(p)reminderTime GLOB '[0-2][0-9]:[0-5][0-9]' AND \(p)reminderTime < '24')"
             },
@@ -137,9 +139,15 @@ enum RowRules {
     /// at most `limit` lines, plus how many broken values there are in all.
     static func problems(_ db: Database, limit: Int = 20) throws -> (lines: [String], total: Int) {
         var lines: [String] = [], total = 0
-        for (table, rules) in tables where try db.tableExists(table) {
+        for (table, allRules) in tables where try db.tableExists(table) {
+            // A backup of an older schema has fewer columns (its schema was compared with that
+            // version's): check the columns it has.
+            let columns = Set(try db.columns(in: table).map(\.name))
+            let rules = allRules.filter { columns.contains($0.column) }
+            guard !rules.isEmpty else { continue }
+            let all = rules.map(\.valid).joined(separator: " AND ")
             // One scan per table when all is well (the daemon checks at every start).
-            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE NOT coalesce(\(valid(table)), 0)") ?? 0 > 0 else { continue }
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE NOT coalesce(\(all), 0)") ?? 0 > 0 else { continue }
             for rule in rules {
                 let bad = "NOT coalesce(\(rule.valid), 0)"
                 let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(bad)") ?? 0

@@ -18,6 +18,7 @@ public enum Schema {
         ("v1-initial", v1),
         ("v2-estimation-task-index", v2),
         ("v3-derived-profile", v3),
+        ("v4-pin-lockout-escalation", v4),
     ]
 
     public static func migrator() -> DatabaseMigrator {
@@ -29,6 +30,17 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// PAR-1: lockouts that escalate (a 4-digit PIN must not fall to a week of patient
+    /// guessing), timed on CLOCK_MONOTONIC within a boot (a Pi without RTC jumps its wall
+    /// clock) and re-armed in full after a reboot.
+    static func v4(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "pinLockouts", .integer).notNull().defaults(to: 0)
+            t.add(column: "pinLockedUntilMonotonic", .integer)
+            t.add(column: "pinLockBootId", .text)
+        }
     }
 
     /// The profile row held totals written back from a writer's memory, so two writers lost

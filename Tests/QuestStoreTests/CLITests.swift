@@ -167,7 +167,23 @@ struct CLITests {
         let good = try run(["pin", "set", "--data", dir], input: "4321\n")
         #expect(good.status == 0)
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-        #expect(try db.verifyPIN("4321", now: Date()) == .accepted)
+        #expect(try db.verifyPIN("4321", monotonicNanos: 0, bootID: "test") == .accepted)
+        #expect(!good.stdout.contains("4321") && !good.stderr.contains("4321"))
+    }
+
+    @Test("pin check: exit 0 right, 1 wrong (tries left), 2 locked out, 3 no PIN")
+    func pinCheck() throws {
+        let dir = temporaryDirectory()
+        let none = try run(["pin", "check", "--data", dir], input: "1234\n")
+        #expect(none.status == 3 && none.stdout == "no PIN set yet: set one with `questbox pin set`\n")
+        #expect(try run(["pin", "set", "--data", dir], input: "4321\n").status == 0)
+        let right = try run(["pin", "check", "--data", dir], input: "4321\n")
+        #expect(right.status == 0 && right.stdout == "PIN accepted\n")
+        let wrong = try run(["pin", "check", "--data", dir], input: "1111\n")
+        #expect(wrong.status == 1 && wrong.stdout == "wrong PIN; 4 more tries before the parent area locks\n")
+        for _ in 0..<4 { _ = try run(["pin", "check", "--data", dir], input: "1111\n") }
+        let locked = try run(["pin", "check", "--data", dir], input: "4321\n")
+        #expect(locked.status == 2 && locked.stdout.hasPrefix("locked after too many wrong PINs; try again in "), "\(locked.stdout)")
     }
 
     @Test("backup, backups and restore from the command line; refusals are one line")

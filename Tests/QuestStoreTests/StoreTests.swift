@@ -282,21 +282,74 @@ struct StoreTests {
     @Test("PAR-1: the PIN is a salted slow hash; wrong attempts are limited")
     func pin() throws {
         let (db, _) = try freshDatabase()
-        let now = Date(timeIntervalSince1970: 1_780_000_000)
-        #expect(try db.verifyPIN("1234", now: now) == .notSet)
+        let s: Int64 = 1_000_000_000
+        #expect(try db.verifyPIN("1234", monotonicNanos: 0, bootID: "b") == .notSet)
         #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("12a4") }
         #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("123456789") }
         try db.setPIN("2468")
-        let stored = try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") }!
+        let stored = try #require(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") })
         #expect(stored.hasPrefix("scrypt$16384$8$1$") && !stored.contains("2468"))
         #expect(try db.settings().hasPIN)
         try db.setPIN("2468")
         #expect(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") } != stored)  // fresh salt
-        #expect(try db.verifyPIN("2468", now: now) == .accepted)
-        for left in (1...4).reversed() { #expect(try db.verifyPIN("0000", now: now) == .rejected(attemptsLeft: left)) }
-        #expect(try db.verifyPIN("0000", now: now) == .lockedOut(until: now.addingTimeInterval(300)))
-        #expect(try db.verifyPIN("2468", now: now.addingTimeInterval(299)) == .lockedOut(until: now.addingTimeInterval(300)))
-        #expect(try db.verifyPIN("2468", now: now.addingTimeInterval(301)) == .accepted)
+        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .accepted)
+        for left in (1...4).reversed() { #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .rejected(attemptsLeft: left)) }
+        #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300))
+        #expect(try db.verifyPIN("2468", monotonicNanos: 299 * s, bootID: "b") == .lockedOut(seconds: 1))
+        #expect(try db.verifyPIN("2468", monotonicNanos: 301 * s, bootID: "b") == .accepted)
+    }
+
+    @Test("PAR-1: lockouts escalate 5, 10, 20 … minutes up to a day; the right PIN resets them")
+    func pinEscalation() throws {
+        let (db, _) = try freshDatabase()
+        try db.setPIN("2468")
+        let s: Int64 = 1_000_000_000
+        var now: Int64 = 0
+        var lockouts: [Int] = []
+        for _ in 0..<12 {
+            for _ in 0..<4 { _ = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") }
+            guard case .lockedOut(let seconds) = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") else {
+                Issue.record("no lockout")
+                return
+            }
+            lockouts.append(seconds / 60)
+            now += Int64(seconds) * s
+        }
+        #expect(lockouts == [5, 10, 20, 40, 80, 160, 320, 640, 1280, 1440, 1440, 1440])
+        // Ten thousand 4-digit PINs at five a day: years, not a week.
+        #expect(try db.verifyPIN("2468", monotonicNanos: now, bootID: "b") == .accepted)
+        for _ in 0..<4 { _ = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") }
+        #expect(try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .lockedOut(seconds: 300))
+    }
+
+    @Test("PAR-1: a lockout survives a restart (same boot) and starts again in full after a reboot; the wall clock plays no part")
+    func pinLockoutAcrossRestartAndReboot() throws {
+        let (db, dir) = try freshDatabase()
+        try db.setPIN("2468")
+        let s: Int64 = 1_000_000_000
+        for _ in 0..<5 { _ = try db.verifyPIN("0000", monotonicNanos: 1_000 * s, bootID: "boot-1") }
+        try db.close()
+        let reopened = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
+        #expect(try reopened.verifyPIN("2468", monotonicNanos: 1_100 * s, bootID: "boot-1") == .lockedOut(seconds: 200))
+        // After a reboot the monotonic clock starts near 0: the lockout is re-armed, not lifted.
+        #expect(try reopened.verifyPIN("2468", monotonicNanos: 5 * s, bootID: "boot-2") == .lockedOut(seconds: 300))
+        #expect(try reopened.verifyPIN("2468", monotonicNanos: 200 * s, bootID: "boot-2") == .lockedOut(seconds: 105))
+        #expect(try reopened.verifyPIN("2468", monotonicNanos: 306 * s, bootID: "boot-2") == .accepted)
+    }
+
+    @Test("PAR-1: a stored hash asking for an extreme scrypt cost (a crafted backup) is refused at once, not computed")
+    func pinCostBounds() throws {
+        let (db, _) = try freshDatabase()
+        try db.setPIN("2468")
+        let stored = try #require(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") })
+        let parts = stored.split(separator: "$").map(String.init)
+        for (n, r, p) in [("1073741824", "8", "1"), ("16384", "1024", "1"), ("16384", "8", "64"), ("16385", "8", "1"), ("-1", "8", "1"), ("65536", "16", "1")] {
+            let crafted = ["scrypt", n, r, p, parts[4], parts[5]].joined(separator: "$")
+            let start = ContinuousClock.now
+            #expect(!PINHasher.verify("2468", against: crafted), "N=\(n) r=\(r) p=\(p)")
+            #expect(ContinuousClock.now - start < .seconds(1))
+        }
+        #expect(PINHasher.verify("2468", against: stored))
     }
 }
 
