@@ -19,8 +19,14 @@ struct DataOptions: ParsableArguments {
 
     var directory: String { DataDirectory.current(option: data) }
 
-    func open(footprint: QuestDatabase.Footprint = .standard) throws -> QuestDatabase {
+    func open(footprint: QuestDatabase.Footprint = .standard, access: QuestDatabase.Access = .readWrite) throws -> QuestDatabase {
         let dir = directory
+        if access == .readOnly {
+            // Reading creates nothing (no folder, no file) and works on a read-only card.
+            let path = DataDirectory.databasePath(in: dir)
+            openedDatabase.withLock { $0 = path }
+            return try QuestDatabase(path: path, footprint: footprint, access: .readOnly)
+        }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         } catch {
@@ -126,7 +132,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            let docs = try options.open().routines().map(RoutineDocument.init)
+            let docs = try options.open(access: .readOnly).routines().map(RoutineDocument.init)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(docs) + Data("\n".utf8)
@@ -143,7 +149,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            let routines = try options.open().routines()
+            let routines = try options.open(access: .readOnly).routines()
             if routines.isEmpty { print("no routines yet: add one with `questbox routine import FILE`") }
             let dayNames = ["", "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
             for r in routines {
@@ -187,7 +193,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let estimations = try options.open().estimations()
+        let estimations = try options.open(access: .readOnly).estimations()
         let entries = estimations.map { e in
             Entry(
                 routineDisplayName: e.routineDisplayName, taskDisplayName: e.taskDisplayName, estimatedSeconds: e.estimatedSeconds,
@@ -208,7 +214,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let report = try StatsReport.load(from: options.open(), now: Date(), calendar: StatsReport.localCalendar)
+        let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: StatsReport.localCalendar)
         if json { return try printJSON(report) }
         print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(report.currentStreak) day(s)\(report.availableJokers.map { " · \($0) joker(s)" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
@@ -317,7 +323,10 @@ struct BackupCommand: ParsableCommand {
             return
         }
         if let to, FileManager.default.fileExists(atPath: to) { throw CLIError("\(to): already exists (choose a new file name)") }
-        let info = try options.open().backup(to: to, kind: .manual, now: Date())
+        // A card remounted read-only can still be copied off, to another disk (--to).
+        let readOnly = QuestDatabase.isOnReadOnlyFileSystem(DataDirectory.databasePath(in: options.directory))
+        if readOnly && to == nil { throw CLIError("\(options.directory): the file system is read-only; copy the data to another disk with --to FILE") }
+        let info = try options.open(access: readOnly ? .readOnly : .readWrite).backup(to: to, kind: .manual, now: Date())
         print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
     }
 }
@@ -338,7 +347,7 @@ struct BackupsCommand: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let list = try options.open().backups()
+        let list = try options.open(access: .readOnly).backups()
         if list.isEmpty { print("no backups yet") }
         for b in list {
             print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")

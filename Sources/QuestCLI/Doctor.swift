@@ -114,9 +114,13 @@ public struct Doctor {
 
         // Database.
         if FileManager.default.fileExists(atPath: databasePath) {
+            let readOnly = QuestDatabase.isOnReadOnlyFileSystem(databasePath)
+            if readOnly {
+                add(.fail, "database \(databasePath): the file system is read-only (the kernel remounts an SD card read-only after errors: see `dmesg`); the history can be read but no play can be saved — copy the data off with `questbox backup --to FILE` on another disk, then check or replace the card")
+            }
             do {
                 try QuestDatabase.validate(path: databasePath)
-                let db = try QuestDatabase(path: databasePath)
+                let db = try QuestDatabase(path: databasePath, access: readOnly ? .readOnly : .readWrite)
                 add(.ok, "database \(databasePath): integrity ok, schema \(try db.schemaVersion())")
                 // Totals are derived from the history; the one per-row total left is each
                 // completed quest's XP, which must be its estimations' plus the bonus.

@@ -40,6 +40,8 @@ extension QuestDatabase {
         try writeBackup(to: target)
         let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
         let info = BackupInfo(path: target, createdAt: now, sizeBytes: size, kind: kind)
+        // From a read-only card the copy is what matters; there is no log to write to.
+        if isReadOnly { return info }
         try pool.write { db in
             try db.execute(
                 sql: "INSERT INTO backupLog (createdAt, fileName, sizeBytes, kind) VALUES (?, ?, ?, ?)",
@@ -122,7 +124,7 @@ extension QuestDatabase {
             // database: other connections see the old data or the new, never a mix.
             try source.backup(to: pool)
             try source.close()
-            pool.invalidateReadOnlyConnections()
+            (pool as? DatabasePool)?.invalidateReadOnlyConnections()
             try Schema.migrator().migrate(pool)
             try pool.write { db in
                 try db.execute(

@@ -24,8 +24,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 /// The box's SQLite database: a WAL `DatabasePool` with `synchronous=FULL` (a Pi on an SD card
 /// loses power) and foreign keys on, migrated on open. Nothing above this module sees SQL.
 public final class QuestDatabase: Sendable {
-    public let pool: DatabasePool
+    /// A WAL `DatabasePool` for reading and writing; a read-only queue for `.readOnly`.
+    public let pool: any DatabaseWriter
     public let path: String
+    /// Opened for reading only (`Access.readOnly`): nothing can be written through it.
+    public let isReadOnly: Bool
+
+    /// Reading commands open the store read-only: they work on an SD card the kernel
+    /// remounted read-only after errors (where the history is all that is left to show),
+    /// and they create nothing when there is no data yet.
+    public enum Access: Sendable {
+        case readWrite
+        case readOnly
+    }
 
     /// Opens (creating when missing) and migrates the database at `path`. Refuses files that
     /// are not TimeQuest databases or were made by a newer version, touching nothing.
@@ -36,8 +47,13 @@ public final class QuestDatabase: Sendable {
         case small
     }
 
-    public init(path: String, footprint: Footprint = .standard) throws {
+    public init(path: String, footprint: Footprint = .standard, access: Access = .readWrite) throws {
         self.path = path
+        isReadOnly = access == .readOnly
+        if access == .readOnly {
+            pool = try Self.openReadOnly(path: path)
+            return
+        }
         do {
             var config = Self.configuration()
             // Identity and version only (a full integrity check reads every page: restore and
@@ -61,6 +77,40 @@ public final class QuestDatabase: Sendable {
         }
     }
 
+    /// A read-only connection. No file yet: an empty database of the current schema in memory
+    /// (nothing is created). On a read-only file system SQLite cannot make the WAL's shared
+    /// memory file, so the file is opened as immutable (nothing can change it there anyway).
+    static func openReadOnly(path: String) throws -> DatabaseQueue {
+        var config = configuration(readonly: true)
+        config.prepareDatabase { db in try Self.checkIdentity(db, path: path, acceptBlank: true) }
+        do {
+            guard FileManager.default.fileExists(atPath: path) else {
+                let empty = try DatabaseQueue()
+                try Schema.migrator().migrate(empty)
+                return empty
+            }
+            return try readOnlyQueue(path: path, configuration: config)
+        } catch let error as DatabaseError {
+            throw describe(error, path: path)
+        }
+    }
+
+    /// An existing file opened for reading; immutable on a read-only file system.
+    static func readOnlyQueue(path: String, configuration: Configuration) throws -> DatabaseQueue {
+        guard isOnReadOnlyFileSystem(path) else { return try DatabaseQueue(path: path, configuration: configuration) }
+        let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3F")
+            .replacingOccurrences(of: "#", with: "%23")
+        return try DatabaseQueue(path: "file:\(escaped)?immutable=1", configuration: configuration)
+    }
+
+    /// Whether the file system holding `path` is mounted read-only (statvfs ST_RDONLY).
+    public static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(FileManager.default.fileExists(atPath: path) ? path : directory, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     static func configuration(readonly: Bool = false) -> Configuration {
         var config = Configuration()
         config.foreignKeysEnabled = true
@@ -74,7 +124,7 @@ public final class QuestDatabase: Sendable {
     /// pass: the state a power cut leaves between creating the file and the first migration.
     public static func validate(path: String, checkIntegrity: Bool = true, acceptBlank: Bool = false) throws {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+            let queue = try readOnlyQueue(path: path, configuration: configuration(readonly: true))
             defer { try? queue.close() }
             try queue.read { db in
                 if checkIntegrity {

@@ -51,6 +51,16 @@ struct CLITests {
         #expect(doctor.stdout.contains("WARN  schema: missing trigger estimation_no_change"))
     }
 
+    @Test("reading commands create nothing: on a data folder that does not exist they show an empty box")
+    func readingCreatesNothing() throws {
+        let data = (temporaryDirectory() as NSString).appendingPathComponent("never-made")
+        #expect(try run(["routine", "list", "--data", data]).stdout.hasPrefix("no routines yet"))
+        #expect(try run(["history", "--data", data]).stdout == "no estimations yet\n")
+        #expect(try run(["stats", "--data", data]).status == 0)
+        #expect(try run(["backups", "--data", data]).stdout == "no backups yet\n")
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
     @Test("routine import → export round-trips; a re-import keeps ids; list shows them")
     func importExport() throws {
         let dir = temporaryDirectory()
