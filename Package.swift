@@ -71,6 +71,8 @@ let package = Package(
             name: "SoundFigures",
             dependencies: ["Audio", "BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "QuestCore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/SoundFigures"),
+        // libFuzzer over routine JSON, events and board YAML (Tests/Fuzz/run.sh; never shipped).
+        .executableTarget(name: "FuzzInputs", dependencies: ["QuestCLI"], path: "Tests/Fuzz/FuzzInputs"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).

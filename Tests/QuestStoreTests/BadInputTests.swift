@@ -153,3 +153,20 @@ struct RuntimeFailureTests {
         #expect(runtime.status == 1 && !runtime.stderr.contains("--help") && runtime.stderr.hasPrefix("questbox: \(dir)/missing/folder/x.sqlite: "), "\(runtime.stderr)")
     }
 }
+
+@Suite("the fuzz corpus replays without a crash (Tests/Fuzz)")
+struct FuzzCorpusTests {
+    @Test("every committed fuzz input goes through the three parsers; the good seeds are accepted")
+    func replay() throws {
+        let corpus = "\(packageRoot)/Tests/Fuzz/corpus"
+        let names = try FileManager.default.contentsOfDirectory(atPath: corpus)
+        #expect(names.count > 100)
+        var accepted: Set<String> = []
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(corpus)/\(name)")))
+            if FuzzInput.check(bytes) { accepted.insert(name) }
+        }
+        #expect(accepted.isSuperset(of: ["routine-example.json", "events-example.events", "board-rpi4.yaml", "board-questbox-sim.yaml"]))
+        #expect(!accepted.contains("routine-duplicate-key.json") && !accepted.contains("events-time-overflow.events"))
+    }
+}
