@@ -22,6 +22,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var writes = WriteQueue()
     /// The last screen the machine showed, to show again when the save status changes.
     private var lastScreen: Screen?
+    /// The midnight the wall-clock timer is armed for.
+    private var armedMidnight: Date?
     /// The "not saved" cue waits for the buzzer and LED patterns playing now to end.
     private var cue: (buzzer: Bool, led: Bool) = (false, false)
 
@@ -124,7 +126,8 @@ public final class BoxDaemon: @unchecked Sendable {
                 case timerFD:
                     qb_timerfd_drain(timerFD)
                 case wallFD:
-                    calendarChanged(reason: qb_wallclock_timerfd_read(wallFD) == 2 ? "wall clock set" : "midnight")
+                    let cancelled = qb_wallclock_timerfd_read(wallFD) == 2
+                    calendarChanged(reason: cancelled || isLateForMidnight() ? "wall clock set" : "midnight")
                 default:
                     readButtonEdges(from: fd)
                 }
@@ -238,7 +241,16 @@ public final class BoxDaemon: @unchecked Sendable {
         let cal = state.world.calendar
         let now = clock.wallNow()
         let midnight = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: now)).map(cal.startOfDay(for:)) ?? now.addingTimeInterval(86_400)
+        armedMidnight = midnight
         _ = qb_wallclock_timerfd_arm(wallFD, midnight.timeIntervalSince1970)
+    }
+
+    /// A midnight timer read long after its midnight: the clock was set between computing the
+    /// midnight and arming it (the kernel then reports an expiry, not a cancel), as NTP does
+    /// while a busy box handles the previous midnight.
+    private func isLateForMidnight() -> Bool {
+        guard let armedMidnight else { return false }
+        return clock.wallNow().timeIntervalSince(armedMidnight) > 60
     }
 
     private func environment() -> QuestEnvironment {
