@@ -18,8 +18,13 @@ trap 'rm -rf "$job"' EXIT
 printf '%q ' "$@" > "$job/cmd"
 echo >> "$job/cmd"
 pwd > "$job/cwd"
+# The box under test must not share its CPU time with whatever else the host runs (a Pi
+# runs the box alone): the emulator gets a higher scheduling priority where that is allowed
+# (root), so a busy host slows the rest, not the VM. Nothing the scenarios assert changes.
+priority=()
+if nice -n -20 true 2>/dev/null; then priority=(nice -n -20); fi
 status=0
-timeout --foreground "$timeout_s" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "${HIL_MEM:-512}" -smp "${HIL_CPUS:-2}" \
+timeout --foreground "$timeout_s" "${priority[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "${HIL_MEM:-512}" -smp "${HIL_CPUS:-2}" \
     -nodefaults -no-user-config -nographic -no-reboot -serial "file:$job/console" \
     -kernel "$cache/vmlinux" -initrd "$cache/initramfs.gz" \
     -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \
