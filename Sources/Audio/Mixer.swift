@@ -79,18 +79,33 @@ public struct Mixer: Sendable {
             let voice = voices[v]
             let gain = (Int64(voice.gain) * Int64(master)) >> 16
             let n = min(frames, voice.clip.frameCount - voice.frame)
+            // The channel mapping is chosen once per voice, not per sample: the audio thread
+            // must stay cheap even in a debug build under emulation (the HIL rig).
+            let outputs = outputChannels, clipChannels = voice.clip.channels, first = voice.frame
             voice.clip.samples.withUnsafeBufferPointer { src in
-                for f in 0..<n {
-                    let base = (voice.frame + f) * voice.clip.channels
-                    for c in 0..<outputChannels {
-                        let sample: Int64
-                        switch (voice.clip.channels, outputChannels, c) {
-                        case (1, _, _): sample = Int64(src[base])
-                        case (_, 1, _): sample = (Int64(src[base]) + Int64(src[base + 1])) / 2
-                        case (_, _, 0), (_, _, 1): sample = Int64(src[base + c])
-                        default: continue
+                accumulator.withUnsafeMutableBufferPointer { acc in
+                    func add(_ sample: Int16, _ index: Int) {
+                        acc[index] &+= Int32(truncatingIfNeeded: (Int64(sample) * gain) >> 16)
+                    }
+                    if clipChannels == 1 {
+                        // Mono: every output channel.
+                        for f in 0..<n {
+                            let sample = src[first + f]
+                            for c in 0..<outputs { add(sample, f * outputs + c) }
                         }
-                        accumulator[f * outputChannels + c] &+= Int32(truncatingIfNeeded: (sample * gain) >> 16)
+                    } else if outputs == 1 {
+                        // Stereo on a mono device: the average.
+                        for f in 0..<n {
+                            let base = (first + f) * 2
+                            add(Int16(truncatingIfNeeded: (Int32(src[base]) + Int32(src[base + 1])) / 2), f)
+                        }
+                    } else {
+                        // Stereo: the first two channels; any others stay silent.
+                        for f in 0..<n {
+                            let base = (first + f) * 2
+                            add(src[base], f * outputs)
+                            add(src[base + 1], f * outputs + 1)
+                        }
                     }
                 }
             }

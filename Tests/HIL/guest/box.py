@@ -93,7 +93,16 @@ class OutputRecorder(threading.Thread):
             s = again
         return s
 
+    # Real-time, below the box's audio thread (SCHED_FIFO 10): test equipment must never
+    # hold off the device it measures (at the player's priority, this busy 1 ms loop made
+    # the box's audio late under emulation), yet it still runs before the box's main loop.
+    PRIORITY = 5
+
     def run(self):
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.PRIORITY))  # 0: this thread
+        except OSError:
+            pass
         last = None
         while self.running:
             s = self.sample()
