@@ -21,20 +21,17 @@ struct DataOptions: ParsableArguments {
 
     func open(footprint: QuestDatabase.Footprint = .standard, access: QuestDatabase.Access = .readWrite) throws -> QuestDatabase {
         let dir = directory
-        if access == .readOnly {
-            // Reading creates nothing (no folder, no file) and works on a read-only card.
-            let path = DataDirectory.databasePath(in: dir)
-            openedDatabase.withLock { $0 = path }
-            return try QuestDatabase(path: path, footprint: footprint, access: .readOnly)
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
+        // Reading creates nothing (no folder, no file) and works on a read-only card.
+        if access == .readWrite {
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
+            }
         }
         let path = DataDirectory.databasePath(in: dir)
         openedDatabase.withLock { $0 = path }
-        return try QuestDatabase(path: path, footprint: footprint)
+        return try QuestDatabase(path: path, footprint: footprint, access: access)
     }
 }
 
@@ -50,48 +47,42 @@ public struct Questbox: ParsableCommand {
 
     public init() {}
 
-    /// Runs the command line; errors are one line on stderr and a non-zero exit code.
+    /// Runs the command line; errors are one line on stderr and a non-zero exit code. Only a
+    /// usage error points at --help; what goes wrong while running (a bad file, the
+    /// database, the disk, GPIO) is one plain line.
     public static func run(arguments: [String]) -> Int32 {
+        var command: ParsableCommand
         do {
-            var command = try parseAsRoot(arguments)
-            do {
-                try command.run()
-            } catch let error as ExitCode {
-                throw error
-            } catch let error where exitCode(for: error) != .failure {
-                throw error  // help, or a usage error found while running
-            } catch let error where !(error is CLIError || error is StoreError || error is RoutineDocument.Problem
-                                      || error is BoardProfileError || error is InputFileError) {
-                // What goes wrong while running (the database, the disk, GPIO) is no usage
-                // error: one plain line, no pointer at --help.
-                return fail(runtimeMessage(error))
-            }
+            command = try parseAsRoot(arguments)
+        } catch {
+            return usageFailure(error)
+        }
+        do {
+            try command.run()
             return 0
-        } catch let error as StoreError {
-            return fail(error.description)
-        } catch let error as CLIError {
-            return fail(error.description)
-        } catch let error as RoutineDocument.Problem {
-            return fail(error.description)
-        } catch let error as BoardProfileError {
-            return fail(error.description)
-        } catch let error as InputFileError {
-            return fail(error.description)
         } catch let code as ExitCode {
             return code.rawValue  // the command already said why
+        } catch where exitCode(for: error) != .failure {
+            return usageFailure(error)  // help, or a usage error found while running
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                return 0
-            }
-            let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            return fail(message + " (see questbox --help)", code: code.rawValue)
+            return fail(runtimeMessage(error))
         }
     }
 
+    /// ArgumentParser's own message (help is no error), with the pointer at --help.
+    static func usageFailure(_ error: Error) -> Int32 {
+        let code = exitCode(for: error)
+        if code == .success {
+            print(fullMessage(for: error))
+            return 0
+        }
+        let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        return fail(message + " (see questbox --help)", code: code.rawValue)
+    }
+
     /// One line for a failure at run time: the store's words for a database error (a full
-    /// disk, a read-only card, with the path), otherwise the error's own first line.
+    /// disk, a read-only card, with the path), otherwise the error's own first line (the
+    /// box's errors describe themselves as "<file>: <field>: <problem>").
     static func runtimeMessage(_ error: Error) -> String {
         if let described = QuestDatabase.explain(error, path: openedDatabase.withLock { $0 }) { return described.description }
         let text = "\(error)"
