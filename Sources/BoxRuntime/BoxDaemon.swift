@@ -315,14 +315,10 @@ public final class BoxDaemon: @unchecked Sendable {
     private func save(_ request: PersistRequest) {
         let trusted = clock.isWallClockTrusted()
         guard writes.isEmpty else { return writes.enqueue(request, wallClockTrusted: trusted) }  // keep the order
-        do {
-            try db.apply(request, wallClockTrusted: trusted)
-        } catch where Self.isRefusal(error) {
-            logger.error("the store refused a request; it is dropped", metadata: ["request": "\(Self.kind(request))", "error": "\(error)"])
-        } catch {
+        if let error = write(request, wallClockTrusted: trusted) {
             writes.failed(request, wallClockTrusted: trusted, at: clock.monotonicNanos())
             logger.error("saving failed; the play is kept in memory and retried", metadata: [
-                "request": "\(Self.kind(request))", "retry_s": "\(WriteQueue.backoffSeconds[0])", "error": "\(error)",
+                "request": "\(request.kind)", "retry_s": "\(WriteQueue.backoffSeconds[0])", "error": "\(error)",
             ])
             cue = (true, true)
             if let screen = lastScreen { display.show(screen, notice: Self.notSavedNotice) }
@@ -333,13 +329,7 @@ public final class BoxDaemon: @unchecked Sendable {
     private func retryWrites(at now: MonotonicNanos) {
         var written = 0
         for entry in writes.pending {
-            do {
-                try db.apply(entry.request, wallClockTrusted: entry.wallClockTrusted)
-                written += 1
-            } catch where Self.isRefusal(error) {
-                logger.error("the store refused a kept request; it is dropped", metadata: ["request": "\(Self.kind(entry.request))", "error": "\(error)"])
-                written += 1
-            } catch {
+            if let error = write(entry.request, wallClockTrusted: entry.wallClockTrusted) {
                 writes.written(written)
                 writes.failed(at: now)
                 logger.warning("saving still fails; the plays stay in memory", metadata: [
@@ -347,26 +337,25 @@ public final class BoxDaemon: @unchecked Sendable {
                 ])
                 return
             }
+            written += 1
         }
         writes.written(written)
         logger.notice("saved the plays kept in memory", metadata: ["requests": "\(written)"])
         if let screen = lastScreen { display.show(screen, notice: nil) }
     }
 
-    /// A request the store will never take: retrying it would block every later play, so it
-    /// is logged and dropped. I/O errors (full, read-only, busy) are retried.
-    static func isRefusal(_ error: Error) -> Bool { QuestDatabase.isRefusal(error) }
-
-    static func kind(_ request: PersistRequest) -> String {
-        switch request {
-        case .sessionStarted: "sessionStarted"
-        case .taskStarted: "taskStarted"
-        case .estimationCompleted: "estimationCompleted"
-        case .sessionCompleted: "sessionCompleted"
-        case .sessionAbandoned: "sessionAbandoned"
-        case .inProgressCleared: "inProgressCleared"
-        case .reflectionDismissed: "reflectionDismissed"
+    /// One write; the error when it should be tried again (the disk: full, read-only, busy).
+    /// A request the store refuses for good would block every later play, so it is logged
+    /// and dropped (nil).
+    private func write(_ request: PersistRequest, wallClockTrusted: Bool) -> Error? {
+        do {
+            try db.apply(request, wallClockTrusted: wallClockTrusted)
+        } catch where QuestDatabase.isRefusal(error) {
+            logger.error("the store refused a request; it is dropped", metadata: ["request": "\(request.kind)", "error": "\(error)"])
+        } catch {
+            return error
         }
+        return nil
     }
 
     /// The "not saved" cue: a long buzz and three red blinks, each after the pattern playing

@@ -226,21 +226,24 @@ enum TraceLine {
             }
             return ["effect": .string("display"), "screen": .string(name), "lines": .strings(screen.textLines)]
         case .persist(let r):
+            var f: [String: Value] = ["effect": .string("persist"), "kind": .string(r.kind)]
             switch r {
-            case .sessionStarted(let s): return ["effect": .string("persist"), "kind": .string("sessionStarted"), "session": .string(s.id.uuidString)]
+            case .sessionStarted(let s): f["session"] = .string(s.id.uuidString)
             case .taskStarted(let t):
-                return ["effect": .string("persist"), "kind": .string("taskStarted"), "taskIndex": .number(Double(t.taskIndex)),
-                        "estimatedSeconds": .number(Double(t.estimatedSeconds)), "lockMonotonicNanos": .number(Double(t.lockMonotonicNanos))]
+                f["taskIndex"] = .number(Double(t.taskIndex))
+                f["estimatedSeconds"] = .number(Double(t.estimatedSeconds))
+                f["lockMonotonicNanos"] = .number(Double(t.lockMonotonicNanos))
             case .estimationCompleted(let e):
-                return ["effect": .string("persist"), "kind": .string("estimationCompleted"), "task": .string(e.taskDisplayName),
-                        "estimatedSeconds": .number(e.estimatedSeconds), "actualSeconds": .number(e.actualSeconds),
-                        "rating": .string(e.rating.rawValue), "xp": .number(Double(e.xpEarned))]
-            case .sessionCompleted(let s):
-                return ["effect": .string("persist"), "kind": .string("sessionCompleted"), "sessionXP": .number(Double(s.xpEarned))]
-            case .sessionAbandoned: return ["effect": .string("persist"), "kind": .string("sessionAbandoned")]
-            case .inProgressCleared: return ["effect": .string("persist"), "kind": .string("inProgressCleared")]
-            case .reflectionDismissed(let w): return ["effect": .string("persist"), "kind": .string("reflectionDismissed"), "week": .string(w)]
+                f["task"] = .string(e.taskDisplayName)
+                f["estimatedSeconds"] = .number(e.estimatedSeconds)
+                f["actualSeconds"] = .number(e.actualSeconds)
+                f["rating"] = .string(e.rating.rawValue)
+                f["xp"] = .number(Double(e.xpEarned))
+            case .sessionCompleted(let s): f["sessionXP"] = .number(Double(s.xpEarned))
+            case .sessionAbandoned, .inProgressCleared: break
+            case .reflectionDismissed(let w): f["week"] = .string(w)
             }
+            return f
         case .scheduleTimer(let timer, let at):
             return ["effect": .string("timer"), "action": .string("schedule"), "timer": .string(timerName(timer)), "dueMs": .number(Double(at / 1_000_000))]
         case .cancelTimer(let timer):

@@ -83,6 +83,9 @@ extension QuestDatabase {
         return min(doubled, pinLongestLockoutSeconds)
     }
 
+    /// Whole seconds from `now` to `until` (nanoseconds), rounded up: never "0 s" while locked.
+    static func secondsLeft(until: Int64, now: Int64) -> Int { Int((until - now + 999_999_999) / 1_000_000_000) }
+
     public func setPIN(_ pin: String) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
@@ -115,9 +118,9 @@ extension QuestDatabase {
                     // Another boot: the monotonic clock restarted, so the lockout does too.
                     let again = now + Self.lockoutSeconds(afterLockouts: max(lockouts - 1, 0)) * 1_000_000_000
                     try db.execute(sql: "UPDATE settings SET pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1", arguments: [again, bootID])
-                    return .lockedOut(seconds: Int((again - now + 999_999_999) / 1_000_000_000))
+                    return .lockedOut(seconds: Self.secondsLeft(until: again, now: now))
                 }
-                if now < until { return .lockedOut(seconds: Int((until - now + 999_999_999) / 1_000_000_000)) }
+                if now < until { return .lockedOut(seconds: Self.secondsLeft(until: until, now: now)) }
             }
             if PINHasher.verify(pin, against: hash) {
                 try db.execute(sql: """

@@ -60,13 +60,18 @@ extension QuestDatabase {
     public func inconsistentSessionXP(rules: GameRules = .standard) throws -> [UUID] {
         try pool.read { db in
             try UUID.fetchAll(db, sql: """
-                SELECT s.id FROM session s
-                WHERE s.status = 'completed' AND \(RowRules.valid("session", prefix: "s.", columns: ["id", "xpEarned"]))
-                  AND s.xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e
-                                                  WHERE e.sessionId = s.id AND \(RowRules.valid("estimation", prefix: "e.", columns: ["xpEarned"]))), 0)
+                SELECT id FROM session
+                WHERE status = 'completed' AND \(RowRules.valid("session", columns: ["id", "xpEarned"])) AND xpEarned <> \(Self.expectedSessionXP)
                 """, arguments: [rules.xpSessionCompletionBonus])
         }
     }
+
+    /// What a completed session's XP must be: the bonus (the one argument) plus its
+    /// estimations' XP. `doctor` checks and `repair` writes the same expression.
+    static let expectedSessionXP = """
+        (? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e
+                       WHERE e.sessionId = session.id AND \(RowRules.valid("estimation", prefix: "e.", columns: ["xpEarned"]))), 0))
+        """
 
     /// Sets every completed session's XP to its estimations' plus the completion bonus (what
     /// the machine stored at completion); returns how many rows changed. Estimations, the
@@ -75,9 +80,8 @@ extension QuestDatabase {
     public func repairSessionXP(rules: GameRules = .standard) throws -> Int {
         try pool.write { db in
             try db.execute(sql: """
-                UPDATE session SET xpEarned = ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = session.id), 0)
-                WHERE status = 'completed'
-                  AND xpEarned <> ? + COALESCE((SELECT SUM(e.xpEarned) FROM estimation e WHERE e.sessionId = session.id), 0)
+                UPDATE session SET xpEarned = \(Self.expectedSessionXP)
+                WHERE status = 'completed' AND xpEarned <> \(Self.expectedSessionXP)
                 """, arguments: [rules.xpSessionCompletionBonus, rules.xpSessionCompletionBonus])
             return db.changesCount
         }

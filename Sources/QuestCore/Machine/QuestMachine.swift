@@ -45,6 +45,19 @@ public enum QuestEffect: Codable, Equatable, Sendable {
 }
 
 public enum PersistRequest: Codable, Equatable, Sendable {
+    /// The request's name, for logs and traces.
+    public var kind: String {
+        switch self {
+        case .sessionStarted: "sessionStarted"
+        case .taskStarted: "taskStarted"
+        case .estimationCompleted: "estimationCompleted"
+        case .sessionCompleted: "sessionCompleted"
+        case .sessionAbandoned: "sessionAbandoned"
+        case .inProgressCleared: "inProgressCleared"
+        case .reflectionDismissed: "reflectionDismissed"
+        }
+    }
+
     case sessionStarted(GameSession)
     /// GAME-5: written at lock-in.
     case taskStarted(InProgressTask)
