@@ -4,10 +4,8 @@ import QuestCore
 
 /// Settings the parent and player choose (stored in one row).
 public struct StoredSettings: Equatable, Sendable {
+    /// What the game reads: streak policy, hints, read-back, the stop guard, reminders.
     public var game = GameSettings()
-    /// "HH:MM", local time (REM-1).
-    public var reminderTime = "07:30"
-    public var remindersEnabled = true
     public var soundEnabled = true
     public var volumePercent = 80
     /// 1 = Sunday … 7 = Saturday; nil: the locale's.
@@ -93,9 +91,9 @@ extension QuestDatabase {
             // A settings row that breaks a rule reads as the defaults (doctor names it).
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1 AND \(RowRules.valid("settings"))") else { return s }
             s.game = GameSettings(
-                streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"])
-            s.reminderTime = row["reminderTime"]
-            s.remindersEnabled = row["remindersEnabled"]
+                streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"],
+                estimateReadBack: row["estimateReadBack"], stopGuardSeconds: row["stopGuardSeconds"],
+                remindersEnabled: row["remindersEnabled"], reminderTime: ClockTime(row["reminderTime"] as String))
             s.soundEnabled = row["soundEnabled"]
             s.volumePercent = row["volumePercent"]
             s.firstWeekday = row["firstWeekday"]
@@ -112,27 +110,23 @@ extension QuestDatabase {
         if let day = s.firstWeekday, !(1...7).contains(day) {
             throw StoreError.invalid("firstWeekday: \(day) is not a weekday (1 = Sunday … 7 = Saturday)")
         }
-        guard Self.isClockTime(s.reminderTime) else { throw StoreError.invalid("reminderTime: \"\(s.reminderTime)\" is not HH:MM") }
+        if let guardSeconds = s.game.stopGuardSeconds, !GameSettings.stopGuardRange.contains(guardSeconds) {
+            throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
+        }
         try pool.write { db in
             try Self.ensureSettingsRow(db)
             try db.execute(
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
-                      volumePercent = ?, hintsEnabled = ?, firstWeekday = ? WHERE id = 1
+                      volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ? WHERE id = 1
                     """,
-                arguments: [s.reminderTime, s.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled, s.volumePercent,
-                            s.game.hintsEnabled, s.firstWeekday])
+                arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
+                            s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds])
         }
     }
 
     static func ensureSettingsRow(_ db: Database) throws {
         try db.execute(sql: "INSERT INTO settings (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
-    }
-
-    static func isClockTime(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]) else { return false }
-        return (0...23).contains(h) && (0...59).contains(m)
     }
 
     /// REFL-1 tracking: the last ISO week whose reflection was shown, and the last dismissed.

@@ -23,12 +23,28 @@ extension QuestDatabase {
             let days = (row["activeDays"] as String).split(separator: ",").compactMap { Int($0) }
             return Routine(
                 id: id, name: row["name"], displayName: row["displayName"], activeDays: days, isActive: row["isActive"],
-                createdBy: RoutineCreator(rawValue: row["createdBy"]) ?? .parent, tasks: tasks)
+                createdBy: RoutineCreator(rawValue: row["createdBy"]) ?? .parent, tasks: tasks,
+                reminder: (row["reminder"] as String?).flatMap(ReminderChoice.init))
+        }
+    }
+
+    /// The stored form of a reminder: NULL for the box's time, "off", or "HH:MM".
+    static func stored(_ reminder: ReminderChoice) -> String? {
+        reminder == .standard ? nil : reminder.description
+    }
+
+    /// REM-1: sets when one routine's reminder sounds. False when no routine has that name.
+    @discardableResult
+    public func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE routine SET reminder = ? WHERE name = ?", arguments: [Self.stored(reminder), name])
+            return db.changesCount > 0
         }
     }
 
     /// Inserts or replaces a routine (matched by id) and its tasks, in one transaction.
-    /// Names are unique: another routine with the same name is an error.
+    /// Names are unique: another routine with the same name is an error. A routine whose
+    /// `reminder` is nil keeps the stored reminder (a re-imported file does not reset it).
     public func saveRoutine(_ routine: Routine) throws {
         try pool.write { db in
             if let clash = try Row.fetchOne(db, sql: "SELECT id FROM routine WHERE name = ? AND id != ?", arguments: [routine.name, routine.id]) {
@@ -40,11 +56,15 @@ extension QuestDatabase {
                 try db.execute(
                     sql: "UPDATE routine SET name = ?, displayName = ?, activeDays = ?, isActive = ?, createdBy = ? WHERE id = ?",
                     arguments: [routine.name, routine.displayName, days, routine.isActive, routine.createdBy.rawValue, routine.id])
+                if let reminder = routine.reminder {
+                    try db.execute(sql: "UPDATE routine SET reminder = ? WHERE id = ?", arguments: [Self.stored(reminder), routine.id])
+                }
             } else {
                 let position = (try Int.fetchOne(db, sql: "SELECT MAX(position) FROM routine") ?? -1) + 1
                 try db.execute(
-                    sql: "INSERT INTO routine (id, name, displayName, activeDays, isActive, createdBy, position) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [routine.id, routine.name, routine.displayName, days, routine.isActive, routine.createdBy.rawValue, position])
+                    sql: "INSERT INTO routine (id, name, displayName, activeDays, isActive, createdBy, position, reminder) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [routine.id, routine.name, routine.displayName, days, routine.isActive, routine.createdBy.rawValue, position,
+                                routine.reminder.flatMap(Self.stored)])
             }
             try db.execute(sql: "DELETE FROM routineTask WHERE routineId = ?", arguments: [routine.id])
             for (position, task) in routine.tasks.enumerated() {

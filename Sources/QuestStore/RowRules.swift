@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import QuestCore
 
 /// What every stored value must be for the box to read it: the types the readers decode and
 /// the range rules of the game (weekdays 1–7, finite durations, ratings, percentages …), as
@@ -78,12 +79,20 @@ enum RowRules {
             """
     }
 
+    /// "HH:MM" that `ClockTime` reads.
+    static func clockTime(_ c: String) -> String {
+        "(typeof(\(c)) = 'text' AND length(\(c)) = 5 AND \(c) GLOB '[0-2][0-9]:[0-5][0-9]' AND \(c) < '24')"
+    }
+
     static let ratings = ["spot_on", "close", "off", "way_off"]
 
     static let tables: [(name: String, rules: [Rule])] = [
         ("routine", [
             uuid("id"), text("name", nonEmpty: true), text("displayName"), activeDays, bool("isActive"),
             oneOf("createdBy", ["parent", "player"]), int("position", 0, 1_000_000, "a position"),
+            Rule(column: "reminder", expected: "empty, off or a time HH:MM") { p in
+                "(\(p)reminder IS NULL OR \(p)reminder = 'off' OR \(clockTime(p + "reminder")))"
+            },
         ]),
         ("routineTask", [
             uuid("id"), uuid("routineId"), int("position", 0, 1_000_000, "a position"), text("name"), text("displayName"),
@@ -116,11 +125,11 @@ enum RowRules {
             optional(wallTime("pinLockedUntil")),
             int("pinLockouts", 0, 1_000_000, "a count"), optional(int("pinLockedUntilMonotonic", 0, Int64.max, "nanoseconds")),
             optional(text("pinLockBootId", maxBytes: 64)),
-            Rule(column: "reminderTime", expected: "a time HH:MM") { p in
-                "(typeof(\(p)reminderTime) = 'text' AND \(p)reminderTime GLOB '[0-2][0-9]:[0-5][0-9]' AND \(p)reminderTime < '24')"
-            },
+            Rule(column: "reminderTime", expected: "a time HH:MM") { p in clockTime(p + "reminderTime") },
             bool("remindersEnabled"), oneOf("streakPolicy", ["pause", "joker"]), bool("soundEnabled"),
             int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", 1, 7, "a weekday")),
+            bool("estimateReadBack"),
+            optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
         ]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),

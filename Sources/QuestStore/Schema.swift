@@ -19,6 +19,7 @@ public enum Schema {
         ("v2-estimation-task-index", v2),
         ("v3-derived-profile", v3),
         ("v4-pin-lockout-escalation", v4),
+        ("v5-live-settings", v5),
     ]
 
     public static func migrator() -> DatabaseMigrator {
@@ -30,6 +31,19 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// Every setting the box offers is stored: the estimate read-back (§2) and GAME-4's stop
+    /// guard (NULL: the default), and each routine's reminder (REM-1; NULL: at the box's
+    /// reminder time, 'off', or its own 'HH:MM').
+    static func v5(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "estimateReadBack", .boolean).notNull().defaults(to: false)
+            t.add(column: "stopGuardSeconds", .integer)
+        }
+        try db.alter(table: "routine") { t in
+            t.add(column: "reminder", .text)
+        }
     }
 
     /// PAR-1: lockouts that escalate (a 4-digit PIN must not fall to a week of patient

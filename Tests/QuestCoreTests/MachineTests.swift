@@ -188,6 +188,25 @@ struct MachineTests {
         #expect(box.estimations.first?.actualSeconds == 2)
     }
 
+    @Test("GAME-4 configurable: the stored stop guard replaces the 2 s default; 0 turns it off")
+    func configuredStopGuard() {
+        for (guardSeconds, ignoredAt, countsAt) in [(5, 4_900 * milli, 5 * second), (0, nil, 100 * milli)] as [(Int, Int64?, Int64)] {
+            var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "boot-1")
+            world.settings.stopGuardSeconds = guardSeconds
+            var box = Box(world: world)
+            box.tap(.lock, at: 1 * second)
+            let lock = 2 * second
+            box.tap(.lock, at: lock)
+            if let ignoredAt {
+                box.tap(.stop, at: lock + ignoredAt)
+                #expect(box.phase == "active", "guard \(guardSeconds)")
+            }
+            box.tap(.stop, at: lock + countsAt)
+            #expect(box.phase == "revealing", "guard \(guardSeconds)")
+            #expect(box.estimations.first?.actualSeconds == Double(countsAt) / 1e9)
+        }
+    }
+
     @Test("GAME-2: nothing shows or sounds the running time while active")
     func noClockWhileActive() {
         var box = Box()

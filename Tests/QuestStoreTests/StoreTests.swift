@@ -265,17 +265,22 @@ struct StoreTests {
             s.volumePercent = 35
             s.soundEnabled = false
             s.firstWeekday = 1
-            s.reminderTime = "06:45"
+            s.game.reminderTime = ClockTime(hour: 6, minute: 45) ?? .morning
+            s.game.estimateReadBack = true
+            s.game.stopGuardSeconds = 4
+            s.game.remindersEnabled = false
         }
-        expected.game = GameSettings(streakPolicy: .joker, hintsEnabled: false)
+        expected.game = GameSettings(
+            streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 4, remindersEnabled: false,
+            reminderTime: ClockTime("06:45"))
         expected.volumePercent = 35
         expected.soundEnabled = false
         expected.firstWeekday = 1
-        expected.reminderTime = "06:45"
+        #expect(expected.game.reminderTime.description == "06:45")
         #expect(try db.settings() == expected)
         #expect(throws: StoreError.invalid("volume: 140 is not 0–100")) { try db.updateSettings { $0.volumePercent = 140 } }
         #expect(throws: StoreError.invalid("firstWeekday: 8 is not a weekday (1 = Sunday … 7 = Saturday)")) { try db.updateSettings { $0.firstWeekday = 8 } }
-        #expect(throws: StoreError.invalid("reminderTime: \"7:30\" is not HH:MM")) { try db.updateSettings { $0.reminderTime = "7:30" } }
+        #expect(throws: StoreError.invalid("stopGuardSeconds: 11 is not 0–10")) { try db.updateSettings { $0.game.stopGuardSeconds = 11 } }
         #expect(try db.settings() == expected)
     }
 

@@ -221,7 +221,7 @@ private struct Reducer {
             guard role == .stop else { return }  // no other button does anything while timing
             emit(.scheduleTimer(.abandonHold, atNanos: t + ms(rules.abandonHoldMs)))
             // GAME-4: a stop within the guard after lock-in is an accident and is ignored.
-            guard t - lock >= ms(rules.accidentalStopGuardMs) else { return }
+            guard t - lock >= ms(state.world.settings.stopGuardMs(rules: rules)) else { return }
             // The stop edge ends the task (GAME-3); the reveal follows on release, unless the
             // press turns into a 3 s hold to abandon the quest.
             state.phase = .active(run, taskIndex: index, estimateSeconds: estimate, lockNanos: lock, pendingStopNanos: t)

@@ -27,7 +27,7 @@ public enum QuestRehearsal {
         for _ in tasks {
             press(.down)                              // change the estimate
             press(.lock)                              // lock in
-            t += rules.accidentalStopGuardMs * 1_000_000
+            t += world.settings.stopGuardMs(rules: rules) * 1_000_000
             press(.stop)                              // done: the reveal
             press(.lock)                              // next (after the last: the summary)
         }

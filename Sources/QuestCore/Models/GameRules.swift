@@ -39,9 +39,72 @@ public struct GameRules: Codable, Equatable, Sendable {
     public static let standard = GameRules()
 }
 
+/// A local time of day, "HH:MM" (REM-1 reminders).
+public struct ClockTime: Codable, Equatable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var hour: Int
+    public var minute: Int
+
+    /// nil unless 0 ≤ hour ≤ 23 and 0 ≤ minute ≤ 59.
+    public init?(hour: Int, minute: Int) {
+        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// Exactly "HH:MM" with two digits each ("7:30" and "07:30:00" are refused).
+    public init?(_ text: String) {
+        let b = Array(text.utf8)
+        func digit(_ i: Int) -> Int? { (48...57).contains(b[i]) ? Int(b[i]) - 48 : nil }
+        guard b.count == 5, b[2] == UInt8(ascii: ":"), let h1 = digit(0), let h2 = digit(1), let m1 = digit(3), let m2 = digit(4)
+        else { return nil }
+        self.init(hour: h1 * 10 + h2, minute: m1 * 10 + m2)
+    }
+
+    private init(valid hour: Int, _ minute: Int) {
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// REM-1's default reminder time.
+    public static let morning = ClockTime(valid: 7, 30)
+
+    /// Minutes since midnight.
+    public var minutes: Int { hour * 60 + minute }
+
+    public var description: String { (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)" }
+
+    public static func < (a: ClockTime, b: ClockTime) -> Bool { (a.hour, a.minute) < (b.hour, b.minute) }
+}
+
+/// When a routine's reminder sounds (REM-1): at the box's reminder time, never, or at its own time.
+public enum ReminderChoice: Codable, Equatable, Hashable, Sendable, CustomStringConvertible {
+    case standard
+    case off
+    case at(ClockTime)
+
+    /// "HH:MM", "off" or "default"; nil for anything else.
+    public init?(_ text: String) {
+        switch text {
+        case "off": self = .off
+        case "default": self = .standard
+        default:
+            guard let time = ClockTime(text) else { return nil }
+            self = .at(time)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .standard: "default"
+        case .off: "off"
+        case .at(let t): t.description
+        }
+    }
+}
+
 /// Choices the parent or player makes (persisted by the store).
 public struct GameSettings: Codable, Equatable, Sendable {
-    public enum StreakPolicy: String, Codable, Sendable, Equatable {
+    public enum StreakPolicy: String, Codable, Sendable, Equatable, CaseIterable {
         case pause
         case joker
     }
@@ -50,10 +113,30 @@ public struct GameSettings: Codable, Equatable, Sendable {
     public var hintsEnabled = true
     /// Buzz the locked-in estimate back when the box has no display (§2).
     public var estimateReadBack = false
+    /// GAME-4's guard in whole seconds; nil: the rules' default (2 s).
+    public var stopGuardSeconds: Int?
+    /// REM-1: the player can turn reminders off; each routine's reminder sounds at its own
+    /// time, or at `reminderTime` unless it is off.
+    public var remindersEnabled = true
+    public var reminderTime = ClockTime.morning
 
-    public init(streakPolicy: StreakPolicy = .pause, hintsEnabled: Bool = true, estimateReadBack: Bool = false) {
+    public init(
+        streakPolicy: StreakPolicy = .pause, hintsEnabled: Bool = true, estimateReadBack: Bool = false,
+        stopGuardSeconds: Int? = nil, remindersEnabled: Bool = true, reminderTime: ClockTime? = nil
+    ) {
         self.streakPolicy = streakPolicy
         self.hintsEnabled = hintsEnabled
         self.estimateReadBack = estimateReadBack
+        self.stopGuardSeconds = stopGuardSeconds
+        self.remindersEnabled = remindersEnabled
+        self.reminderTime = reminderTime ?? .morning
     }
+
+    /// GAME-4: how long after lock-in a stop press is taken as an accident.
+    public func stopGuardMs(rules: GameRules) -> Int64 {
+        stopGuardSeconds.map { Int64($0) * 1_000 } ?? rules.accidentalStopGuardMs
+    }
+
+    /// The range `stop.guard-seconds` accepts.
+    public static let stopGuardRange = 0...10
 }

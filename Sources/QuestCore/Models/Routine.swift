@@ -36,11 +36,14 @@ public struct Routine: Codable, Equatable, Sendable, Identifiable {
     public var createdBy: RoutineCreator
     /// Ordered: the array order is the play order.
     public var tasks: [RoutineTask]
+    /// REM-1: when this routine's reminder sounds (nil: at the box's reminder time).
+    public var reminder: ReminderChoice?
 
     public init(
         id: UUID, name: String, displayName: String, activeDays: [Int], isActive: Bool = true,
-        createdBy: RoutineCreator = .parent, tasks: [RoutineTask]
+        createdBy: RoutineCreator = .parent, tasks: [RoutineTask], reminder: ReminderChoice? = nil
     ) {
+        self.reminder = reminder
         self.id = id
         self.name = name
         self.displayName = displayName

@@ -1,0 +1,105 @@
+import Foundation
+import QuestCore
+import Testing
+@testable import QuestStore
+
+@Suite("settings (questbox settings, SettingsCatalog)")
+struct SettingsTests {
+    let questbox = productPath("questbox")
+
+    func run(_ args: [String]) throws -> ProcessResult { try runProcess(questbox, args) }
+
+    func dataWithRoutine() throws -> String {
+        let data = (temporaryDirectory() as NSString).appendingPathComponent("data")
+        let file = (temporaryDirectory() as NSString).appendingPathComponent("r.json")
+        _ = FileManager.default.createFile(atPath: file, contents: Data("""
+            {"name": "School Morning", "displayName": "Morning Quest", "activeDays": [2,3,4,5,6], "tasks": [{"name": "Teeth", "displayName": "Teeth"}]}
+            """.utf8))
+        #expect(try run(["routine", "import", file, "--data", data]).status == 0)
+        return data
+    }
+
+    @Test("settings lists every key with value and allowed range, text and JSON")
+    func list() throws {
+        let data = try dataWithRoutine()
+        let text = try run(["settings", "--data", data])
+        #expect(text.status == 0, "\(text)")
+        for key in ["sound.mute", "sound.volume", "streak.policy", "hints", "estimate.readback", "stop.guard-seconds",
+                    "week.first-day", "reminders", "reminder.time", "reminder.School Morning"] {
+            #expect(text.stdout.contains(key), "missing \(key) in \(text.stdout)")
+        }
+        #expect(text.stdout.contains("sound.volume") && text.stdout.contains("80  (0–100)"))
+        let json = try run(["settings", "list", "--json", "--data", data])
+        let values = try JSONDecoder().decode([SettingValue].self, from: Data(json.stdout.utf8))
+        #expect(values.first { $0.key == "stop.guard-seconds" }?.value == "default")
+        #expect(values.first { $0.key == "reminder.School Morning" } == SettingValue(key: "reminder.School Morning", value: "default", allowed: "HH:MM | off | default"))
+    }
+
+    @Test("settings set writes one value; get reads it back; the store holds it")
+    func setAndGet() throws {
+        let data = try dataWithRoutine()
+        let changes = [("sound.mute", "true", "true"), ("sound.volume", "35", "35"), ("streak.policy", "joker", "joker"),
+                       ("hints", "off", "false"), ("estimate.readback", "on", "true"), ("stop.guard-seconds", "5", "5"),
+                       ("week.first-day", "Monday", "monday"), ("reminders", "false", "false"), ("reminder.time", "06:45", "06:45"),
+                       ("reminder.School Morning", "07:10", "07:10")]
+        for (key, value, shown) in changes {
+            let set = try run(["settings", "set", key, value, "--data", data])
+            #expect(set.status == 0 && set.stdout == "\(key) = \(shown)\n", "\(set)")
+            #expect(try run(["settings", "get", key, "--data", data]).stdout == shown + "\n")
+        }
+        let db = try QuestDatabase(path: data + "/questbox.sqlite", access: .readOnly)
+        let s = try db.settings()
+        #expect(!s.soundEnabled && s.volumePercent == 35 && s.firstWeekday == 2)
+        #expect(s.game == GameSettings(
+            streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 5, remindersEnabled: false,
+            reminderTime: ClockTime(hour: 6, minute: 45)))
+        #expect(try db.routines().first?.reminder == .at(ClockTime(hour: 7, minute: 10)!))
+        let json = try run(["settings", "get", "week.first-day", "--json", "--data", data])
+        #expect(try JSONDecoder().decode(SettingValue.self, from: Data(json.stdout.utf8)).value == "monday")
+    }
+
+    @Test("a bad key or value is one line naming it and what is allowed; nothing is written")
+    func refusals() throws {
+        let data = try dataWithRoutine()
+        let before = try run(["settings", "--json", "--data", data]).stdout
+        let cases: [([String], String)] = [
+            (["sound.volume", "140"], "questbox: sound.volume: \"140\" is not allowed (allowed: 0–100)\n"),
+            (["sound.mute", "maybe"], "questbox: sound.mute: \"maybe\" is not allowed (allowed: true | false)\n"),
+            (["stop.guard-seconds", "-1"], "questbox: stop.guard-seconds: \"-1\" is not allowed (allowed: 0–10 | default)\n"),
+            (["reminder.time", "7:30"], "questbox: reminder.time: \"7:30\" is not allowed (allowed: HH:MM)\n"),
+            (["reminder.School Morning", "25:00"], "questbox: reminder.School Morning: \"25:00\" is not allowed (allowed: HH:MM | off | default)\n"),
+            (["reminder.Evening", "08:00"], "questbox: reminder.Evening: no routine has that name (routines: School Morning)\n"),
+            (["streak.policy", "reset\u{1B}[2J"], "questbox: streak.policy: \"reset\\u{1B}[2J\" is not allowed (allowed: pause | joker)\n"),
+        ]
+        for (args, message) in cases {
+            let r = try run(["settings", "set"] + args + ["--data", data])
+            #expect(r.status == 1 && r.stderr == message, "\(args): \(r)")
+        }
+        let unknown = try run(["settings", "get", "volume", "--data", data])
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("questbox: volume: no such setting (settings: sound.mute, sound.volume,"), "\(unknown)")
+        #expect(try run(["settings", "--json", "--data", data]).stdout == before)
+    }
+
+    @Test("a reminder survives re-importing its routine; `default` clears it")
+    func reminderKeptOnReimport() throws {
+        let (db, _) = try freshDatabase()
+        var routine = Routine(id: UUID(), name: "r", displayName: "R", activeDays: [2], tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")])
+        try db.saveRoutine(routine)
+        try SettingsCatalog.set("reminder.r", to: "off", in: db)
+        routine.displayName = "Renamed"
+        try db.saveRoutine(routine)
+        #expect(try db.routines().first?.reminder == .off)
+        try SettingsCatalog.set("reminder.r", to: "default", in: db)
+        #expect(try db.routines().first?.reminder == nil)
+        routine.reminder = .at(ClockTime(hour: 18, minute: 5)!)
+        try db.saveRoutine(routine)
+        #expect(try SettingsCatalog.value(of: "reminder.r", in: try db.settings(), routines: try db.routines()).value == "18:05")
+    }
+
+    @Test("ClockTime reads exactly HH:MM")
+    func clockTime() {
+        #expect(ClockTime("07:30")?.minutes == 450)
+        #expect(ClockTime("23:59")?.description == "23:59")
+        for bad in ["7:30", "24:00", "07:60", "07:3", "0730", "07:30:00", "٠٧:٣٠", "+7:30", ""] { #expect(ClockTime(bad) == nil, "\(bad)") }
+    }
+}
