@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
-            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
+        // The running box's local socket: its JSON-lines messages and a client (docs/box-protocol.md).
+        .target(name: "BoxProtocol", dependencies: ["QuestCore", "CEventLoop"]),
         .target(name: "CSystemClock"),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
@@ -54,7 +56,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -79,7 +81,7 @@ let package = Package(
         .executableTarget(name: "SoundRecipe", dependencies: ["Audio", "QuestCore"], path: "Sounds/Recipe"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol"]),
         .testTarget(
             name: "QuestStoreTests",
             dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "Audio", "questbox", "StoreCrashWriter"],

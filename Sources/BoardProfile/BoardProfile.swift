@@ -42,6 +42,9 @@ public struct BoardProfile: Equatable, Sendable {
     public var holdMs: Int
     public var audioCard: String
     public var audioLatencyMs: Int
+    /// `control.socket_press`: the socket's `press` command may push this board's buttons
+    /// (simulated boards; a real box's buttons are pressed by hand).
+    public var socketPress = false
 
     /// Every line the box requests, by role.
     public var linesByRole: [(role: String, line: String)] {
@@ -64,12 +67,13 @@ public struct BoardProfileError: Error, Equatable, CustomStringConvertible {
 }
 
 extension BoardProfile {
-    static let topKeys: Set<String> = ["name", "description", "chip", "lines", "buttons", "outputs", "audio"]
+    static let topKeys: Set<String> = ["name", "description", "chip", "lines", "buttons", "outputs", "audio", "control"]
     static let lineKeys: Set<String> = ["lock", "stop", "up", "down", "led", "buzzer"]
     static let ledKeys: Set<String> = ["red", "green", "blue"]
     static let buttonKeys: Set<String> = ["active_low", "bias", "debounce_ms", "hold_ms"]
     static let outputKeys: Set<String> = ["active_low"]
     static let audioKeys: Set<String> = ["card", "latency_ms"]
+    static let controlKeys: Set<String> = ["socket_press"]
 
     /// Reads and checks a profile file; every field is validated before anything is returned.
     /// A real profile is about 2 KiB; the cap keeps a hostile file from costing minutes.
@@ -135,10 +139,14 @@ extension BoardProfile {
         let card = try text(audio, "card", prefix: "audio.", required: false, fail: fail) ?? "default"
         let latency = try integer(audio, "latency_ms", prefix: "audio.", default: 20, range: 5...500, fail: fail)
 
-        let profile = BoardProfile(
+        let control = try section(root, "control", allowed: controlKeys, fail: fail)
+        let socketPress = try bool(control, "socket_press", prefix: "control.", default: false, fail: fail)
+
+        var profile = BoardProfile(
             name: name, description: description, chip: chip, lock: lock, stop: stop, up: up, down: down, led: led, buzzer: buzzer,
             buttonsActiveLow: buttonsActiveLow, buttonBias: bias, outputsActiveLow: outputsActiveLow, debounceMs: debounce,
             holdMs: hold, audioCard: card, audioLatencyMs: latency)
+        profile.socketPress = socketPress
         var seen: [String: String] = [:]
         for (role, l) in profile.linesByRole {
             if let other = seen[l] { throw fail("lines.\(role)", "\"\(l)\" is already used for \(other)") }

@@ -1,3 +1,4 @@
+import BoxProtocol
 import CEventLoop
 import Foundation
 import GPIO
@@ -8,10 +9,31 @@ import SystemClock
 
 /// The box's main job: one thread, one `poll` over the button lines, a CLOCK_MONOTONIC
 /// timerfd (the machine's timers and the LED/buzzer steps), a CLOCK_REALTIME timerfd
-/// (midnight, or the wall clock being set), an eventfd (shutdown from another thread) and
-/// optionally a signalfd (SIGTERM/SIGINT). It feeds `QuestMachine` the kernel's edge
-/// timestamps and performs its effects. With nothing pending it never wakes up.
+/// (midnight, or the wall clock being set), an eventfd (shutdown from another thread),
+/// optionally a signalfd (SIGTERM/SIGINT), an inotify watch on the data directory (another
+/// process changed the store) and the local socket with its clients. It feeds
+/// `QuestMachine` the kernel's edge timestamps and performs its effects. With nothing
+/// pending it never wakes up.
 public final class BoxDaemon: @unchecked Sendable {
+    /// The local socket (`questbox watch`, the web app) and what the box says about itself.
+    public struct ControlOptions: Sendable {
+        public var socketPath: String
+        public var maximumClients: Int
+        /// Whether `press` may push buttons (simulated boards).
+        public var allowPress: Bool
+        /// The ALSA PCM in use (nil: silent), asked for each `box` status.
+        public var soundDevice: @Sendable () -> String?
+        /// Output a client may leave unread (beyond the kernel's buffer) before it is dropped.
+        public var maximumQueuedBytes = 256 * 1024
+
+        public init(socketPath: String, maximumClients: Int = 4, allowPress: Bool, soundDevice: @escaping @Sendable () -> String? = { nil }) {
+            self.socketPath = socketPath
+            self.maximumClients = maximumClients
+            self.allowPress = allowPress
+            self.soundDevice = soundDevice
+        }
+    }
+
     let board: BoardGPIO
     let db: QuestDatabase
     let clock: SystemClock
@@ -40,15 +62,39 @@ public final class BoxDaemon: @unchecked Sendable {
     private var watchdogInterval: MonotonicNanos?
     private var nextWatchdogPing: MonotonicNanos?
     private var wallClockTrusted: Bool
+    /// The calendar before the stored first weekday is applied (each reload applies it anew).
+    private let baseCalendar: Calendar
+    private let control: ControlOptions?
+    private var server: ControlServer?
+    /// Watches the data directory: a write by another process wakes the loop to compare
+    /// `PRAGMA data_version` (the box's own writes leave it unchanged).
+    private var storeWatchFD: Int32 = -1
+    private var storeVersion: Int?
+    /// SQLite appends to the WAL (the inotify event) a moment before it publishes the commit
+    /// in shared memory (no event): when the version has not moved yet, look again shortly.
+    private var storeRecheckAt: MonotonicNanos?
+    private var storeRechecksLeft: [Int64] = []
+    static let storeRecheckDelaysMs: [Int64] = [30, 300]
+    /// Re-reads of the store, for the `box` status (1: the load at start).
+    private var dataVersion = 1
+    /// A change arrived during a quest: it applies when the box is idle again.
+    private var pendingReload = false
+    /// Buttons held down over the socket (`press` down … up): their level reads as pressed.
+    private var socketHeld: Set<ButtonRole> = []
+    /// The machine's last LED pattern, shown again after a wiring check.
+    private var machineLED: LEDPattern = .off
+    private var ledUnderTest = false
     private let counters = NSLock()
     private var wakeupCount = 0
 
     /// Loads the world from the store and prepares the loop's descriptors.
     public init(
         board: BoardGPIO, database: QuestDatabase, clock: SystemClock, sound: SoundOutput, display: DisplayOutput,
-        calendar: Calendar, rules: GameRules? = nil, logger: Logger
+        calendar: Calendar, rules: GameRules? = nil, control: ControlOptions? = nil, logger: Logger
     ) throws {
         self.board = board
+        self.baseCalendar = calendar
+        self.control = control
         self.db = database
         self.clock = clock
         self.sound = sound
@@ -77,10 +123,22 @@ public final class BoxDaemon: @unchecked Sendable {
         if let usec = ProcessInfo.processInfo.environment["WATCHDOG_USEC"].flatMap(Int64.init), usec > 0 {
             watchdogInterval = usec * 1_000 / 2  // ping at half the interval systemd expects
         }
+        if let control {
+            server = try ControlServer(
+                path: control.socketPath, maximumClients: control.maximumClients, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
+        }
+        let directory = (database.path as NSString).deletingLastPathComponent
+        storeWatchFD = qb_inotify_directory(directory.isEmpty ? "." : directory)
+        if storeWatchFD < 0 {
+            logger.warning("cannot watch the data directory; changes by other programs apply on `reload`", metadata: [
+                "directory": "\(directory)", "error": "\(String(cString: strerror(-storeWatchFD)))",
+            ])
+        }
+        storeVersion = try? database.dataVersion()
     }
 
     deinit {
-        for fd in [timerFD, wallFD, wakeFD, signalFD] where fd >= 0 { close(fd) }
+        for fd in [timerFD, wallFD, wakeFD, signalFD, storeWatchFD] where fd >= 0 { close(fd) }
     }
 
     /// Times `poll` returned: the measure of wake-ups (0 while idle).
@@ -109,9 +167,14 @@ public final class BoxDaemon: @unchecked Sendable {
         nextWatchdogPing = watchdogInterval.map { clock.monotonicNanos() + $0 }
         loop: while true {
             arm()
-            var fds = board.pollDescriptors + [timerFD, wallFD, wakeFD] + (signalFD >= 0 ? [signalFD] : [])
+            var fds = board.pollDescriptors + [timerFD, wallFD, wakeFD] + (signalFD >= 0 ? [signalFD] : []) + (storeWatchFD >= 0 ? [storeWatchFD] : [])
+            var wantWrite = [Int32](repeating: 0, count: fds.count)
+            for entry in server?.pollEntries ?? [] {
+                fds.append(entry.fd)
+                wantWrite.append(entry.wantWrite ? 1 : 0)
+            }
             var ready = [Int32](repeating: 0, count: fds.count)
-            let n = qb_poll_readable(&fds, Int32(fds.count), -1, &ready)
+            let n = qb_poll(&fds, &wantWrite, Int32(fds.count), -1, &ready)
             counters.withLock { wakeupCount += 1 }
             guard n >= 0 else { throw GPIOFailure("poll failed: \(String(cString: strerror(errno)))") }
             for (i, fd) in fds.enumerated() where ready[i] != 0 {
@@ -128,10 +191,17 @@ public final class BoxDaemon: @unchecked Sendable {
                 case wallFD:
                     let cancelled = qb_wallclock_timerfd_read(wallFD) == 2
                     calendarChanged(reason: cancelled || isLateForMidnight() ? "wall clock set" : "midnight")
+                case storeWatchFD:
+                    _ = qb_inotify_drain(storeWatchFD)
+                    storeRechecksLeft = Self.storeRecheckDelaysMs
+                    followStore()
+                case let fd where server?.owns(fd) == true:
+                    server?.service(fd, ready: ready[i], hello: { .hello(status()) }, handle: handle)
                 default:
                     readButtonEdges(from: fd)
                 }
             }
+            if pendingReload, case .idle = state.phase { reload(reason: "after the quest") }
             runDueWork()
         }
         _ = qb_sd_notify("STOPPING=1")
@@ -140,6 +210,7 @@ public final class BoxDaemon: @unchecked Sendable {
             logger.error("plays not saved at shutdown", metadata: ["requests": "\(writes.pending.count)"])
         }
         do { try board.allOff() } catch { logger.error("switching outputs off failed", metadata: ["error": "\(error)"]) }
+        server = nil  // closes the clients and removes the socket file
     }
 
     // MARK: work
@@ -163,7 +234,10 @@ public final class BoxDaemon: @unchecked Sendable {
         for (i, fd) in fds.enumerated() where ready[i] != 0 { readButtonEdges(from: fd) }
     }
 
+    private var startedUp = false
+
     private func startUp() {
+        defer { startedUp = true }
         let now = clock.wallNow()
         if wallClockTrusted { correctUntrustedTimes() }
         do {
@@ -201,7 +275,11 @@ public final class BoxDaemon: @unchecked Sendable {
     private func correctUntrustedTimes() {
         do {
             let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
-            if n > 0 { logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"]) }
+            if n > 0 {
+                logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"])
+                // What the box holds (play days, the streak) must follow the corrected times.
+                if startedUp { reload(reason: "wall times corrected") }
+            }
         } catch {
             logger.error("correcting wall times failed", metadata: ["error": "\(error)"])
         }
@@ -220,8 +298,14 @@ public final class BoxDaemon: @unchecked Sendable {
         let now = clock.monotonicNanos()
         while let due = timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
         if let color = led.advance(to: now) { setLED(color) }
+        if ledUnderTest && led.nextChangeAt == nil {
+            // The wiring check is over: the machine's pattern again.
+            ledUnderTest = false
+            if let color = led.start(machineLED.sequence, repeats: machineLED.repeats, at: now) { setLED(color) }
+        }
         if let on = buzzer.advance(to: now) { setBuzzer(on) }
         if let at = writes.retryAt, at <= now { retryWrites(at: now) }
+        if let at = storeRecheckAt, at <= now { followStore() }
         playCueWhenFree()
         if let ping = nextWatchdogPing, ping <= now, let interval = watchdogInterval {
             _ = qb_sd_notify("WATCHDOG=1")
@@ -231,7 +315,7 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
-        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing, writes.retryAt].compactMap { $0 }
+        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing, writes.retryAt, storeRecheckAt].compactMap { $0 }
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 
@@ -258,15 +342,22 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     func step(_ event: QuestEvent) {
+        let pressedBefore = server == nil ? [] : ButtonRole.allCases.map { state.debouncer.isPressed($0) }
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
+        if let server, server.subscriberCount > 0 {
+            for (i, role) in ButtonRole.allCases.enumerated() where state.debouncer.isPressed(role) != pressedBefore[i] {
+                let pressed = state.debouncer.isPressed(role)
+                server.broadcast(.event("press") { $0.button = role.rawValue; $0.pressed = pressed })
+            }
+        }
         perform(effects)
         // A debounce window closed: the line's real level settles what its edges left open.
         for case .readButton(let role) in effects {
             // Edges that arrived since the last poll come first: the read is newer than them.
             drainButtonEdges()
             do {
-                let level = try board.isPressed(role)
+                let level = try board.isPressed(role) || socketHeld.contains(role)
                 let readAt = clock.monotonicNanos()
                 logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(readAt)"])
                 step(.buttonLevel(role, pressed: level, atNanos: readAt))
@@ -287,6 +378,8 @@ public final class BoxDaemon: @unchecked Sendable {
             case .playSound(let s):
                 sound.play(s)
             case .led(let pattern):
+                machineLED = pattern
+                ledUnderTest = false
                 if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: clock.monotonicNanos()) { setLED(color) }
             case .buzzer(let pattern):
                 if let on = buzzer.start(pattern.sequence, repeats: false, at: clock.monotonicNanos()) { setBuzzer(on) }
@@ -301,7 +394,14 @@ public final class BoxDaemon: @unchecked Sendable {
             case .display(let screen):
                 lastScreen = screen
                 display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
-            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
+                server?.broadcast(screenEvent(screen))
+            case .playSound(let id):
+                server?.broadcast(.event("sound") { $0.sound = id.rawValue })
+            case .led(let pattern):
+                server?.broadcast(.event("led") { $0.pattern = pattern.name })
+            case .buzzer(let pattern):
+                server?.broadcast(.event("buzzer") { $0.pattern = pattern.name })
+            case .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
         }
@@ -321,7 +421,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 "request": "\(request.kind)", "retry_s": "\(WriteQueue.backoffSeconds[0])", "error": "\(error)",
             ])
             cue = (true, true)
-            if let screen = lastScreen { display.show(screen, notice: Self.notSavedNotice) }
+            showAgain()
         }
     }
 
@@ -341,7 +441,7 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         writes.written(written)
         logger.notice("saved the plays kept in memory", metadata: ["requests": "\(written)"])
-        if let screen = lastScreen { display.show(screen, notice: nil) }
+        showAgain()
     }
 
     /// One write; the error when it should be tried again (the disk: full, read-only, busy).
@@ -379,11 +479,180 @@ public final class BoxDaemon: @unchecked Sendable {
         }
     }
 
+    /// The last screen again, with or without the "not saved" notice, on every surface.
+    private func showAgain() {
+        guard let screen = lastScreen else { return }
+        display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
+        server?.broadcast(screenEvent(screen))
+        server?.broadcast(.event("box") { $0.box = status() })
+    }
+
     private func setLED(_ color: LEDColor) {
         do { try board.setLED(color) } catch { logger.error("LED failed", metadata: ["error": "\(error)"]) }
     }
 
     private func setBuzzer(_ on: Bool) {
         do { try board.setBuzzer(on) } catch { logger.error("buzzer failed", metadata: ["error": "\(error)"]) }
+    }
+
+    // MARK: following the store
+
+    /// Something wrote to the data directory: re-read the store if another connection
+    /// committed (the box's own writes leave the version as it is).
+    private func followStore() {
+        storeRecheckAt = nil
+        let version: Int
+        do {
+            version = try db.dataVersion()
+        } catch {
+            return logger.error("reading the store's version failed", metadata: ["error": "\(error)"])
+        }
+        guard version != storeVersion else {
+            if !storeRechecksLeft.isEmpty { storeRecheckAt = clock.monotonicNanos() + storeRechecksLeft.removeFirst() * 1_000_000 }
+            return
+        }
+        storeRechecksLeft = []
+        storeVersion = version
+        reload(reason: "store changed")
+    }
+
+    /// Re-reads routines, settings and the profile. Sound settings apply at once; the game's
+    /// world only while idle, so a change never disturbs a quest (it waits for the next).
+    /// Returns when the world applies: "now" or "after-quest".
+    @discardableResult
+    private func reload(reason: String) -> String {
+        let settings: StoredSettings
+        do {
+            settings = try db.settings()
+        } catch {
+            logger.error("re-reading settings failed", metadata: ["error": "\(error)"])
+            return "now"
+        }
+        sound.apply(soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent)
+        switch state.phase {
+        case .idle, .summary:
+            break
+        case .estimating, .active, .revealing:
+            if !pendingReload { logger.info("store changed during a quest; applies after it", metadata: ["reason": "\(reason)"]) }
+            pendingReload = true
+            return "after-quest"
+        }
+        pendingReload = false
+        do {
+            var world = try db.loadWorld(calendar: baseCalendar, bootID: clock.bootID)
+            world.pendingReflection = state.world.pendingReflection
+            storeVersion = try? db.dataVersion()
+            dataVersion += 1
+            step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
+            logger.info("store re-read", metadata: [
+                "reason": "\(reason)", "routines": "\(world.routines.count)", "xp": "\(world.profile.totalXP)", "version": "\(dataVersion)",
+            ])
+            server?.broadcast(.event("box") { $0.box = status() })
+        } catch {
+            logger.error("re-reading the store failed; the box goes on with what it has", metadata: ["error": "\(error)"])
+        }
+        return "now"
+    }
+
+    // MARK: the socket
+
+    private func status() -> BoxStatus {
+        BoxStatus(
+            board: board.profile.name, soundDevice: control?.soundDevice(), clockTrusted: wallClockTrusted, dataVersion: dataVersion,
+            unsavedPlays: writes.pending.count, phase: state.phase.name)
+    }
+
+    private func screenEvent(_ screen: Screen) -> BoxMessage {
+        .event("screen") {
+            $0.screen = ScreenPayload(screen)
+            $0.notice = writes.isEmpty ? nil : Self.notSavedNotice
+        }
+    }
+
+    private func handle(_ request: BoxRequest) -> BoxMessage {
+        switch request.command {
+        case "subscribe", "state":
+            var reply = BoxMessage.reply(to: request)
+            reply.screen = lastScreen.map(ScreenPayload.init)
+            reply.notice = writes.isEmpty ? nil : Self.notSavedNotice
+            reply.box = status()
+            return reply
+        case "reload":
+            var reply = BoxMessage.reply(to: request)
+            storeVersion = try? db.dataVersion()
+            reply.applied = reload(reason: "requested")
+            reply.box = status()
+            return reply
+        case "test-output":
+            return testOutput(request)
+        case "press":
+            return press(request)
+        default:
+            return .reply(to: request, error: "command: unknown")
+        }
+    }
+
+    /// A wiring check: an LED colour for 2 s, a buzzer pattern, a sound. Never during a quest.
+    private func testOutput(_ request: BoxRequest) -> BoxMessage {
+        guard case .idle = state.phase else {
+            return .reply(to: request, error: "test-output: a quest is running (\(state.phase.name)); wiring checks wait until it ends")
+        }
+        let color = request.led.map { LEDColor(rawValue: $0) }
+        let pattern = request.buzzer.map { name in BuzzerPattern.testable.first { $0.name == name } }
+        let soundID = request.sound.map { SoundID(rawValue: $0) }
+        if case .some(nil) = color {
+            return .reply(to: request, error: "led: \"\(DisplayText.escaped(request.led ?? ""))\" is not a colour (\(LEDColor.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if case .some(nil) = pattern {
+            return .reply(to: request, error: "buzzer: \"\(DisplayText.escaped(request.buzzer ?? ""))\" is not a pattern (\(BuzzerPattern.testable.map(\.name).joined(separator: ", ")))")
+        }
+        if case .some(nil) = soundID {
+            return .reply(to: request, error: "sound: \"\(DisplayText.escaped(request.sound ?? ""))\" is not a sound (\(SoundID.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard color != nil || pattern != nil || soundID != nil else {
+            return .reply(to: request, error: "test-output: name an led, a buzzer pattern or a sound")
+        }
+        let now = clock.monotonicNanos()
+        if let c = color ?? nil {
+            ledUnderTest = true
+            if let first = led.start([(c, 2_000), (.off, 0)], repeats: false, at: now) { setLED(first) }
+            server?.broadcast(.event("led") { $0.pattern = "test-\(c.rawValue)" })
+        }
+        if let p = pattern ?? nil {
+            if let on = buzzer.start(p.sequence, repeats: false, at: now) { setBuzzer(on) }
+            server?.broadcast(.event("buzzer") { $0.pattern = p.name })
+        }
+        if let id = soundID ?? nil {
+            sound.play(id)
+            server?.broadcast(.event("sound") { $0.sound = id.rawValue })
+        }
+        logger.info("wiring check", metadata: ["led": "\(request.led ?? "-")", "buzzer": "\(request.buzzer ?? "-")", "sound": "\(request.sound ?? "-")"])
+        return .reply(to: request)
+    }
+
+    /// A button pushed over the socket, stamped now on CLOCK_MONOTONIC: "down" holds it until
+    /// "up"; "tap" is a press whose release the debounce read finds.
+    private func press(_ request: BoxRequest) -> BoxMessage {
+        guard control?.allowPress == true else {
+            return .reply(to: request, error: "press: this board's buttons are pressed by hand (a board profile allows it with control.socket_press)")
+        }
+        guard let role = request.button.flatMap(ButtonRole.init(rawValue:)) else {
+            return .reply(to: request, error: "button: \"\(DisplayText.escaped(request.button ?? ""))\" is not one of \(ButtonRole.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let now = clock.monotonicNanos()
+        switch request.action ?? "tap" {
+        case "down":
+            socketHeld.insert(role)
+            step(.button(role, pressed: true, atNanos: now))
+        case "up":
+            socketHeld.remove(role)
+            step(.button(role, pressed: false, atNanos: now))
+        case "tap":
+            socketHeld.remove(role)
+            step(.button(role, pressed: true, atNanos: now))
+        default:
+            return .reply(to: request, error: "action: \"\(DisplayText.escaped(request.action ?? ""))\" is not one of down, up, tap")
+        }
+        return .reply(to: request)
     }
 }

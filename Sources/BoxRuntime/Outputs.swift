@@ -6,13 +6,18 @@ import QuestCore
 /// daemon logs each sound it would play.
 public protocol SoundOutput: AnyObject {
     func play(_ sound: SoundID)
+    /// The parent's settings: sound on/off and volume (applied while running).
+    func apply(soundEnabled: Bool, volumePercent: Int)
 }
 
 public final class LoggingSoundOutput: SoundOutput {
     let logger: Logger
     public private(set) var played: [SoundID] = []
+    public private(set) var muted = false
     public init(logger: Logger) { self.logger = logger }
+    public func apply(soundEnabled: Bool, volumePercent: Int) { muted = !soundEnabled }
     public func play(_ sound: SoundID) {
+        guard !muted else { return }
         played.append(sound)
         logger.info("sound", metadata: ["id": "\(sound.rawValue)"])
     }

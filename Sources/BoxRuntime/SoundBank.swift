@@ -110,4 +110,5 @@ public final class SoundOutputs: SoundOutput {
     let outputs: [SoundOutput]
     public init(_ outputs: [SoundOutput]) { self.outputs = outputs }
     public func play(_ sound: SoundID) { for o in outputs { o.play(sound) } }
+    public func apply(soundEnabled: Bool, volumePercent: Int) { for o in outputs { o.apply(soundEnabled: soundEnabled, volumePercent: volumePercent) } }
 }

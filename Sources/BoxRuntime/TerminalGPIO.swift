@@ -155,5 +155,7 @@ public final class TerminalOutput: DisplayOutput, SoundOutput {
         if let notice { write("│ ⚠ \(notice)") }
     }
 
-    public func play(_ sound: SoundID) { write("  ♪ \(sound.rawValue)") }
+    private var muted = false
+    public func apply(soundEnabled: Bool, volumePercent: Int) { muted = !soundEnabled }
+    public func play(_ sound: SoundID) { write(muted ? "  ♪ \(sound.rawValue) (muted)" : "  ♪ \(sound.rawValue)") }
 }

@@ -43,7 +43,7 @@ public struct Questbox: ParsableCommand {
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
+                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
 
     public init() {}
 
@@ -113,6 +113,7 @@ struct RoutineCommand: ParsableCommand {
             // Build every routine first: nothing is written unless all of them are valid.
             let routines = try documents.map { doc in doc.routine(existing: try db.routine(named: doc.name), newID: UUID.init) }
             for routine in routines { try db.saveRoutine(routine) }
+            BoxNotifier.reload(options)
             for r in routines { print("imported \(DisplayText.escaped(r.name)) (\(r.tasks.count) task\(r.tasks.count == 1 ? "" : "s"))") }
         }
     }
@@ -159,6 +160,7 @@ struct RoutineCommand: ParsableCommand {
 
         func run() throws {
             guard try options.open().removeRoutine(named: name) else { throw CLIError("no routine named \"\(DisplayText.escaped(name))\"") }
+            BoxNotifier.reload(options)
             print("removed \(DisplayText.escaped(name))")
         }
     }
@@ -329,6 +331,7 @@ struct RestoreCommand: ParsableCommand {
 
     func run() throws {
         let safety = try options.open().restore(from: file, now: Date())
+        BoxNotifier.reload(options)
         print("restored from \(file); the data it replaced is saved as \(safety.path)")
     }
 }
@@ -411,6 +414,7 @@ struct PINCommand: ParsableCommand {
                 guard try PINInput.read(prompt: "The same PIN again: ") == pin else { throw CLIError("PIN: the two entries differ; nothing changed") }
             }
             try options.open().setPIN(pin)
+            BoxNotifier.reload(options)
             print("PIN set")
         }
     }

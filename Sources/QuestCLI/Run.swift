@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardProfile
+import BoxProtocol
 import BoxRuntime
 import Foundation
 import GPIO
@@ -14,6 +15,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
     @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0).") var sound: String?
     @Flag(name: .long, help: "Also log every button edge, level read and screen (debug level).") var verbose = false
+    @Option(name: .long, help: "How many socket clients (watch, the web app) at once.") var socketClients = 4
     @OptionGroup var options: DataOptions
 
     func run() throws {
@@ -45,9 +47,13 @@ struct RunCommand: ParsableCommand {
             device: sound, card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
         defer { audio.engine.stop() }
+        let engine = audio.engine
+        let control = BoxDaemon.ControlOptions(
+            socketPath: BoxSocketPath.forDaemon(dataDirectory: options.directory, environment: ProcessInfo.processInfo.environment),
+            maximumClients: socketClients, allowPress: profile.socketPress, soundDevice: { engine.statistics.device })
         let daemon = try BoxDaemon(
             board: gpio, database: db, clock: clock, sound: audio, display: LoggingDisplayOutput(logger: logger),
-            calendar: Calendar.current, logger: logger)
+            calendar: Calendar.current, control: control, logger: logger)
         try daemon.run(handleSignals: true)
         try db.close()
         logger.info("stopped")

@@ -56,6 +56,7 @@ struct SettingsCommand: ParsableCommand {
         func run() throws {
             let db = try options.open()
             let changed = try SettingsCatalog.set(key, to: value[0], in: db)
+            BoxNotifier.reload(options)
             if json { return try printJSON(changed) }
             print("\(DisplayText.escaped(changed.key)) = \(changed.value)")
         }

@@ -1,3 +1,4 @@
+import BoxProtocol
 import ArgumentParser
 import BoardProfile
 import BoxRuntime
@@ -133,9 +134,14 @@ extension SimulateCommand {
             device: sound ?? "null", card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
         defer { audio.engine.stop() }
+        let engine = audio.engine
+        // The same socket as the box: `questbox watch` and the web app work without hardware.
+        let control = BoxDaemon.ControlOptions(
+            socketPath: BoxSocketPath.forDaemon(dataDirectory: options.directory, environment: ProcessInfo.processInfo.environment),
+            allowPress: true, soundDevice: { engine.statistics.device })
         let daemon = try BoxDaemon(
             board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]), display: output,
-            calendar: Calendar.current, logger: logger)
+            calendar: Calendar.current, control: control, logger: logger)
         quit.daemon = daemon
         out(TerminalGPIO.help)
         try daemon.run(handleSignals: true)

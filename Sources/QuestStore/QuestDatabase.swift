@@ -201,4 +201,11 @@ public final class QuestDatabase: Sendable {
     }
 
     public func close() throws { try pool.close() }
+
+    /// SQLite's `PRAGMA data_version` on the writing connection: it changes when another
+    /// connection (another process: the CLI, the web app, a restore) commits, never for this
+    /// one's own writes. The daemon compares it to know when to re-read the store.
+    public func dataVersion() throws -> Int {
+        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
 }

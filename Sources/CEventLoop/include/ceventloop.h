@@ -51,3 +51,28 @@ void qb_release_free_memory(void);
 /// files advised, -1 if /proc/self/maps cannot be read.
 int qb_prefetch_mapped_code(void);
 #endif
+
+#ifndef CEVENTLOOP_IO_H
+#define CEVENTLOOP_IO_H
+#include <sys/types.h>
+/// Like qb_poll_readable, but fds whose want_write[i] is non-zero are also watched for room
+/// to write. ready[i]: bit 1 readable (or hung up, or in error), bit 2 writable.
+int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready);
+
+/// An inotify fd (non-blocking) watching the directory `path` for files written, created,
+/// removed or renamed in it, or -errno.
+int qb_inotify_directory(const char *path);
+/// Reads every queued inotify event; returns how many there were.
+int qb_inotify_drain(int fd);
+
+/// A listening Unix stream socket at `path` (non-blocking, close-on-exec) with the file mode
+/// `mode`, or -errno. A socket file left by a process that is gone is replaced; one that a
+/// live process still answers is not (-EADDRINUSE). -ENAMETOOLONG past sun_path's size.
+int qb_unix_listen(const char *path, int mode, int backlog);
+/// Accepts one connection (non-blocking, close-on-exec), or -errno (-EAGAIN: none waiting).
+int qb_unix_accept(int fd);
+/// Connects to the Unix stream socket at `path` (blocking, close-on-exec), or -errno.
+int qb_unix_connect(const char *path);
+/// send() without SIGPIPE on a closed peer; -errno on failure.
+ssize_t qb_send(int fd, const void *bytes, size_t count);
+#endif

@@ -135,3 +135,31 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
         return (seconds / 60, (seconds % 60) / 15)
     }
 }
+
+// Names for the live event stream and wiring checks ("reveal-spot_on", "readback").
+extension LEDPattern {
+    public var name: String {
+        switch self {
+        case .off: "off"
+        case .questAvailable: "quest-available"
+        case .estimating: "estimating"
+        case .active: "active"
+        case .reveal(let r): "reveal-\(r.rawValue)"
+        case .celebration: "celebration"
+        }
+    }
+}
+
+extension BuzzerPattern {
+    public var name: String {
+        switch self {
+        case .tap: "tap"
+        case .reveal(let r): "reveal-\(r.rawValue)"
+        case .celebration: "celebration"
+        case .readBack: "readback"
+        }
+    }
+
+    /// The patterns a wiring check can ask for by name.
+    public static let testable: [BuzzerPattern] = [.tap, .celebration] + AccuracyRating.allCases.map { .reveal($0) }
+}

@@ -1,0 +1,159 @@
+import BoxProtocol
+import CEventLoop
+import Foundation
+import Logging
+
+/// The box's local socket, served from the daemon's own poll loop: no thread, and no
+/// wake-up unless a client connects, sends or can take queued output. Each client has a
+/// bounded output queue; one that falls behind is dropped (a slow client never blocks the
+/// box), and a full house refuses the next client with one line.
+final class ControlServer {
+    struct Client {
+        var input: [UInt8] = []
+        /// Skipping an over-long line up to its newline.
+        var discarding = false
+        var output: [UInt8] = []
+        var subscribed = false
+    }
+
+    let path: String
+    let listenFD: Int32
+    let maximumClients: Int
+    let maximumQueuedBytes: Int
+    let logger: Logger
+    private(set) var clients: [Int32: Client] = [:]
+
+    init(path: String, maximumClients: Int, maximumQueuedBytes: Int = 256 * 1024, logger: Logger) throws {
+        self.path = path
+        self.maximumClients = maximumClients
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.logger = logger
+        let fd = qb_unix_listen(path, 0o660, 8)
+        guard fd >= 0 else {
+            let reason = switch -fd {
+            case EADDRINUSE: "another box is running and listening there"
+            case EEXIST: "a file that is not a socket is in the way"
+            case ENAMETOOLONG: "the path is longer than a socket path may be (107 bytes)"
+            default: String(cString: strerror(-fd))
+            }
+            throw BoxProtocolError("\(path): cannot open the box's socket (\(reason))")
+        }
+        listenFD = fd
+    }
+
+    deinit {
+        for fd in clients.keys { close(fd) }
+        close(listenFD)
+        unlink(path)
+    }
+
+    /// The descriptors to poll, with whether each has output waiting.
+    var pollEntries: [(fd: Int32, wantWrite: Bool)] {
+        [(listenFD, false)] + clients.map { ($0.key, !$0.value.output.isEmpty) }
+    }
+
+    func owns(_ fd: Int32) -> Bool { fd == listenFD || clients[fd] != nil }
+
+    var subscriberCount: Int { clients.values.filter(\.subscribed).count }
+
+    /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle`,
+    /// whose reply is queued to the client (`subscribe` marks the client first).
+    func service(_ fd: Int32, ready: Int32, hello: () -> BoxMessage, handle: (BoxRequest) -> BoxMessage) {
+        if fd == listenFD { return acceptAll(hello: hello) }
+        if ready & 2 != 0 { flush(fd) }
+        guard ready & 1 != 0, clients[fd] != nil else { return }
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        let n = read(fd, &chunk, chunk.count)
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+        guard n > 0 else { return drop(fd, reason: nil) }
+        for byte in chunk[..<n] {
+            guard var client = clients[fd] else { return }
+            if byte == 0x0A {
+                let line = client.input
+                let skipped = client.discarding
+                client.input.removeAll(keepingCapacity: true)
+                client.discarding = false
+                clients[fd] = client
+                if skipped { continue }
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                switch BoxRequest.parse(line) {
+                case .failure(let error):
+                    send(.refusal(error), to: fd)
+                case .success(let request):
+                    if request.command == "subscribe" { clients[fd]?.subscribed = true }
+                    send(handle(request), to: fd)
+                }
+            } else if !client.discarding {
+                client.input.append(byte)
+                if client.input.count > BoxProtocol.maximumLineBytes {
+                    client.input.removeAll()
+                    client.discarding = true
+                    clients[fd] = client
+                    send(.refusal(BoxProtocolError("request longer than \(BoxProtocol.maximumLineBytes) bytes")), to: fd)
+                } else {
+                    clients[fd] = client
+                }
+            }
+        }
+    }
+
+    /// Pushes an event to every subscriber.
+    func broadcast(_ message: BoxMessage) {
+        guard clients.values.contains(where: \.subscribed) else { return }
+        let line = [UInt8](message.line())
+        for (fd, client) in clients where client.subscribed { enqueue(line, to: fd) }
+    }
+
+    func send(_ message: BoxMessage, to fd: Int32) {
+        enqueue([UInt8](message.line()), to: fd)
+    }
+
+    private func enqueue(_ line: [UInt8], to fd: Int32) {
+        guard var client = clients[fd] else { return }
+        if client.output.count + line.count > maximumQueuedBytes {
+            return drop(fd, reason: "fell behind by \(client.output.count) bytes")
+        }
+        client.output += line
+        clients[fd] = client
+        flush(fd)
+    }
+
+    /// Writes what the socket takes now, without blocking.
+    private func flush(_ fd: Int32) {
+        guard var client = clients[fd], !client.output.isEmpty else { return }
+        let n = client.output.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) }
+        if n == -Int(EAGAIN) || n == -Int(EINTR) { return }
+        guard n > 0 else { return drop(fd, reason: nil) }
+        client.output.removeFirst(n)
+        clients[fd] = client
+    }
+
+    private func acceptAll(hello: () -> BoxMessage) {
+        while true {
+            let fd = qb_unix_accept(listenFD)
+            guard fd >= 0 else { return }
+            if clients.count >= maximumClients {
+                var refusal = BoxMessage(type: "error")
+                refusal.error = "the box serves at most \(maximumClients) clients at once; try again later"
+                let line = [UInt8](refusal.line())
+                _ = line.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) }
+                close(fd)
+                logger.warning("socket client refused", metadata: ["clients": "\(clients.count)", "limit": "\(maximumClients)"])
+                continue
+            }
+            clients[fd] = Client()
+            logger.debug("socket client connected", metadata: ["clients": "\(clients.count)"])
+            send(hello(), to: fd)
+        }
+    }
+
+    private func drop(_ fd: Int32, reason: String?) {
+        guard clients.removeValue(forKey: fd) != nil else { return }
+        close(fd)
+        if let reason {
+            logger.warning("socket client dropped", metadata: ["reason": "\(reason)", "clients": "\(clients.count)"])
+        } else {
+            logger.debug("socket client left", metadata: ["clients": "\(clients.count)"])
+        }
+    }
+}

@@ -1,0 +1,121 @@
+#define _GNU_SOURCE
+#include "ceventloop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready) {
+    struct pollfd stack[64];
+    if (count > 64) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        stack[i].fd = fds[i];
+        stack[i].events = POLLIN | (want_write && want_write[i] ? POLLOUT : 0);
+        stack[i].revents = 0;
+        ready[i] = 0;
+    }
+    int n;
+    do { n = poll(stack, (nfds_t)count, timeout_ms); } while (n < 0 && errno == EINTR);
+    if (n <= 0) return n;
+    for (int i = 0; i < count; i++) {
+        ready[i] = ((stack[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
+    }
+    return n;
+}
+
+int qb_inotify_directory(const char *path) {
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0) return -errno;
+    if (inotify_add_watch(fd, path, IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int qb_inotify_drain(int fd) {
+    char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int events = 0;
+    for (;;) {
+        ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n <= 0) break;
+        for (char *p = buffer; p < buffer + n;) {
+            struct inotify_event *e = (struct inotify_event *)p;
+            events++;
+            p += sizeof(struct inotify_event) + e->len;
+        }
+    }
+    return events;
+}
+
+static int fill_address(struct sockaddr_un *address, const char *path) {
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address->sun_path) return -ENAMETOOLONG;
+    strcpy(address->sun_path, path);
+    return 0;
+}
+
+int qb_unix_connect(const char *path) {
+    struct sockaddr_un address;
+    int r = fill_address(&address, path);
+    if (r < 0) return r;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int qb_unix_listen(const char *path, int mode, int backlog) {
+    struct sockaddr_un address;
+    int r = fill_address(&address, path);
+    if (r < 0) return r;
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) return -EEXIST;  // never remove a file that is not a socket
+        int probe = qb_unix_connect(path);
+        if (probe >= 0) {
+            close(probe);
+            return -EADDRINUSE;  // another box answers there
+        }
+        unlink(path);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    // Bind under a tight umask, then set the mode: no moment where others may connect.
+    mode_t old = umask(0177);
+    int bound = bind(fd, (struct sockaddr *)&address, sizeof address);
+    int e = errno;
+    umask(old);
+    if (bound < 0 || chmod(path, (mode_t)mode) < 0 || listen(fd, backlog) < 0) {
+        if (bound == 0) e = errno;
+        close(fd);
+        if (bound == 0) unlink(path);
+        return -e;
+    }
+    return fd;
+}
+
+int qb_unix_accept(int fd) {
+    int client = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    return client < 0 ? -errno : client;
+}
+
+ssize_t qb_send(int fd, const void *bytes, size_t count) {
+    ssize_t n = send(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+    return n < 0 ? -errno : n;
+}

@@ -1,0 +1,260 @@
+import BoxProtocol
+import BoxRuntime
+import Foundation
+import GPIO
+import QuestCore
+import QuestStore
+import Testing
+
+/// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
+func eventually(within seconds: Double = 2, _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}
+
+/// Reads events until `stop` says the one wanted has come (or 3 s pass); returns them all.
+func events(from client: BoxClient, until stop: (BoxMessage) -> Bool) throws -> [BoxMessage] {
+    var seen: [BoxMessage] = []
+    while let m = try client.readMessage(timeoutMs: 3_000) {
+        seen.append(m)
+        if stop(m) { break }
+    }
+    return seen
+}
+
+extension DaemonTests {
+    static func control(allowPress: Bool = true, clients: Int = 4, queue: Int = 256 * 1024) -> (String) -> BoxDaemon.ControlOptions {
+        { path in
+            var options = BoxDaemon.ControlOptions(socketPath: path, maximumClients: clients, allowPress: allowPress, soundDevice: { "null" })
+            options.maximumQueuedBytes = queue
+            return options
+        }
+    }
+
+    /// Another process's connections to the rig's store (the CLI, the web app).
+    func otherWriter(_ rig: Rig) throws -> QuestDatabase { try QuestDatabase(path: rig.db.path) }
+
+    @Test("socket: hello, state, and every screen of a quest in order; nothing while active tells the time (GAME-2)")
+    func socketStream() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        #expect(client.hello.protocol == BoxProtocol.version && client.hello.box?.board == "questbox-sim" && client.hello.box?.phase == "idle")
+        let subscribed = try client.request(BoxRequest(command: "subscribe"))
+        guard case .idle(let idle)? = subscribed.screen?.screen else { Issue.record("no idle screen: \(subscribed)"); return }
+        #expect(idle.quests.map(\.name) == ["Daily Quest"])
+
+        try rig.press("BTN_LOCK")
+        var seen = try events(from: client) { $0.screen?.kind == "estimating" }
+        usleep(150_000)
+        try rig.press("BTN_LOCK")  // lock in
+        let activeEvents = try events(from: client) { $0.screen?.kind == "active" }
+        seen += activeEvents
+        usleep(250_000)
+        try rig.press("BTN_STOP")
+        let afterStop = try events(from: client) { $0.screen?.kind == "reveal" }
+        seen += afterStop
+        #expect(seen.compactMap { $0.screen?.kind } == ["estimating", "active", "reveal"])
+        #expect(seen.contains { $0.event == "press" && $0.button == "lock" && $0.pressed == true })
+        #expect(seen.contains { $0.event == "led" && $0.pattern == "active" } && seen.contains { $0.event == "sound" && $0.sound == "lock_in" })
+        // The active screen's fields: the estimate, never a time.
+        let activeLine = try #require(activeEvents.last).line()
+        let object = try #require(try JSONSerialization.jsonObject(with: activeLine) as? [String: Any])
+        let screen = try #require(object["screen"] as? [String: Any])
+        #expect(Set(screen.keys) == ["kind", "questName", "taskName", "taskNumber", "taskCount", "estimateSeconds"])
+        // No line carries a monotonic time or elapsed field at all.
+        for m in seen { #expect(!String(decoding: m.line(), as: UTF8.self).contains("Nanos")) }
+        guard case .reveal(let reveal)? = afterStop.last?.screen?.screen else { Issue.record("no reveal"); return }
+        #expect(reveal.actualSeconds > 0.2)
+        let state = try client.request(BoxRequest(command: "state", id: "s1"))
+        #expect(state.id == "s1" && state.ok == true && state.box?.phase == "revealing" && state.screen?.kind == "reveal")
+    }
+
+    @Test("a routine another process imports is offered at once: idle screen and the quest-available LED within 1 s")
+    func followsOtherWriters() throws {
+        let rig = try rig(routines: [], control: Self.control())
+        defer { rig.stop() }
+        guard case .idle(let before)? = rig.display.lastShown, before.quests.isEmpty else { Issue.record("not an empty idle screen"); return }
+        let other = try otherWriter(rig)
+        try other.saveRoutine(Self.everyDay)
+        let offered = try eventually(within: 1) {
+            guard case .idle(let s)? = rig.display.lastShown else { return false }
+            let blue = try rig.gpio.outputValue(line: "LED_BLUE")
+            return s.quests.map(\.name) == ["Daily Quest"] && blue == true
+        }
+        #expect(offered, "the imported routine was not offered within 1 s")
+        // Settings follow too: mute silences the next sound without a restart.
+        #expect(!rig.sound.muted)
+        try SettingsCatalog.set("sound.mute", to: "true", in: other)
+        #expect(eventually(within: 1) { rig.sound.muted })
+    }
+
+    @Test("restore while the box runs: the box follows the restored store, and the next play adds to it")
+    func restoreWhileRunning() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        // A backup with history: 3 quests played in another box's store.
+        let elsewhere = rig.directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let source = try QuestDatabase(path: elsewhere + "/questbox.sqlite")
+        try source.saveRoutine(Self.everyDay)
+        for day in 0..<3 { try playQuest(source, routine: Self.everyDay, at: Date().addingTimeInterval(Double(-3 + day) * 86_400)) }
+        let restoredXP = try source.profile().totalXP
+        let backup = try source.backup(to: elsewhere + "/backup.sqlite", now: Date())
+        try source.close()
+        #expect(restoredXP > 0)
+
+        let other = try otherWriter(rig)
+        try other.restore(from: elsewhere + "/" + backup.fileName, now: Date())
+        let level = LevelCalculator.level(fromTotalXP: restoredXP)
+        #expect(eventually(within: 1) {
+            if case .idle(let s)? = rig.display.lastShown { s.level == level && s.calibrationSessionsLeft == 0 } else { false }
+        }, "the idle screen does not show the restored level")
+        // One play on the box: stored on top of the restored history, and shown so.
+        try rig.press("BTN_LOCK")
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        usleep(300_000)
+        try rig.press("BTN_STOP")
+        usleep(150_000)
+        try rig.press("BTN_LOCK")  // next: the summary
+        usleep(150_000)
+        try rig.press("BTN_LOCK")  // the second task
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        usleep(300_000)
+        try rig.press("BTN_STOP")
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .summary = rig.display.lastShown { true } else { false } })
+        guard case .summary(let summary)? = rig.display.lastShown else { return }
+        let stored = try other.profile()
+        #expect(stored.sessionsCompleted == 4 && stored.totalXP == restoredXP + summary.sessionXP)
+        #expect(summary.totalXP == stored.totalXP)
+    }
+
+    @Test("a change during a quest waits for its end: a routine removed mid-quest finishes the quest")
+    func changeDuringQuest() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        try rig.press("BTN_LOCK")
+        usleep(150_000)
+        try rig.press("BTN_LOCK")  // task one runs
+        let other = try otherWriter(rig)
+        #expect(try other.removeRoutine(named: Self.everyDay.name))
+        usleep(300_000)
+        guard case .active? = rig.display.lastShown else { Issue.record("the quest was disturbed: \(String(describing: rig.display.lastShown))"); return }
+        for line in ["BTN_STOP", "BTN_LOCK", "BTN_LOCK", "BTN_STOP", "BTN_LOCK"] {
+            try rig.press(line)
+            usleep(line == "BTN_LOCK" ? 300_000 : 150_000)
+        }
+        #expect(eventually { if case .summary = rig.display.lastShown { true } else { false } })
+        #expect(try other.sessions().first?.status == .completed && other.estimations().count == 2)
+        try rig.press("BTN_LOCK")  // back to idle: now the removal applies
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.quests.isEmpty } else { false } })
+    }
+
+    @Test("bad lines get an error reply and the connection stays; a full house refuses the next client; press and test-output have their rules")
+    func protocolErrors() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(allowPress: false, clients: 2))
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        try client.write(Data("{not json\n".utf8))
+        #expect(try client.readMessage(timeoutMs: 2_000)?.error == "not a JSON object on one line")
+        try client.write(Data(repeating: 0x41, count: 70_000) + Data("\n".utf8))
+        #expect(try client.readMessage(timeoutMs: 2_000)?.error == "request longer than 65536 bytes")
+        try client.write(Data(#"{"command":"dance"}"#.utf8) + Data("\n".utf8))
+        #expect(try client.readMessage(timeoutMs: 2_000)?.error?.hasPrefix(#"command: "dance" is unknown"#) == true)
+        #expect(try client.request(BoxRequest(command: "state")).ok == true)
+
+        let second = try BoxClient(path: rig.socketPath)
+        #expect(throws: BoxProtocolError.self) { try BoxClient(path: rig.socketPath) }
+        _ = second
+
+        let press = try client.request(BoxRequest(command: "press", button: "lock"))
+        #expect(press.ok == false && press.error?.hasPrefix("press: this board's buttons are pressed by hand") == true)
+        let bad = try client.request(BoxRequest(command: "test-output", led: "purple"))
+        #expect(bad.ok == false && bad.error?.hasPrefix(#"led: "purple" is not a colour"#) == true)
+        #expect(try client.request(BoxRequest(command: "test-output", led: "red", buzzer: "tap")).ok == true)
+        #expect(eventually { (try? rig.gpio.outputValue(line: "LED_RED")) == true && (try? rig.gpio.outputValue(line: "LED_GREEN")) == false })
+        try rig.press("BTN_LOCK")  // a quest starts: no wiring checks now
+        usleep(150_000)
+        let refused = try client.request(BoxRequest(command: "test-output", sound: "lock_in"))
+        #expect(refused.ok == false && refused.error?.contains("a quest is running") == true)
+    }
+
+    @Test("press over the socket drives the quest where the board allows it")
+    func socketPress() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        #expect(try client.request(BoxRequest(command: "press", button: "lock")).ok == true)
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        #expect(try client.request(BoxRequest(command: "press", button: "up", action: "down")).ok == true)
+        usleep(1_500_000)  // held: the estimate repeats upward
+        #expect(try client.request(BoxRequest(command: "press", button: "up", action: "up")).ok == true)
+        guard case .estimating(let s)? = rig.display.lastShown else { Issue.record("not estimating"); return }
+        #expect(s.estimateSeconds > 150, "held up for 1.5 s: \(s.estimateSeconds)")
+        let wrong = try client.request(BoxRequest(command: "press", button: "start"))
+        #expect(wrong.ok == false && wrong.error == #"button: "start" is not one of lock, stop, up, down"#)
+    }
+
+    @Test("a client that stops reading is dropped; the box and the other clients go on")
+    func slowClientDropped() throws {
+        let rig = try rig(routines: [], control: Self.control(queue: 16 * 1024))
+        defer { rig.stop() }
+        let slow = try BoxClient(path: rig.socketPath)
+        try slow.send(BoxRequest(command: "subscribe"))  // … and never reads again
+        let fast = try BoxClient(path: rig.socketPath)
+        // Each wiring check pushes its events to the slow subscriber.
+        for i in 0..<4_000 {
+            let reply = try fast.request(BoxRequest(command: "test-output", sound: "estimate_tick"))
+            #expect(reply.ok == true, "request \(i)")
+            if reply.ok != true { break }
+        }
+        // The slow client was closed: after what it had buffered, the stream ends.
+        var ended = false
+        for _ in 0..<100_000 { if try slow.readLine(timeoutMs: 2_000) == nil { ended = true; break } }
+        #expect(ended)
+        #expect(try fast.request(BoxRequest(command: "state")).ok == true)
+    }
+
+    @Test("idle with a subscribed client: still no wake-ups")
+    func idleWakeupsWithClient() throws {
+        let rig = try rig(routines: [], control: Self.control())
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        _ = try client.request(BoxRequest(command: "subscribe"))
+        usleep(400_000)
+        let before = rig.daemon.wakeups
+        usleep(600_000)
+        #expect(rig.daemon.wakeups == before)
+    }
+}
+
+/// One completed two-task quest written as the box writes it, at `date`.
+func playQuest(_ db: QuestDatabase, routine: Routine, at date: Date) throws {
+    let session = GameSession(
+        id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: date, startedMonotonicNanos: 1,
+        bootID: "other-box", isCalibration: false)
+    try db.apply(.sessionStarted(session), wallClockTrusted: true)
+    var xp = GameRules.standard.xpSessionCompletionBonus
+    for (i, task) in routine.tasks.enumerated() {
+        let result = TimeEstimationScorer.score(estimated: 60, actual: 61)
+        let e = TaskEstimation(
+            id: UUID(), sessionID: session.id, taskID: task.id, taskDisplayName: task.displayName, routineDisplayName: routine.displayName,
+            orderIndex: i, result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: false,
+            recordedAt: date, lockMonotonicNanos: 1, stopMonotonicNanos: 61_000_000_001, bootID: "other-box")
+        xp += e.xpEarned
+        try db.apply(.estimationCompleted(e), wallClockTrusted: true)
+    }
+    var done = session
+    done.completedAt = date
+    done.status = .completed
+    done.xpEarned = xp
+    try db.apply(.sessionCompleted(done), wallClockTrusted: true)
+}
