@@ -80,11 +80,12 @@ let package = Package(
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
         .executableTarget(name: "SoundRecipe", dependencies: ["Audio", "QuestCore"], path: "Sounds/Recipe"),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "Audio", "questbox", "StoreCrashWriter"],
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -45,7 +45,7 @@ public struct BoxRequest: Codable, Equatable, Sendable {
             request = try JSONDecoder().decode(BoxRequest.self, from: Data(line))
         } catch DecodingError.keyNotFound(let key, _) {
             return .failure(BoxProtocolError("\(key.stringValue): missing"))
-        } catch DecodingError.typeMismatch(_, let context) {
+        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
             return .failure(BoxProtocolError("\(context.codingPath.map(\.stringValue).joined(separator: ".")): wrong type"))
         } catch {
             return .failure(BoxProtocolError("not a JSON object on one line"))
@@ -189,6 +189,17 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         m.event = name
         fill(&m)
         return m
+    }
+
+    /// The event an effect of the machine is told as (timers and reads are not told).
+    public static func event(for effect: QuestEffect, notice: String? = nil) -> BoxMessage? {
+        switch effect {
+        case .display(let screen): .event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice }
+        case .playSound(let id): .event("sound") { $0.sound = id.rawValue }
+        case .led(let pattern): .event("led") { $0.pattern = pattern.name }
+        case .buzzer(let pattern): .event("buzzer") { $0.pattern = pattern.name }
+        case .persist, .scheduleTimer, .cancelTimer, .readButton: nil
+        }
     }
 
     /// One line of JSON with its newline.

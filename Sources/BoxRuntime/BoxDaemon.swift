@@ -394,16 +394,11 @@ public final class BoxDaemon: @unchecked Sendable {
             case .display(let screen):
                 lastScreen = screen
                 display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
-                server?.broadcast(screenEvent(screen))
-            case .playSound(let id):
-                server?.broadcast(.event("sound") { $0.sound = id.rawValue })
-            case .led(let pattern):
-                server?.broadcast(.event("led") { $0.pattern = pattern.name })
-            case .buzzer(let pattern):
-                server?.broadcast(.event("buzzer") { $0.pattern = pattern.name })
-            case .scheduleTimer, .cancelTimer, .readButton:
+            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
+            // Subscribers hear of it after the player did.
+            if let server, let event = BoxMessage.event(for: effect, notice: writes.isEmpty ? nil : Self.notSavedNotice) { server.broadcast(event) }
         }
         playCueWhenFree()
     }
@@ -563,10 +558,7 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func screenEvent(_ screen: Screen) -> BoxMessage {
-        .event("screen") {
-            $0.screen = ScreenPayload(screen)
-            $0.notice = writes.isEmpty ? nil : Self.notSavedNotice
-        }
+        BoxMessage.event(for: .display(screen), notice: writes.isEmpty ? nil : Self.notSavedNotice) ?? .event("screen")
     }
 
     private func handle(_ request: BoxRequest) -> BoxMessage {

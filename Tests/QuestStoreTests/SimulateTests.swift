@@ -183,6 +183,55 @@ struct InteractiveSimulateTests {
         try input.fileHandleForWriting.close()
     }
 
+    @Test("#12: watch --json sees every screen of a quest played in the simulator; routine import and settings set reach the running box")
+    func watchAndLiveChanges() throws {
+        let questbox = productPath("questbox")
+        let dir = temporaryDirectory()
+        let (p, input, output) = try launchInteractive(["--data", dir])
+        var terminal = ""
+        defer {
+            input.fileHandleForWriting.write(Data("q".utf8))
+            try? input.fileHandleForWriting.close()
+            terminal = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            // Muted without a restart: the reveal's sound is told as muted in the terminal.
+            #expect(terminal.contains("reveal_") && terminal.contains("(muted)"), "\(terminal)")
+        }
+        let socket = (dir as NSString).appendingPathComponent("questbox.sock")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: socket) && waited < 100 { usleep(50_000); waited += 1 }
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: questbox)
+        watch.arguments = ["watch", "--json", "--data", dir]
+        let watched = Pipe()
+        watch.standardOutput = watched
+        try watch.run()
+        usleep(400_000)
+        // A routine imported while the box runs is offered without a restart.
+        let routine = (dir as NSString).appendingPathComponent("daily.json")
+        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
+        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        #expect(try runProcess(questbox, ["settings", "set", "sound.mute", "true", "--data", dir]).status == 0)
+        usleep(300_000)
+        for (k, pause) in [("l", 0.3), ("l", 2.3), ("s", 0.4)] {
+            input.fileHandleForWriting.write(Data(k.utf8))
+            usleep(UInt32(pause * 1e6))
+        }
+        kill(watch.processIdentifier, SIGKILL)  // the test runner's threads block SIGTERM, and children inherit it
+        watch.waitUntilExit()
+        let lines = String(decoding: watched.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let messages = try lines.map { try BoxMessage.decode(Data($0.utf8)) }
+        #expect(messages.first?.type == "hello")
+        let kinds = messages.compactMap { $0.type == "event" ? $0.screen?.kind : nil }
+        #expect(kinds.suffix(3) == ["estimating", "active", "reveal"], "\(kinds)")
+        let offered = messages.contains { m in
+            if case .idle(let s)? = m.screen?.screen { s.quests.map(\.name).contains("Morning Quest") } else { false }
+        }
+        #expect(offered, "the imported routine never showed on the box")
+        #expect(messages.contains { $0.event == "box" && ($0.box?.dataVersion ?? 0) >= 2 })
+        #expect(messages.contains { $0.event == "sound" && $0.sound?.hasPrefix("reveal_") == true })
+    }
+
     /// `questbox simulate ARGUMENTS` running with keys on a pipe and output (both streams) on another.
     func launchInteractive(_ arguments: [String]) throws -> (process: Process, input: Pipe, output: Pipe) {
         let p = Process()
@@ -211,5 +260,6 @@ struct InteractiveSimulateTests {
 }
 
 import Audio
+import BoxProtocol
 import BoxRuntime
 enum TerminalGPIOHelp { static let text = TerminalGPIO.help }
