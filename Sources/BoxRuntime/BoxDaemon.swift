@@ -70,6 +70,10 @@ public final class BoxDaemon: @unchecked Sendable {
     /// `PRAGMA data_version` (the box's own writes leave it unchanged).
     private var storeWatchFD: Int32 = -1
     private var storeVersion: Int?
+    /// The data directory changed: compare the version when the box is next idle. During a
+    /// quest nothing is read (a change would wait for the quest's end anyway), so following
+    /// the store costs the quest nothing.
+    private var storeCheckDue = false
     /// SQLite appends to the WAL (the inotify event) a moment before it publishes the commit
     /// in shared memory (no event): when the version has not moved yet, look again shortly.
     private var storeRecheckAt: MonotonicNanos?
@@ -194,14 +198,20 @@ public final class BoxDaemon: @unchecked Sendable {
                 case storeWatchFD:
                     _ = qb_inotify_drain(storeWatchFD)
                     storeRechecksLeft = Self.storeRecheckDelaysMs
-                    followStore()
+                    storeCheckDue = true
                 case let fd where server?.owns(fd) == true:
                     server?.service(fd, ready: ready[i], hello: { .hello(status()) }, handle: handle)
                 default:
                     readButtonEdges(from: fd)
                 }
             }
-            if pendingReload, case .idle = state.phase { reload(reason: "after the quest") }
+            if case .idle = state.phase {
+                if storeCheckDue {
+                    storeCheckDue = false
+                    followStore()
+                }
+                if pendingReload { reload(reason: "after the quest") }
+            }
             runDueWork()
         }
         _ = qb_sd_notify("STOPPING=1")
@@ -243,6 +253,7 @@ public final class BoxDaemon: @unchecked Sendable {
         do {
             // Quests a stopped box left open (no task being timed) cannot go on: close them,
             // so no session stays `in_progress` for ever.
+            defer { ownWriteDone() }
             let closed = try db.abandonUnfinishedSessions()
             if closed > 0 { logger.info("closed quests left unfinished", metadata: ["sessions": "\(closed)"]) }
         } catch {
@@ -273,6 +284,7 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func correctUntrustedTimes() {
+        defer { ownWriteDone() }
         do {
             let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
             if n > 0 {
@@ -286,6 +298,7 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func backupIfDue(now: Date) {
+        defer { ownWriteDone() }
         do {
             if let b = try db.backupIfDue(now: now, calendar: state.world.calendar) { logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"]) }
         } catch {
@@ -443,6 +456,7 @@ public final class BoxDaemon: @unchecked Sendable {
     /// A request the store refuses for good would block every later play, so it is logged
     /// and dropped (nil).
     private func write(_ request: PersistRequest, wallClockTrusted: Bool) -> Error? {
+        defer { ownWriteDone() }
         do {
             try db.apply(request, wallClockTrusted: wallClockTrusted)
         } catch where QuestDatabase.isRefusal(error) {
@@ -491,6 +505,15 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     // MARK: following the store
+
+    /// The box wrote to its store: the watch's events for that write are already queued (the
+    /// kernel queues them inside the write); take them now so they never wake the loop. A
+    /// change by another process in the same moment is still seen: the version is compared
+    /// when the box is next idle.
+    private func ownWriteDone() {
+        guard storeWatchFD >= 0 else { return }
+        if qb_inotify_drain(storeWatchFD) > 0 { storeCheckDue = true }
+    }
 
     /// Something wrote to the data directory: re-read the store if another connection
     /// committed (the box's own writes leave the version as it is).
