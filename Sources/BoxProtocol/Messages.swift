@@ -198,6 +198,7 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         case .playSound(let id): .event("sound") { $0.sound = id.rawValue }
         case .led(let pattern): .event("led") { $0.pattern = pattern.name }
         case .buzzer(let pattern): .event("buzzer") { $0.pattern = pattern.name }
+        case .persist(.reminderSounded(_, let name, _)): .event("reminder") { $0.routine = name }
         case .persist, .scheduleTimer, .cancelTimer, .readButton: nil
         }
     }

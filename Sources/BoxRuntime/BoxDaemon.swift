@@ -46,6 +46,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var lastScreen: Screen?
     /// The midnight the wall-clock timer is armed for.
     private var armedMidnight: Date?
+    /// Whether the wall-clock timer is armed for a reminder (before midnight) rather than midnight.
+    private var armedForReminder = false
     /// The "not saved" cue waits for the buzzer and LED patterns playing now to end.
     private var cue: (buzzer: Bool, led: Bool) = (false, false)
 
@@ -194,7 +196,7 @@ public final class BoxDaemon: @unchecked Sendable {
                     qb_timerfd_drain(timerFD)
                 case wallFD:
                     let cancelled = qb_wallclock_timerfd_read(wallFD) == 2
-                    calendarChanged(reason: cancelled || isLateForMidnight() ? "wall clock set" : "midnight")
+                    calendarChanged(reason: cancelled || isLateForMidnight() ? "wall clock set" : armedForReminder ? "reminder" : "midnight")
                 case storeWatchFD:
                     _ = qb_inotify_drain(storeWatchFD)
                     storeRechecksLeft = Self.storeRecheckDelaysMs
@@ -332,14 +334,20 @@ public final class BoxDaemon: @unchecked Sendable {
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 
-    /// The wall-clock timerfd at the next local midnight (it also fires early if the wall
-    /// clock is set). Armed at start and each time it fires, not on every wake-up.
+    /// The wall-clock timerfd at the next local midnight or, when sooner, the next reminder
+    /// time (REM-1); it also fires early if the wall clock is set, so a jump or a DST change
+    /// is met by computing the times again. Armed at start, each time it fires and after the
+    /// store is re-read, not on every wake-up.
     private func armMidnight() {
-        let cal = state.world.calendar
+        let world = state.world
+        let cal = world.calendar
         let now = clock.wallNow()
         let midnight = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: now)).map(cal.startOfDay(for:)) ?? now.addingTimeInterval(86_400)
-        armedMidnight = midnight
-        _ = qb_wallclock_timerfd_arm(wallFD, midnight.timeIntervalSince1970)
+        let reminder = ReminderSchedule.nextTime(routines: world.routines, settings: world.settings, now: now, calendar: cal)
+        armedForReminder = reminder.map { $0 < midnight } ?? false
+        let at = armedForReminder ? reminder ?? midnight : midnight
+        armedMidnight = at
+        _ = qb_wallclock_timerfd_arm(wallFD, at.timeIntervalSince1970)
     }
 
     /// A midnight timer read long after its midnight: the clock was set between computing the
@@ -355,10 +363,11 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     func step(_ event: QuestEvent) {
-        let pressedBefore = server == nil ? [] : ButtonRole.allCases.map { state.debouncer.isPressed($0) }
+        let watched = server?.hasSubscribers == true
+        let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
-        if let server, server.subscriberCount > 0 {
+        if watched, let server {
             for (i, role) in ButtonRole.allCases.enumerated() where state.debouncer.isPressed(role) != pressedBefore[i] {
                 let pressed = state.debouncer.isPressed(role)
                 server.broadcast(.event("press") { $0.button = role.rawValue; $0.pressed = pressed })
@@ -411,7 +420,9 @@ public final class BoxDaemon: @unchecked Sendable {
                 break
             }
             // Subscribers hear of it after the player did.
-            if let server, let event = BoxMessage.event(for: effect, notice: writes.isEmpty ? nil : Self.notSavedNotice) { server.broadcast(event) }
+            if let server, server.hasSubscribers, let event = BoxMessage.event(for: effect, notice: writes.isEmpty ? nil : Self.notSavedNotice) {
+                server.broadcast(event)
+            }
         }
         playCueWhenFree()
     }
@@ -562,6 +573,7 @@ public final class BoxDaemon: @unchecked Sendable {
             storeVersion = try? db.dataVersion()
             dataVersion += 1
             step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
+            armMidnight()  // reminder times may have changed
             logger.info("store re-read", metadata: [
                 "reason": "\(reason)", "routines": "\(world.routines.count)", "xp": "\(world.profile.totalXP)", "version": "\(dataVersion)",
             ])

@@ -55,6 +55,9 @@ final class ControlServer {
     func owns(_ fd: Int32) -> Bool { fd == listenFD || clients[fd] != nil }
 
     var subscriberCount: Int { clients.values.filter(\.subscribed).count }
+    /// Kept as a flag: the box asks before every effect, and with nobody listening it must do
+    /// no work at all (under emulation every microsecond at the reveal shows as audio stalls).
+    private(set) var hasSubscribers = false
 
     /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle`,
     /// whose reply is queued to the client (`subscribe` marks the client first).
@@ -80,7 +83,10 @@ final class ControlServer {
                 case .failure(let error):
                     send(.refusal(error), to: fd)
                 case .success(let request):
-                    if request.command == "subscribe" { clients[fd]?.subscribed = true }
+                    if request.command == "subscribe" {
+                        clients[fd]?.subscribed = true
+                        hasSubscribers = true
+                    }
                     send(handle(request), to: fd)
                 }
             } else if !client.discarding {
@@ -99,7 +105,7 @@ final class ControlServer {
 
     /// Pushes an event to every subscriber.
     func broadcast(_ message: BoxMessage) {
-        guard clients.values.contains(where: \.subscribed) else { return }
+        guard hasSubscribers else { return }
         let line = [UInt8](message.line())
         for (fd, client) in clients where client.subscribed { enqueue(line, to: fd) }
     }
@@ -150,6 +156,7 @@ final class ControlServer {
     private func drop(_ fd: Int32, reason: String?) {
         guard clients.removeValue(forKey: fd) != nil else { return }
         close(fd)
+        hasSubscribers = clients.values.contains(where: \.subscribed)
         if let reason {
             logger.warning("socket client dropped", metadata: ["reason": "\(reason)", "clients": "\(clients.count)"])
         } else {

@@ -248,6 +248,7 @@ enum TraceLine {
             case .sessionCompleted(let s): f["sessionXP"] = .number(Double(s.xpEarned))
             case .sessionAbandoned, .inProgressCleared: break
             case .reflectionDismissed(let w): f["week"] = .string(w)
+            case .reminderSounded(_, let name, _): f["routine"] = .string(name)
             }
             return f
         case .scheduleTimer(let timer, let at):
@@ -267,6 +268,7 @@ enum TraceLine {
         case .active: "active"
         case .reveal: "reveal"
         case .celebration: "celebration"
+        case .reminder: "reminder"
         }
     }
 

@@ -42,6 +42,9 @@ extension QuestDatabase {
                 try db.execute(sql: "DELETE FROM inProgressTask")
             case .inProgressCleared:
                 try db.execute(sql: "DELETE FROM inProgressTask")
+            case .reminderSounded(let routineID, _, let at):
+                try db.execute(
+                    sql: "INSERT INTO reminderLog (routineId, soundedAt) VALUES (?, ?)", arguments: [routineID, at.timeIntervalSince1970])
             case .reflectionDismissed(let week):
                 try db.execute(
                     sql: "INSERT INTO reflectionTracking (id, dismissedWeek) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET dismissedWeek = excluded.dismissedWeek",

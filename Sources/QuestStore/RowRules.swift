@@ -131,6 +131,7 @@ enum RowRules {
             bool("estimateReadBack"),
             optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
         ]),
+        ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
     ]

@@ -44,6 +44,13 @@ public enum Schema {
         try db.alter(table: "routine") { t in
             t.add(column: "reminder", .text)
         }
+        // REM-1: one row per reminder sounded, so a restart never sounds one twice a day.
+        try db.create(table: "reminderLog") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("routineId", .blob).notNull()
+            t.column("soundedAt", .double).notNull()
+        }
+        try db.create(index: "reminderLog_routine_time", on: "reminderLog", columns: ["routineId", "soundedAt"])
     }
 
     /// PAR-1: lockouts that escalate (a 4-digit PIN must not fall to a week of patient

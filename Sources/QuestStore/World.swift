@@ -14,7 +14,20 @@ extension QuestDatabase {
         let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
         return QuestWorld(
             routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: try taskMemories(),
-            plays: plays, settings: settings.game, calendar: cal, bootID: bootID)
+            plays: plays, settings: settings.game, calendar: cal, bootID: bootID, reminders: try lastReminders())
+    }
+
+    /// REM-1: when each routine's reminder last sounded.
+    public func lastReminders() throws -> [UUID: Date] {
+        try pool.read { db in
+            var last: [UUID: Date] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT routineId, MAX(soundedAt) FROM reminderLog WHERE \(RowRules.valid("reminderLog")) GROUP BY routineId
+                """) {
+                last[row[0]] = Date(timeIntervalSince1970: row[1])
+            }
+            return last
+        }
     }
 
     /// Each task's memory (last estimate, closest miss, the last five non-calibration actual

@@ -75,6 +75,7 @@ func describe(_ r: PersistRequest) -> String {
     case .sessionAbandoned: "session abandoned"
     case .inProgressCleared: "in-progress task cleared"
     case .reflectionDismissed(let w): "reflection \(w) dismissed"
+    case .reminderSounded(_, let name, _): "reminder for \(name)"
     }
 }
 

@@ -65,11 +65,13 @@ struct DaemonTests {
         }
     }
 
-    func rig(routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil) throws -> Rig {
+    func rig(routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, reminders: Bool = false) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
         for r in routines { try db.saveRoutine(r) }
+        // REM-1 would chime and blink yellow if the tests ran within an hour after 07:30.
+        try db.updateSettings { $0.game.remindersEnabled = reminders }
         let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
         let board = try BoardGPIO(profile: try BoardProfile.load(path: boards + "/questbox-sim.yaml"), backend: gpio)
         let clock = LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"])

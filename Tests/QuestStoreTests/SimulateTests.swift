@@ -128,7 +128,10 @@ struct InteractiveSimulateTests {
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
         do {
             let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-            try db.updateSettings { $0.volumePercent = 100 }  // unity gain: the output is the WAV's samples
+            try db.updateSettings {
+                $0.volumePercent = 100  // unity gain: the output is the WAV's samples
+                $0.game.remindersEnabled = false  // no REM-1 chime, whatever the time of day
+            }
             try db.close()
         }
         let captured = (dir as NSString).appendingPathComponent("sound.raw")
@@ -187,6 +190,8 @@ struct InteractiveSimulateTests {
     func watchAndLiveChanges() throws {
         let questbox = productPath("questbox")
         let dir = temporaryDirectory()
+        // No REM-1 chime whatever the time of day.
+        #expect(try runProcess(questbox, ["settings", "set", "reminders", "false", "--data", dir]).status == 0)
         let (p, input, output) = try launchInteractive(["--data", dir])
         var terminal = ""
         defer {

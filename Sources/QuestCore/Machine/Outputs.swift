@@ -69,10 +69,13 @@ public enum LEDPattern: Codable, Equatable, Sendable {
     case active
     case reveal(AccuracyRating)
     case celebration
+    /// REM-1: a reminder sounded and its quest is not played yet: a slow blink until it is,
+    /// or the day ends.
+    case reminder
 
     public var repeats: Bool {
         switch self {
-        case .questAvailable, .active: true
+        case .questAvailable, .active, .reminder: true
         case .off, .estimating, .reveal, .celebration: false
         }
     }
@@ -82,6 +85,7 @@ public enum LEDPattern: Codable, Equatable, Sendable {
         switch self {
         case .off: return [s(.off, 0)]
         case .questAvailable: return [s(.blue, 150), s(.off, 2850)]
+        case .reminder: return [s(.yellow, 1000), s(.off, 1000)]
         case .estimating: return [s(.white, 0)]
         case .active: return [s(.cyan, 80), s(.off, 150), s(.cyan, 80), s(.off, 1690)]
         case .reveal(.spotOn): return [s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 2000), s(.off, 0)]
@@ -146,6 +150,7 @@ extension LEDPattern {
         case .active: "active"
         case .reveal(let r): "reveal-\(r.rawValue)"
         case .celebration: "celebration"
+        case .reminder: "reminder"
         }
     }
 }

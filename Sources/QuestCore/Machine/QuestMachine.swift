@@ -55,6 +55,7 @@ public enum PersistRequest: Codable, Equatable, Sendable {
         case .sessionAbandoned: "sessionAbandoned"
         case .inProgressCleared: "inProgressCleared"
         case .reflectionDismissed: "reflectionDismissed"
+        case .reminderSounded: "reminderSounded"
         }
     }
 
@@ -71,6 +72,8 @@ public enum PersistRequest: Codable, Equatable, Sendable {
     /// A task that cannot resume is offered again.
     case inProgressCleared
     case reflectionDismissed(weekIdentifier: String)
+    /// REM-1: a routine's reminder sounded (`name`: what the player sees).
+    case reminderSounded(routineID: UUID, name: String, at: Date)
 }
 
 /// Per-event facts from outside: the wall clock (calendar facts only, never durations), a
@@ -302,6 +305,7 @@ private struct Reducer {
         let options = today.enumerated().map { i, r in
             QuestOption(routineID: r.id, name: r.playerFacingName(position: i + 1), badge: r.playerBadge, playedToday: playedToday(r.id))
         }
+        soundDueReminders(today)
         let profile = state.world.profile
         emit(.display(.idle(IdleScreen(
             quests: options, selectedIndex: today.firstIndex { $0.id == chosen },
@@ -310,7 +314,26 @@ private struct Reducer {
             streakText: streakText(),
             calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules),
             reflection: state.world.pendingReflection, notice: notice))))
-        emit(.led(options.contains { !$0.playedToday } ? .questAvailable : .off))
+        let cal = state.world.calendar
+        let reminding = today.contains { r in
+            !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true
+        }
+        emit(.led(reminding ? .reminder : options.contains { !$0.playedToday } ? .questAvailable : .off))
+    }
+
+    /// REM-1: one chime for the reminders that fall due now (only ever while idle: a quest in
+    /// progress puts them off until it ends, and a quest played meanwhile settles them).
+    mutating func soundDueReminders(_ today: [Routine]) {
+        let world = state.world
+        let due = ReminderSchedule.due(
+            routines: today, plays: world.plays, reminded: world.reminders, settings: world.settings, now: env.now, calendar: world.calendar)
+        guard !due.isEmpty else { return }
+        for r in due {
+            state.world.reminders[r.id] = env.now
+            let position = (today.firstIndex { $0.id == r.id } ?? 0) + 1
+            emit(.persist(.reminderSounded(routineID: r.id, name: r.playerFacingName(position: position), at: env.now)))
+        }
+        emit(.playSound(.questAvailable))
     }
 
     mutating func moveSelection(from selected: UUID?, by delta: Int) {

@@ -48,12 +48,15 @@ public struct QuestWorld: Codable, Equatable, Sendable {
     public var bootID: String
     /// REFL-1: the previous week's reflection once the shell has computed it (lazily).
     public var pendingReflection: WeeklyReflection?
+    /// REM-1: when each routine's reminder last sounded.
+    public var reminders: [UUID: Date]
 
     public init(
         routines: [Routine] = [], profile: PlayerProfile = PlayerProfile(), taskMemory: [UUID: TaskMemory] = [:],
         plays: [QuestPlay] = [], settings: GameSettings = GameSettings(), calendar: Calendar, bootID: String,
-        pendingReflection: WeeklyReflection? = nil
+        pendingReflection: WeeklyReflection? = nil, reminders: [UUID: Date] = [:]
     ) {
+        self.reminders = reminders
         self.routines = routines
         self.profile = profile
         self.taskMemory = taskMemory
