@@ -86,22 +86,7 @@ int qb_sd_notify(const char *message) {
 }
 
 int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready) {
-    struct pollfd stack[64];
-    if (count > 64) {
-        errno = EINVAL;
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        stack[i].fd = fds[i];
-        stack[i].events = POLLIN;
-        stack[i].revents = 0;
-        ready[i] = 0;
-    }
-    int n;
-    do { n = poll(stack, (nfds_t)count, timeout_ms); } while (n < 0 && errno == EINTR);
-    if (n <= 0) return n;
-    for (int i = 0; i < count; i++) ready[i] = (stack[i].revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0;
-    return n;
+    return qb_poll(fds, NULL, count, timeout_ms, ready);
 }
 
 int qb_wallclock_timerfd_create(void) { return timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC); }
