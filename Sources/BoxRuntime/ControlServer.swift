@@ -59,6 +59,12 @@ final class ControlServer {
     /// no work at all (under emulation every microsecond at the reveal shows as audio stalls).
     private(set) var hasSubscribers = false
 
+    /// What one read brought, in order: complete request lines and over-long ones.
+    enum Received {
+        case line([UInt8])
+        case tooLong
+    }
+
     /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle`,
     /// whose reply is queued to the client (`subscribe` marks the client first).
     func service(_ fd: Int32, ready: Int32, hello: () -> BoxMessage, handle: (BoxRequest) -> BoxMessage) {
@@ -69,15 +75,11 @@ final class ControlServer {
         let n = read(fd, &chunk, chunk.count)
         if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard n > 0 else { return drop(fd, reason: nil) }
-        for byte in chunk[..<n] {
-            guard var client = clients[fd] else { return }
-            if byte == 0x0A {
-                let line = client.input
-                let skipped = client.discarding
-                client.input.removeAll(keepingCapacity: true)
-                client.discarding = false
-                clients[fd] = client
-                if skipped { continue }
+        for received in split(chunk[..<n], into: fd) {
+            switch received {
+            case .tooLong:
+                send(.refusal(BoxProtocolError("request longer than \(BoxProtocol.maximumLineBytes) bytes")), to: fd)
+            case .line(let line):
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
                 switch BoxRequest.parse(line) {
                 case .failure(let error):
@@ -89,25 +91,48 @@ final class ControlServer {
                     }
                     send(handle(request), to: fd)
                 }
-            } else if !client.discarding {
-                client.input.append(byte)
-                if client.input.count > BoxProtocol.maximumLineBytes {
-                    client.input.removeAll()
-                    client.discarding = true
-                    clients[fd] = client
-                    send(.refusal(BoxProtocolError("request longer than \(BoxProtocol.maximumLineBytes) bytes")), to: fd)
-                } else {
-                    clients[fd] = client
-                }
             }
         }
+    }
+
+    /// Adds `bytes` to the client's unfinished line and cuts out what is complete. A line
+    /// over the limit is refused once and skipped up to its newline. The client is taken out
+    /// of the table meanwhile, so appending never copies its buffer.
+    private func split(_ bytes: ArraySlice<UInt8>, into fd: Int32) -> [Received] {
+        guard var client = clients.removeValue(forKey: fd) else { return [] }
+        defer { clients[fd] = client }
+        var received: [Received] = []
+        var rest = bytes
+        while let end = rest.firstIndex(of: 0x0A) {
+            let piece = rest[..<end]
+            if client.discarding {
+                client.discarding = false
+            } else if client.input.count + piece.count > BoxProtocol.maximumLineBytes {
+                received.append(.tooLong)
+            } else {
+                received.append(.line(client.input + piece))
+            }
+            client.input.removeAll(keepingCapacity: true)
+            rest = rest[(end + 1)...]
+        }
+        if !client.discarding {
+            if client.input.count + rest.count > BoxProtocol.maximumLineBytes {
+                client.input.removeAll()
+                client.discarding = true
+                received.append(.tooLong)
+            } else {
+                client.input += rest
+            }
+        }
+        return received
     }
 
     /// Pushes an event to every subscriber.
     func broadcast(_ message: BoxMessage) {
         guard hasSubscribers else { return }
         let line = [UInt8](message.line())
-        for (fd, client) in clients where client.subscribed { enqueue(line, to: fd) }
+        // Keys first: iterating the table itself would hold its queues while they grow.
+        for fd in clients.compactMap({ $0.value.subscribed ? $0.key : nil }) { enqueue(line, to: fd) }
     }
 
     func send(_ message: BoxMessage, to fd: Int32) {
@@ -115,23 +140,21 @@ final class ControlServer {
     }
 
     private func enqueue(_ line: [UInt8], to fd: Int32) {
-        guard var client = clients[fd] else { return }
-        if client.output.count + line.count > maximumQueuedBytes {
-            return drop(fd, reason: "fell behind by \(client.output.count) bytes")
+        guard let queued = clients[fd]?.output.count else { return }
+        if queued + line.count > maximumQueuedBytes {
+            return drop(fd, reason: "fell behind by \(queued) bytes")
         }
-        client.output += line
-        clients[fd] = client
+        clients[fd]?.output += line  // in place: the queue is not copied
         flush(fd)
     }
 
     /// Writes what the socket takes now, without blocking.
     private func flush(_ fd: Int32) {
-        guard var client = clients[fd], !client.output.isEmpty else { return }
-        let n = client.output.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) }
+        guard clients[fd]?.output.isEmpty == false else { return }
+        let n = clients[fd]?.output.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) } ?? 0
         if n == -Int(EAGAIN) || n == -Int(EINTR) { return }
         guard n > 0 else { return drop(fd, reason: nil) }
-        client.output.removeFirst(n)
-        clients[fd] = client
+        clients[fd]?.output.removeFirst(n)
     }
 
     private func acceptAll(hello: () -> BoxMessage) {
