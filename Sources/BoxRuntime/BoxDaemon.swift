@@ -44,8 +44,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var writes = WriteQueue()
     /// The last screen the machine showed, to show again when the save status changes.
     private var lastScreen: Screen?
-    /// The midnight the wall-clock timer is armed for.
-    private var armedMidnight: Date?
+    /// The wall time the wall-clock timer is armed for (midnight or a reminder).
+    private var armedWallTime: Date?
     /// Whether the wall-clock timer is armed for a reminder (before midnight) rather than midnight.
     private var armedForReminder = false
     /// The "not saved" cue waits for the buzzer and LED patterns playing now to end.
@@ -196,7 +196,7 @@ public final class BoxDaemon: @unchecked Sendable {
                     qb_timerfd_drain(timerFD)
                 case wallFD:
                     let cancelled = qb_wallclock_timerfd_read(wallFD) == 2
-                    calendarChanged(reason: cancelled || isLateForMidnight() ? "wall clock set" : armedForReminder ? "reminder" : "midnight")
+                    calendarChanged(reason: cancelled || isLateForArmedTime() ? "wall clock set" : armedForReminder ? "reminder" : "midnight")
                 case storeWatchFD:
                     _ = qb_inotify_drain(storeWatchFD)
                     storeRechecksLeft = Self.storeRecheckDelaysMs
@@ -246,12 +246,10 @@ public final class BoxDaemon: @unchecked Sendable {
         for (i, fd) in fds.enumerated() where ready[i] != 0 { readButtonEdges(from: fd) }
     }
 
-    private var startedUp = false
-
     private func startUp() {
-        defer { startedUp = true }
         let now = clock.wallNow()
-        if wallClockTrusted { correctUntrustedTimes() }
+        // The world was loaded before the times moved: take it again before the first screen.
+        if wallClockTrusted && correctUntrustedTimes(), let world = loadWorld() { state.world = world }
         do {
             // Quests a stopped box left open (no task being timed) cannot go on: close them,
             // so no session stays `in_progress` for ever.
@@ -278,24 +276,24 @@ public final class BoxDaemon: @unchecked Sendable {
     private func calendarChanged(reason: String) {
         logger.info("calendar check", metadata: ["reason": "\(reason)"])
         let trusted = clock.isWallClockTrusted()
-        if trusted && !wallClockTrusted { correctUntrustedTimes() }
+        // What the box holds (play days, the streak) must follow the corrected times.
+        if trusted && !wallClockTrusted && correctUntrustedTimes() { reload(reason: "wall times corrected") }
         wallClockTrusted = trusted
         backupIfDue(now: clock.wallNow())
         step(.wallClockTick(atNanos: clock.monotonicNanos()))
         armMidnight()
     }
 
-    private func correctUntrustedTimes() {
+    /// Whether any stored wall time was corrected.
+    private func correctUntrustedTimes() -> Bool {
         defer { ownWriteDone() }
         do {
             let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
-            if n > 0 {
-                logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"])
-                // What the box holds (play days, the streak) must follow the corrected times.
-                if startedUp { reload(reason: "wall times corrected") }
-            }
+            if n > 0 { logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"]) }
+            return n > 0
         } catch {
             logger.error("correcting wall times failed", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
@@ -346,16 +344,16 @@ public final class BoxDaemon: @unchecked Sendable {
         let reminder = ReminderSchedule.nextTime(routines: world.routines, settings: world.settings, now: now, calendar: cal)
         armedForReminder = reminder.map { $0 < midnight } ?? false
         let at = armedForReminder ? reminder ?? midnight : midnight
-        armedMidnight = at
+        armedWallTime = at
         _ = qb_wallclock_timerfd_arm(wallFD, at.timeIntervalSince1970)
     }
 
-    /// A midnight timer read long after its midnight: the clock was set between computing the
-    /// midnight and arming it (the kernel then reports an expiry, not a cancel), as NTP does
+    /// The wall-clock timer read long after its time: the clock was set between computing the
+    /// time and arming it (the kernel then reports an expiry, not a cancel), as NTP does
     /// while a busy box handles the previous midnight.
-    private func isLateForMidnight() -> Bool {
-        guard let armedMidnight else { return false }
-        return clock.wallNow().timeIntervalSince(armedMidnight) > 60
+    private func isLateForArmedTime() -> Bool {
+        guard let armedWallTime else { return false }
+        return clock.wallNow().timeIntervalSince(armedWallTime) > 60
     }
 
     private func environment() -> QuestEnvironment {
@@ -415,12 +413,12 @@ public final class BoxDaemon: @unchecked Sendable {
                 save(request)
             case .display(let screen):
                 lastScreen = screen
-                display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
+                display.show(screen, notice: notice)
             case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
             // Subscribers hear of it after the player did.
-            if let server, server.hasSubscribers, let event = BoxMessage.event(for: effect, notice: writes.isEmpty ? nil : Self.notSavedNotice) {
+            if let server, server.hasSubscribers, let event = BoxMessage.event(for: effect, notice: notice) {
                 server.broadcast(event)
             }
         }
@@ -499,11 +497,14 @@ public final class BoxDaemon: @unchecked Sendable {
         }
     }
 
+    /// The line under every screen while plays wait in memory.
+    private var notice: String? { writes.isEmpty ? nil : Self.notSavedNotice }
+
     /// The last screen again, with or without the "not saved" notice, on every surface.
     private func showAgain() {
         guard let screen = lastScreen else { return }
-        display.show(screen, notice: writes.isEmpty ? nil : Self.notSavedNotice)
-        server?.broadcast(screenEvent(screen))
+        display.show(screen, notice: notice)
+        if let event = BoxMessage.event(for: .display(screen), notice: notice) { server?.broadcast(event) }
         server?.broadcast(.event("box") { $0.box = status() })
     }
 
@@ -541,7 +542,6 @@ public final class BoxDaemon: @unchecked Sendable {
             return
         }
         storeRechecksLeft = []
-        storeVersion = version
         reload(reason: "store changed")
     }
 
@@ -567,21 +567,31 @@ public final class BoxDaemon: @unchecked Sendable {
             return "after-quest"
         }
         pendingReload = false
+        // The version before the read: a commit made while reading is seen at the next check.
+        let version = try? db.dataVersion()
+        guard let world = loadWorld() else { return "now" }
+        storeVersion = version
+        dataVersion += 1
+        step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
+        armMidnight()  // reminder times may have changed
+        logger.info("store re-read", metadata: [
+            "reason": "\(reason)", "routines": "\(world.routines.count)", "xp": "\(world.profile.totalXP)", "version": "\(dataVersion)",
+        ])
+        server?.broadcast(.event("box") { $0.box = status() })
+        return "now"
+    }
+
+    /// The world as the store has it now (the reflection the player has not dismissed is kept),
+    /// or nil when it cannot be read (logged; the box goes on with what it has).
+    private func loadWorld() -> QuestWorld? {
         do {
             var world = try db.loadWorld(calendar: baseCalendar, bootID: clock.bootID)
             world.pendingReflection = state.world.pendingReflection
-            storeVersion = try? db.dataVersion()
-            dataVersion += 1
-            step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
-            armMidnight()  // reminder times may have changed
-            logger.info("store re-read", metadata: [
-                "reason": "\(reason)", "routines": "\(world.routines.count)", "xp": "\(world.profile.totalXP)", "version": "\(dataVersion)",
-            ])
-            server?.broadcast(.event("box") { $0.box = status() })
+            return world
         } catch {
             logger.error("re-reading the store failed; the box goes on with what it has", metadata: ["error": "\(error)"])
+            return nil
         }
-        return "now"
     }
 
     // MARK: the socket
@@ -592,21 +602,16 @@ public final class BoxDaemon: @unchecked Sendable {
             unsavedPlays: writes.pending.count, phase: state.phase.name)
     }
 
-    private func screenEvent(_ screen: Screen) -> BoxMessage {
-        BoxMessage.event(for: .display(screen), notice: writes.isEmpty ? nil : Self.notSavedNotice) ?? .event("screen")
-    }
-
     private func handle(_ request: BoxRequest) -> BoxMessage {
         switch request.command {
         case "subscribe", "state":
             var reply = BoxMessage.reply(to: request)
             reply.screen = lastScreen.map(ScreenPayload.init)
-            reply.notice = writes.isEmpty ? nil : Self.notSavedNotice
+            reply.notice = notice
             reply.box = status()
             return reply
         case "reload":
             var reply = BoxMessage.reply(to: request)
-            storeVersion = try? db.dataVersion()
             reply.applied = reload(reason: "requested")
             reply.box = status()
             return reply
@@ -647,11 +652,11 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         if let p = pattern ?? nil {
             if let on = buzzer.start(p.sequence, repeats: false, at: now) { setBuzzer(on) }
-            server?.broadcast(.event("buzzer") { $0.pattern = p.name })
+            if let event = BoxMessage.event(for: .buzzer(p)) { server?.broadcast(event) }
         }
         if let id = soundID ?? nil {
             sound.play(id)
-            server?.broadcast(.event("sound") { $0.sound = id.rawValue })
+            if let event = BoxMessage.event(for: .playSound(id)) { server?.broadcast(event) }
         }
         logger.info("wiring check", metadata: ["led": "\(request.led ?? "-")", "buzzer": "\(request.buzzer ?? "-")", "sound": "\(request.sound ?? "-")"])
         return .reply(to: request)

@@ -105,7 +105,7 @@ public enum SettingsCatalog {
 
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {
         let escaped = DisplayText.escaped(key)
-        if key.hasPrefix(reminderPrefix) && !routines.isEmpty && !entries.contains(where: { $0.key == key }) {
+        if key.hasPrefix(reminderPrefix) && !routines.isEmpty {
             return .invalid("\(escaped): no routine has that name (routines: \(routines.map { DisplayText.escaped($0.name) }.joined(separator: ", ")))")
         }
         return .invalid("\(escaped): no such setting (settings: \(entries.map(\.key).joined(separator: ", ")), reminder.<routine name>)")

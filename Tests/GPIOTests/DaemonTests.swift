@@ -65,16 +65,21 @@ struct DaemonTests {
         }
     }
 
-    func rig(routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, reminders: Bool = false) throws -> Rig {
+    /// `prepare` writes to the store before the daemon opens it.
+    func rig(
+        routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil,
+        prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
+    ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
         for r in routines { try db.saveRoutine(r) }
         // REM-1 would chime and blink yellow if the tests ran within an hour after 07:30.
-        try db.updateSettings { $0.game.remindersEnabled = reminders }
+        try db.updateSettings { $0.game.remindersEnabled = false }
+        let clock = LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"])
+        try prepare(db, clock)
         let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
         let board = try BoardGPIO(profile: try BoardProfile.load(path: boards + "/questbox-sim.yaml"), backend: gpio)
-        let clock = LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"])
         var rules = GameRules()
         rules.accidentalStopGuardMs = 100
         var logger = Logger(label: "test")
@@ -152,6 +157,26 @@ struct DaemonTests {
         let saved = try rig.db.estimations(), sessions = try rig.db.sessions()
         #expect(saved.count == 1 && sessions.count == 1, "waited \(waited * 100) ms")
         #expect(rig.display.lastNotice == nil)
+    }
+
+    @Test("wall times corrected at start (the clock synced before the box started) are what the first screen shows")
+    func correctedAtStart() throws {
+        let rig = try rig(routines: [Self.everyDay], prepare: { db, clock in
+            // Played 5 s ago in this boot while the clock still said 1970: untrusted times.
+            let session = GameSession(
+                id: UUID(), routineID: Self.everyDay.id, routineDisplayName: "Daily Quest", startedAt: Date(timeIntervalSince1970: 100_000),
+                startedMonotonicNanos: clock.monotonicNanos() - 5_000_000_000, bootID: clock.bootID, isCalibration: true)
+            try db.apply(.sessionStarted(session), wallClockTrusted: false)
+            var done = session
+            done.status = .completed
+            done.completedAt = session.startedAt.addingTimeInterval(2)
+            done.xpEarned = GameRules.standard.xpSessionCompletionBonus
+            try db.apply(.sessionCompleted(done), wallClockTrusted: false)
+        })
+        defer { rig.stop() }
+        guard case .idle(let screen)? = rig.display.lastShown else { Issue.record("no idle screen"); return }
+        #expect(screen.quests.map(\.playedToday) == [true], "the play moved to today, and the box knows it")
+        #expect(screen.streakText == "Streak: 1 day")
     }
 
     @Test("idle with nothing to show: the loop does not wake up at all")
