@@ -75,6 +75,8 @@ let package = Package(
             path: "Benchmarks/SoundFigures"),
         // libFuzzer over routine JSON, events and board YAML (Tests/Fuzz/run.sh; never shipped).
         .executableTarget(name: "FuzzInputs", dependencies: ["QuestCLI"], path: "Tests/Fuzz/FuzzInputs"),
+        // History written straight into a store, shared by the test targets (never shipped).
+        .target(name: "StoreFixtures", dependencies: ["QuestStore", "QuestCore"], path: "Tests/StoreFixtures"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
@@ -82,10 +84,10 @@ let package = Package(
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter"],
+            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

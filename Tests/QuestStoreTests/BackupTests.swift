@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import QuestCore
+import StoreFixtures
 import Testing
 @testable import QuestStore
 

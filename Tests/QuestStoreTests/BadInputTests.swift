@@ -1,6 +1,7 @@
 import Foundation
 @testable import QuestCLI
 import GRDB
+import StoreFixtures
 import Testing
 @testable import QuestStore
 

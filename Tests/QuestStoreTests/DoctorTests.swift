@@ -1,6 +1,7 @@
 import Foundation
 import GPIO
 import QuestCLI
+import StoreFixtures
 import Testing
 @testable import QuestStore
 
