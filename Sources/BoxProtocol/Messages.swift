@@ -101,6 +101,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case .active: "active"
         case .reveal: "reveal"
         case .summary: "summary"
+        case .reflection: "reflection"
         }
     }
 
@@ -113,6 +114,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case .active(let s): try s.encode(to: encoder)
         case .reveal(let s): try s.encode(to: encoder)
         case .summary(let s): try s.encode(to: encoder)
+        case .reflection(let r): try r.encode(to: encoder)
         }
     }
 
@@ -124,6 +126,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case "active": screen = .active(try ActiveScreen(from: decoder))
         case "reveal": screen = .reveal(try RevealScreen(from: decoder))
         case "summary": screen = .summary(try SummaryScreen(from: decoder))
+        case "reflection": screen = .reflection(try WeeklyReflection(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: try decoder.container(keyedBy: Key.self), debugDescription: "unknown screen \(kind)")
         }
@@ -191,15 +194,18 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         return m
     }
 
-    /// The event an effect of the machine is told as (timers and reads are not told).
-    public static func event(for effect: QuestEffect, notice: String? = nil) -> BoxMessage? {
+    /// The events an effect of the machine is told as (timers and reads are not told). The
+    /// weekly reflection is a screen and also its own `reflection` event.
+    public static func events(for effect: QuestEffect, notice: String? = nil) -> [BoxMessage] {
         switch effect {
-        case .display(let screen): .event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice }
-        case .playSound(let id): .event("sound") { $0.sound = id.rawValue }
-        case .led(let pattern): .event("led") { $0.pattern = pattern.name }
-        case .buzzer(let pattern): .event("buzzer") { $0.pattern = pattern.name }
-        case .persist(.reminderSounded(_, let name, _)): .event("reminder") { $0.routine = name }
-        case .persist, .scheduleTimer, .cancelTimer, .readButton: nil
+        case .display(.reflection(let r)):
+            [.event("screen") { $0.screen = ScreenPayload(.reflection(r)); $0.notice = notice }, .event("reflection") { $0.reflection = r }]
+        case .display(let screen): [.event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice }]
+        case .playSound(let id): [.event("sound") { $0.sound = id.rawValue }]
+        case .led(let pattern): [.event("led") { $0.pattern = pattern.name }]
+        case .buzzer(let pattern): [.event("buzzer") { $0.pattern = pattern.name }]
+        case .persist(.reminderSounded(_, let name, _)): [.event("reminder") { $0.routine = name }]
+        case .persist, .scheduleTimer, .cancelTimer, .readButton: []
         }
     }
 

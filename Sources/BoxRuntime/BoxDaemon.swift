@@ -85,6 +85,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var dataVersion = 1
     /// A change arrived during a quest: it applies when the box is idle again.
     private var pendingReload = false
+    /// The week whose previous week's reflection the world holds (REFL-1).
+    private var reflectionWeek: String?
     /// Buttons held down over the socket (`press` down … up): their level reads as pressed.
     private var socketHeld: Set<ButtonRole> = []
     /// The machine's last LED pattern, shown again after a wiring check.
@@ -111,7 +113,10 @@ public final class BoxDaemon: @unchecked Sendable {
             r.debounceMs = Int64(board.profile.debounceMs)
             r.holdMs = Int64(board.profile.holdMs)
         }
-        state = QuestState(world: try database.loadWorld(calendar: calendar, bootID: clock.bootID), rules: r)
+        var world = try database.loadWorld(calendar: calendar, bootID: clock.bootID)
+        world.pendingReflection = Self.pendingReflection(database, now: clock.wallNow(), calendar: world.calendar, logger: logger)
+        reflectionWeek = Self.weekIdentifier(clock.wallNow(), calendar: world.calendar)
+        state = QuestState(world: world, rules: r)
         // Rows the box cannot read (an edited restore, a bit flip) are skipped by the store's
         // readers; name them once here, one line each, so the journal says what is missing.
         let unreadable = try database.unreadableRows(limit: 10)
@@ -280,6 +285,11 @@ public final class BoxDaemon: @unchecked Sendable {
         if trusted && !wallClockTrusted && correctUntrustedTimes() { reload(reason: "wall times corrected") }
         wallClockTrusted = trusted
         backupIfDue(now: clock.wallNow())
+        // REFL-1: a new week brings last week's reflection (read now, while idle, not at the
+        // player's first press). During a quest the re-read waits for its end, as any reload.
+        if Self.weekIdentifier(clock.wallNow(), calendar: state.world.calendar) != reflectionWeek {
+            reload(reason: "new week")
+        }
         step(.wallClockTick(atNanos: clock.monotonicNanos()))
         armMidnight()
     }
@@ -418,8 +428,8 @@ public final class BoxDaemon: @unchecked Sendable {
                 break
             }
             // Subscribers hear of it after the player did.
-            if let server, server.hasSubscribers, let event = BoxMessage.event(for: effect, notice: notice) {
-                server.broadcast(event)
+            if let server, server.hasSubscribers {
+                for event in BoxMessage.events(for: effect, notice: notice) { server.broadcast(event) }
             }
         }
         playCueWhenFree()
@@ -504,7 +514,7 @@ public final class BoxDaemon: @unchecked Sendable {
     private func showAgain() {
         guard let screen = lastScreen else { return }
         display.show(screen, notice: notice)
-        if let event = BoxMessage.event(for: .display(screen), notice: notice) { server?.broadcast(event) }
+        server?.broadcast(.event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice })
         server?.broadcast(.event("box") { $0.box = status() })
     }
 
@@ -559,7 +569,7 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         sound.apply(soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent)
         switch state.phase {
-        case .idle, .summary:
+        case .idle, .summary, .reflection:
             break
         case .estimating, .active, .revealing:
             if !pendingReload { logger.info("store changed during a quest; applies after it", metadata: ["reason": "\(reason)"]) }
@@ -581,16 +591,34 @@ public final class BoxDaemon: @unchecked Sendable {
         return "now"
     }
 
-    /// The world as the store has it now (the reflection the player has not dismissed is kept),
+    /// The world as the store has it now, with last week's reflection unless it was dismissed,
     /// or nil when it cannot be read (logged; the box goes on with what it has).
     private func loadWorld() -> QuestWorld? {
         do {
             var world = try db.loadWorld(calendar: baseCalendar, bootID: clock.bootID)
-            world.pendingReflection = state.world.pendingReflection
+            let now = clock.wallNow()
+            world.pendingReflection = Self.pendingReflection(db, now: now, calendar: world.calendar, logger: logger)
+            reflectionWeek = Self.weekIdentifier(now, calendar: world.calendar)
             return world
         } catch {
             logger.error("re-reading the store failed; the box goes on with what it has", metadata: ["error": "\(error)"])
             return nil
+        }
+    }
+
+    /// A reflection that cannot be computed is one log line; the box goes on without it.
+    private static func pendingReflection(_ db: QuestDatabase, now: Date, calendar: Calendar, logger: Logger) -> WeeklyReflection? {
+        do {
+            return try db.pendingReflection(now: now, calendar: calendar)
+        } catch {
+            logger.error("computing last week's reflection failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    private static func weekIdentifier(_ now: Date, calendar: Calendar) -> String? {
+        WeeklyReflectionEngine.weekBounds(containing: now, calendar: calendar).map {
+            WeeklyReflectionEngine.weekIdentifier(ofWeekStarting: $0.start, calendar: calendar)
         }
     }
 
@@ -652,11 +680,11 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         if let p = pattern ?? nil {
             if let on = buzzer.start(p.sequence, repeats: false, at: now) { setBuzzer(on) }
-            if let event = BoxMessage.event(for: .buzzer(p)) { server?.broadcast(event) }
+            for event in BoxMessage.events(for: .buzzer(p)) { server?.broadcast(event) }
         }
         if let id = soundID ?? nil {
             sound.play(id)
-            if let event = BoxMessage.event(for: .playSound(id)) { server?.broadcast(event) }
+            for event in BoxMessage.events(for: .playSound(id)) { server?.broadcast(event) }
         }
         logger.info("wiring check", metadata: ["led": "\(request.led ?? "-")", "buzzer": "\(request.buzzer ?? "-")", "sound": "\(request.sound ?? "-")"])
         return .reply(to: request)

@@ -84,6 +84,8 @@ struct SimulateCommand: ParsableCommand {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError("\(events): not UTF-8 text") }
         let script = try EventScript.parse(text, file: events)
         let db = try options.open()
+        // A script plays exactly its presses: the weekly reflection (REFL-1), offered by the
+        // running box before a week's first quest, would take a lock press meant for the quest.
         let world = try db.loadWorld(calendar: Calendar.current, bootID: "simulate-\(UUID().uuidString.prefix(8))")
         var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
         var printer = EffectPrinter(trace: trace)
@@ -229,6 +231,7 @@ enum TraceLine {
             case .active: "active"
             case .reveal: "reveal"
             case .summary: "summary"
+            case .reflection: "reflection"
             }
             return ["effect": .string("display"), "screen": .string(name), "lines": .strings(screen.textLines)]
         case .persist(let r):
@@ -269,6 +272,7 @@ enum TraceLine {
         case .reveal: "reveal"
         case .celebration: "celebration"
         case .reminder: "reminder"
+        case .reflection: "reflection"
         }
     }
 
@@ -280,6 +284,7 @@ enum TraceLine {
         case .taskLimit: "taskLimit"
         case .revealTimeout: "revealTimeout"
         case .summaryTimeout: "summaryTimeout"
+        case .reflectionTimeout: "reflectionTimeout"
         }
     }
 

@@ -45,6 +45,7 @@ enum WatchText {
         case "buzzer": text = "buzzer \(m.pattern ?? "?")"
         case "sound": text = "sound  \(m.sound ?? "?")"
         case "reminder": text = "reminder \(DisplayText.escaped(m.routine ?? "?"))"
+        case "reflection": text = "reflection \(DisplayText.escaped(m.reflection?.weekIdentifier ?? "?")) offered"
         case "box": text = "box    \(m.box.map { "\($0.phase) · data v\($0.dataVersion) · unsaved \($0.unsavedPlays)" } ?? "?")"
         default: text = "\(m.type) \(m.event ?? "")"
         }

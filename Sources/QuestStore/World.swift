@@ -60,3 +60,14 @@ extension QuestDatabase {
         }
     }
 }
+
+extension QuestDatabase {
+    /// REFL-1: last week's reflection if it had quests and was not dismissed, in `calendar`
+    /// (the world's, with the first weekday applied). Read when the world is loaded and when
+    /// a new week begins, never on a button press.
+    public func pendingReflection(now: Date, calendar: Calendar) throws -> WeeklyReflection? {
+        let dismissed = try reflectionTracking().dismissedWeek
+        return WeeklyReflectionEngine.pendingReflection(
+            snapshots: try snapshots(), sessions: try sessions(), now: now, calendar: calendar, dismissedWeek: dismissed)
+    }
+}

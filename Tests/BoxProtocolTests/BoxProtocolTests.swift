@@ -47,7 +47,7 @@ struct BoxProtocolTests {
             tap(.lock)
         }
         sim.advance(to: t + 60 * s)
-        return sim.allEffects.compactMap { BoxMessage.event(for: $0) }
+        return sim.allEffects.flatMap { BoxMessage.events(for: $0) }
     }
 
     @Test("every event of a quest, hello, replies and box status keep the schema")

@@ -114,6 +114,12 @@ extension DaemonTests {
         #expect(eventually(within: 1) {
             if case .idle(let s)? = rig.display.lastShown { s.level == level && s.calibrationSessionsLeft == 0 } else { false }
         }, "the idle screen does not show the restored level")
+        // The restored plays may fall in last week: its reflection comes first (REFL-1).
+        if case .idle(let s)? = rig.display.lastShown, s.reflection != nil {
+            try rig.press("BTN_LOCK")
+            #expect(eventually { if case .reflection? = rig.display.lastShown { true } else { false } })
+            usleep(150_000)
+        }
         // One play on the box: stored on top of the restored history, and shown so.
         try rig.press("BTN_LOCK")
         usleep(150_000)
@@ -221,6 +227,52 @@ extension DaemonTests {
         for _ in 0..<100_000 { if try slow.readLine(timeoutMs: 2_000) == nil { ended = true; break } }
         #expect(ended)
         #expect(try fast.request(BoxRequest(command: "state")).ok == true)
+    }
+
+    @Test("REFL-1 on the box: last week's reflection before the first quest, sent to subscribers; one lock press goes on, never again")
+    func reflectionOnTheBox() throws {
+        let lastWeek = try #require(Calendar.current.date(byAdding: .day, value: -7, to: Date()))
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(), prepare: { db, _ in
+            try playQuest(db, routine: Self.everyDay, at: lastWeek)
+        })
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        _ = try client.request(BoxRequest(command: "subscribe"))
+        try rig.press("BTN_LOCK")
+        let seen = try events(from: client) { $0.event == "reflection" }
+        let reflection = try #require(seen.last?.reflection)
+        #expect(reflection.questsCompleted == 1 && reflection.daysPlayedThisWeek == 1)
+        #expect(seen.contains { $0.screen?.kind == "reflection" } && seen.contains { $0.event == "led" && $0.pattern == "reflection" })
+        #expect(try client.request(BoxRequest(command: "state")).box?.phase == "reflection")
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        _ = try events(from: client) { $0.screen?.kind == "estimating" }
+        #expect(try rig.db.reflectionTracking().dismissedWeek == reflection.weekIdentifier)
+        // Abandon, come back: the quest starts at once, and a re-read of the store keeps it so.
+        try rig.gpio.edge(line: "BTN_STOP", rising: true, atNanos: rig.now())
+        #expect(eventually(within: 6) { if case .idle? = rig.display.lastShown { true } else { false } })  // a 3 s hold abandons
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: rig.now())
+        #expect(try client.request(BoxRequest(command: "reload")).ok == true)
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        let again = try events(from: client) { $0.screen?.kind == "estimating" }
+        #expect(!again.contains { $0.event == "reflection" || $0.screen?.kind == "reflection" })
+    }
+
+    @Test("REFL-1: a reflection dismissed elsewhere (the web app) is not offered after the box re-reads the store")
+    func reflectionDismissedElsewhere() throws {
+        let lastWeek = try #require(Calendar.current.date(byAdding: .day, value: -7, to: Date()))
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(), prepare: { db, _ in
+            try playQuest(db, routine: Self.everyDay, at: lastWeek)
+        })
+        defer { rig.stop() }
+        guard case .idle(let before)? = rig.display.lastShown, let reflection = before.reflection else {
+            Issue.record("no reflection pending at idle"); return
+        }
+        try otherWriter(rig).apply(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier), wallClockTrusted: true)
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.reflection == nil } else { false } })
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating? = rig.display.lastShown { true } else { false } })
     }
 
     @Test("idle with a subscribed client: still no wake-ups")

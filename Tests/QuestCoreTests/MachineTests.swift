@@ -529,21 +529,72 @@ struct MachineTests {
         #expect(box.sim.allEffects.contains(.buzzer(.readBack(seconds: 150))))
     }
 
-    @Test("REFL-1: the pending reflection shows at idle and stop dismisses it")
-    func reflectionDismiss() {
-        let r = WeeklyReflectionEngine.computeReflection(
+    /// Last week's (June 1–7) reflection, for a box on Wednesday June 10.
+    static func lastWeeksReflection() -> WeeklyReflection {
+        WeeklyReflectionEngine.computeReflection(
             snapshots: [snap("Teeth", est: 100, act: 100, on: at(2026, 6, 2, 7, 0, Box.cal))],
             sessions: [GameSession(id: uuid(5), routineID: Box.routineID, routineDisplayName: "M", startedAt: at(2026, 6, 2, 7, 0, Box.cal), startedMonotonicNanos: 0, bootID: "b", completedAt: at(2026, 6, 2, 7, 5, Box.cal), status: .completed, isCalibration: false)],
             weekContaining: at(2026, 6, 2, 7, 0, Box.cal), calendar: Box.cal)
+    }
+
+    static func boxWithReflection(start: Date = at(2026, 6, 10, 7, 0, Box.cal)) -> (Box, WeeklyReflection) {
+        let r = lastWeeksReflection()
         var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
         world.pendingReflection = r
-        var box = Box(world: world)
+        return (Box(world: world, start: start), r)
+    }
+
+    @Test("REFL-1: at the first quest of a new week the reflection comes first; lock goes straight on to the quest")
+    func reflectionBeforeFirstQuest() {
+        var (box, r) = Self.boxWithReflection()
         guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
         #expect(idle.reflection == r)
-        box.tap(.stop, at: 1 * second)
+        #expect(box.lastScreen?.textLines.contains("Your week in review comes with your first quest.") == true)
+        let offered = box.tap(.lock, at: 1 * second)
+        #expect(box.phase == "reflection")
+        #expect(offered.contains(.display(.reflection(r))))
+        #expect(offered.contains(.led(.reflection)))
+        #expect(!box.persisted.contains { if case .sessionStarted = $0 { true } else { false } })
+        #expect(box.lastScreen?.textLines.first == "Your week 2026-W23")
+        box.tap(.lock, at: 5 * second)
+        #expect(box.phase == "estimating")
+        #expect(box.persisted.first == .reflectionDismissed(weekIdentifier: "2026-W23"))
+        #expect(box.persisted.count == 2)  // the dismissal, then the session
+        // The next quest of the week starts at once.
+        box.tap(.stop, at: 6 * second, hold: 3_100 * milli)
+        box.tap(.lock, at: 20 * second)
+        #expect(box.phase == "estimating")
+    }
+
+    @Test("REFL-1: the reflection is never mandatory: stop or up/down skip it to idle, 60 s without a press put it away")
+    func reflectionSkipped() {
+        for role in [ButtonRole.stop, .up, .down] {
+            var (box, r) = Self.boxWithReflection()
+            box.tap(.lock, at: 1 * second)
+            box.tap(role, at: 2 * second)
+            #expect(box.phase == "idle", "\(role)")
+            #expect(box.persisted == [.reflectionDismissed(weekIdentifier: r.weekIdentifier)])
+            guard case .idle(let after)? = box.lastScreen else { Issue.record("not idle"); continue }
+            #expect(after.reflection == nil)
+            #expect(after.selectedIndex == 0)
+            box.tap(.lock, at: 3 * second)
+            #expect(box.phase == "estimating")
+        }
+        var (box, r) = Self.boxWithReflection()
+        box.tap(.lock, at: 1 * second)
+        box.sim.advance(to: 60 * second)
+        #expect(box.phase == "reflection")
+        box.sim.advance(to: 61 * second + 1)
+        #expect(box.phase == "idle")
         #expect(box.persisted == [.reflectionDismissed(weekIdentifier: r.weekIdentifier)])
-        guard case .idle(let after)? = box.lastScreen else { Issue.record("not idle"); return }
-        #expect(after.reflection == nil)
+    }
+
+    @Test("REFL-1: a reflection left from an earlier week is not offered (it is last week's or nothing)")
+    func staleReflection() {
+        var (box, _) = Self.boxWithReflection(start: at(2026, 6, 15, 7, 0, Box.cal))  // the Monday after: W24 is last week
+        box.tap(.lock, at: 1 * second)
+        #expect(box.phase == "estimating")
+        #expect(box.persisted.count == 1)
     }
 
     @Test("an edited routine does not disturb the quest in progress")

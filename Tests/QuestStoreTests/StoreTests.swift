@@ -81,6 +81,24 @@ struct StoreTests {
         #expect(try db.reflectionTracking() == ("2026-W24", "2026-W23"))
     }
 
+    @Test("REFL-1: the store offers last week's reflection (calibration quests do not count) until it is dismissed")
+    func pendingReflection() throws {
+        let (db, _) = try freshDatabase()
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
+        cal.firstWeekday = 2
+        let monday = try #require(cal.date(from: DateComponents(year: 2026, month: 12, day: 28, hour: 7)))  // 2026-W53
+        for day in 0..<3 { try recordQuest(db, at: monday.addingTimeInterval(Double(day) * 86_400), durations: [(60, 61)]) }
+        let nextWeek = monday.addingTimeInterval(7 * 86_400)  // Monday 4 January 2027, W01
+        #expect(try db.pendingReflection(now: nextWeek, calendar: cal) == nil, "three calibration quests are no week to reflect on")
+        try recordQuest(db, at: monday.addingTimeInterval(4 * 86_400), durations: [(60, 61), (90, 100)])
+        let r = try #require(try db.pendingReflection(now: nextWeek, calendar: cal))
+        #expect(r.weekIdentifier == "2026-W53" && r.questsCompleted == 1 && r.daysPlayedThisWeek == 1, "CAL-1: calibration days are not counted")
+        #expect(try db.pendingReflection(now: monday.addingTimeInterval(3 * 86_400), calendar: cal) == nil, "the week is not over")
+        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W53"), wallClockTrusted: true)
+        #expect(try db.pendingReflection(now: nextWeek, calendar: cal) == nil)
+    }
+
     @Test("quest plays derived from loaded history equal the store's own query; snapshots come back in time order")
     func playsDerivedEqualsStored() throws {
         let (db, _) = try freshDatabase()

@@ -72,11 +72,13 @@ public enum LEDPattern: Codable, Equatable, Sendable {
     /// REM-1: a reminder sounded and its quest is not played yet: a slow blink until it is,
     /// or the day ends.
     case reminder
+    /// REFL-1: steady while last week's reflection is offered.
+    case reflection
 
     public var repeats: Bool {
         switch self {
         case .questAvailable, .active, .reminder: true
-        case .off, .estimating, .reveal, .celebration: false
+        case .off, .estimating, .reveal, .celebration, .reflection: false
         }
     }
 
@@ -87,6 +89,7 @@ public enum LEDPattern: Codable, Equatable, Sendable {
         case .questAvailable: return [s(.blue, 150), s(.off, 2850)]
         case .reminder: return [s(.yellow, 1000), s(.off, 1000)]
         case .estimating: return [s(.white, 0)]
+        case .reflection: return [s(.green, 0)]
         case .active: return [s(.cyan, 80), s(.off, 150), s(.cyan, 80), s(.off, 1690)]
         case .reveal(.spotOn): return [s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 2000), s(.off, 0)]
         case .reveal(.close): return [s(.cyan, 200), s(.off, 100), s(.cyan, 200), s(.off, 100), s(.cyan, 1800), s(.off, 0)]
@@ -151,6 +154,7 @@ extension LEDPattern {
         case .reveal(let r): "reveal-\(r.rawValue)"
         case .celebration: "celebration"
         case .reminder: "reminder"
+        case .reflection: "reflection"
         }
     }
 }

@@ -11,6 +11,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     /// GAME-6: the reveal continues by itself after 8 s.
     case revealTimeout
     case summaryTimeout
+    /// REFL-1: the weekly reflection goes away by itself if nobody presses.
+    case reflectionTimeout
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -106,9 +108,13 @@ public enum QuestPhase: Codable, Equatable, Sendable {
     case active(QuestRun, taskIndex: Int, estimateSeconds: Int, lockNanos: MonotonicNanos, pendingStopNanos: MonotonicNanos?)
     case revealing(QuestRun, taskIndex: Int)
     case summary
+    /// REFL-1: last week's reflection, offered before the first quest of a new week; any
+    /// press skips it (lock goes straight on to the selected quest).
+    case reflection(WeeklyReflection, selectedRoutineID: UUID?)
 
     public var name: String {
         switch self {
+        case .reflection: "reflection"
         case .idle: "idle"
         case .estimating: "estimating"
         case .active: "active"
@@ -208,9 +214,18 @@ private struct Reducer {
         case .idle(let selected, _):
             switch role {
             case .up, .down: moveSelection(from: selected, by: role == .down ? 1 : -1)
-            case .lock: startQuest(selected: selected, at: t)
-            case .stop: dismissReflection()
+            case .lock:
+                if let reflection = currentReflection() {
+                    offer(reflection, selected: selected, at: t)
+                } else {
+                    startQuest(selected: selected, at: t)
+                }
+            case .stop: break
             }
+        case .reflection(let reflection, let selected):
+            emit(.cancelTimer(.reflectionTimeout))
+            dismiss(reflection)
+            if role == .lock { startQuest(selected: selected, at: t) } else { enterIdle(notice: nil, selected: selected) }
         case .estimating(let run, let index, let estimate):
             switch role {
             case .up, .down:
@@ -279,6 +294,11 @@ private struct Reducer {
             if case .revealing(let run, let index) = state.phase { advance(from: run, index, at: t) }
         case .summaryTimeout:
             if case .summary = state.phase { enterIdle(notice: nil) }
+        case .reflectionTimeout:
+            if case .reflection(let reflection, let selected) = state.phase {
+                dismiss(reflection)
+                enterIdle(notice: nil, selected: selected)
+            }
         }
     }
 
@@ -344,11 +364,31 @@ private struct Reducer {
         enterIdle(notice: nil, selected: today[next].id)
     }
 
-    mutating func dismissReflection() {
-        guard let reflection = state.world.pendingReflection else { return }
+    /// REFL-1: the reflection of the week before this one, unless it was dismissed (a stale
+    /// one, computed before a week boundary, is dropped).
+    mutating func currentReflection() -> WeeklyReflection? {
+        guard let reflection = state.world.pendingReflection else { return nil }
+        let cal = state.world.calendar
+        guard let previous = WeeklyReflectionEngine.previousWeekBounds(from: env.now, calendar: cal),
+              WeeklyReflectionEngine.weekIdentifier(ofWeekStarting: previous.start, calendar: cal) == reflection.weekIdentifier
+        else {
+            state.world.pendingReflection = nil
+            return nil
+        }
+        return reflection
+    }
+
+    mutating func offer(_ reflection: WeeklyReflection, selected: UUID?, at t: MonotonicNanos) {
+        state.phase = .reflection(reflection, selectedRoutineID: selected)
+        emit(.led(.reflection))
+        emit(.display(.reflection(reflection)))
+        emit(.scheduleTimer(.reflectionTimeout, atNanos: t + ms(rules.reflectionTimeoutMs)))
+    }
+
+    /// Seen once is enough: however the screen is left, it is not offered again.
+    mutating func dismiss(_ reflection: WeeklyReflection) {
         state.world.pendingReflection = nil
         emit(.persist(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier)))
-        enterIdle(notice: nil)
     }
 
     func streakText() -> String {

@@ -36,6 +36,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .taskLimit: 21
         case .revealTimeout: 22
         case .summaryTimeout: 23
+        case .reflectionTimeout: 24
         }
     }
 }

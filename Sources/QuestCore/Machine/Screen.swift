@@ -6,6 +6,8 @@ public enum Screen: Codable, Equatable, Sendable {
     case active(ActiveScreen)
     case reveal(RevealScreen)
     case summary(SummaryScreen)
+    /// REFL-1: last week's "sports score card", before the first quest of a new week.
+    case reflection(WeeklyReflection)
 }
 
 public struct QuestOption: Codable, Equatable, Sendable {
@@ -79,9 +81,7 @@ extension Screen {
         case .idle(let s):
             var lines = ["TimeQuest · Level \(s.level) (\(Int((s.levelProgress * 100).rounded(.down)))% to next) · \(s.streakText)"]
             if let notice = s.notice { lines.append(notice) }
-            if let r = s.reflection {
-                lines.append("Last week: \(r.questsCompleted) quests · \(Int(r.averageAccuracy.rounded()))% accuracy · \(r.streakContextString)")
-            }
+            if s.reflection != nil { lines.append("Your week in review comes with your first quest.") }
             if s.quests.isEmpty { lines.append("No quests today. Enjoy the day!") }
             for (i, q) in s.quests.enumerated() {
                 let marker = i == s.selectedIndex ? ">" : " "
@@ -114,6 +114,8 @@ extension Screen {
             if let m = s.streakMilestone { lines.append("\(m)-day streak!") }
             if s.calibrationSessionsLeft > 0 { lines.append("Still learning your patterns: \(s.calibrationSessionsLeft) to go") }
             return lines
+        case .reflection(let r):
+            return r.summaryLines + ["Press any button to go on."]
         }
     }
 }

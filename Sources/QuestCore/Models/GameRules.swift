@@ -22,6 +22,7 @@ public struct GameRules: Codable, Equatable, Sendable {
     public var taskLimitMs: Int64 = 3 * 60 * 60 * 1_000
     public var revealTimeoutMs: Int64 = 8_000
     public var summaryTimeoutMs: Int64 = 30_000
+    public var reflectionTimeoutMs: Int64 = 60_000
     // §5 buttons
     public var debounceMs: Int64 = 30
     public var holdMs: Int64 = 800

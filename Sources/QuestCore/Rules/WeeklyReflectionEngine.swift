@@ -21,6 +21,22 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     /// Always the positive count ("5 of 7 days"), never the days missed.
     public var streakContextString: String { "\(daysPlayedThisWeek) of \(totalDaysInWeek) days" }
     public var isMeaningful: Bool { questsCompleted > 0 }
+
+    /// The card in words, absorbable in 15 seconds (seed 000): counts, never what was missed.
+    public var summaryLines: [String] {
+        var lines = ["Your week \(weekIdentifier)",
+                     "\(questsCompleted) quest\(questsCompleted == 1 ? "" : "s") · \(streakContextString)",
+                     "Average accuracy \(Int(averageAccuracy.rounded()))%" + (accuracyChangeVsPriorWeek.map { change in
+                         let points = Int(change.rounded())
+                         return points == 0 ? " (same as the week before)" : " (\(points > 0 ? "+" : "")\(points) vs the week before)"
+                     } ?? "")]
+        if let name = bestEstimateTaskName, let accuracy = bestEstimateAccuracy {
+            lines.append("Best estimate: \(name), \(Int(accuracy.rounded()))%")
+        }
+        if let name = mostImprovedTaskName { lines.append("Most improved: \(name)") }
+        if let highlight = patternHighlight { lines.append(highlight) }
+        return lines
+    }
 }
 
 public enum WeeklyReflectionEngine: Sendable {
