@@ -29,8 +29,18 @@ struct BoxProtocolTests {
     func questEvents() -> [BoxMessage] {
         let tasks = (1...4).map { RoutineTask(id: UUID(), name: "t\($0)", displayName: "Task \($0)") }
         let routine = Routine(id: UUID(), name: "r", displayName: "Morning", activeDays: Array(1...7), tasks: tasks)
-        let world = QuestWorld(routines: [routine], profile: PlayerProfile(totalXP: 90, sessionsCompleted: 5), calendar: Self.cal, bootID: "b")
-        var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: Date(timeIntervalSince1970: 1_780_000_000), ids: .random)
+        var world = QuestWorld(routines: [routine], profile: PlayerProfile(totalXP: 90, sessionsCompleted: 5), calendar: Self.cal, bootID: "b")
+        // Last week had a quest: its reflection comes before this one (REFL-1).
+        let start = Date(timeIntervalSince1970: 1_780_000_000), lastWeek = start.addingTimeInterval(-7 * 86_400)
+        let played = GameSession(
+            id: UUID(), routineID: routine.id, routineDisplayName: "Morning", startedAt: lastWeek, startedMonotonicNanos: 0, bootID: "a",
+            completedAt: lastWeek.addingTimeInterval(300), status: .completed, isCalibration: false)
+        let snapshot = EstimationSnapshot(
+            taskID: tasks[0].id, taskDisplayName: "Task 1", routineDisplayName: "Morning", estimatedSeconds: 120, actualSeconds: 130,
+            recordedAt: lastWeek.addingTimeInterval(200), isCalibration: false)
+        world.pendingReflection = WeeklyReflectionEngine.pendingReflection(
+            snapshots: [snapshot], sessions: [played], now: start, calendar: Self.cal, dismissedWeek: nil)
+        var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
         sim.start()
         let s: Int64 = 1_000_000_000
         var t = s
@@ -39,6 +49,7 @@ struct BoxProtocolTests {
             sim.release(role, at: t + 80_000_000)
             t += s
         }
+        tap(.lock)  // the reflection
         tap(.lock)
         for actual in [120, 150, 200, 600] as [Int64] {
             tap(.lock)
@@ -53,7 +64,8 @@ struct BoxProtocolTests {
     @Test("every event of a quest, hello, replies and box status keep the schema")
     func messagesKeepTheSchema() throws {
         let events = questEvents()
-        #expect(Set(events.compactMap { $0.screen?.kind }) == ["idle", "estimating", "active", "reveal", "summary"])
+        #expect(Set(events.compactMap { $0.screen?.kind }) == ["idle", "reflection", "estimating", "active", "reveal", "summary"])
+        #expect(events.contains { $0.event == "reflection" && $0.reflection?.questsCompleted == 1 })
         #expect(Set(events.compactMap { $0.pattern }).isSuperset(of: ["reveal-spot_on", "reveal-close", "reveal-off", "reveal-way_off", "celebration"]))
         let box = BoxStatus(board: "questbox-sim", soundDevice: "null", clockTrusted: true, dataVersion: 3, unsavedPlays: 0, phase: "idle")
         var state = BoxMessage.reply(to: BoxRequest(command: "state", id: "7"))
