@@ -214,6 +214,7 @@ enum TraceLine {
         case .led(let p):
             var f: [String: Value] = ["effect": .string("led"), "pattern": .string(patternName(p))]
             if case .reveal(let r) = p { f["rating"] = .string(r.rawValue) }
+            if case .questNumber(let n, let color, _) = p { f["quest"] = .number(Double(n)); f["color"] = .string(color.rawValue) }
             return f
         case .buzzer(let p):
             var f: [String: Value] = ["effect": .string("buzzer")]
@@ -222,6 +223,7 @@ enum TraceLine {
             case .celebration: f["pattern"] = .string("celebration")
             case .reveal(let r): f["pattern"] = .string("reveal"); f["rating"] = .string(r.rawValue)
             case .readBack(let s): f["pattern"] = .string("readBack"); f["seconds"] = .number(Double(s))
+            case .questNumber(let n): f["pattern"] = .string("questNumber"); f["quest"] = .number(Double(n))
             }
             return f
         case .display(let screen):
@@ -273,6 +275,7 @@ enum TraceLine {
         case .celebration: "celebration"
         case .reminder: "reminder"
         case .reflection: "reflection"
+        case .questNumber: "questNumber"
         }
     }
 

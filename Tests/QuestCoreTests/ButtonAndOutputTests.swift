@@ -164,6 +164,27 @@ struct ButtonAndOutputTests {
         #expect(steps.filter { $0.on && $0.durationMs == 80 }.count == 2)
     }
 
+    @Test("§2 no screen: the quest number as blinks then a pause (a 3 s cycle), once when nothing is left; the buzzer pulses it")
+    func questNumberPatterns() {
+        for n in 1...4 {
+            let looping = LEDPattern.questNumber(n, color: .blue, looping: true)
+            let lit = looping.steps.filter { $0.color != .off }
+            #expect(lit.count == n && lit.allSatisfy { $0.color == .blue && $0.durationMs == 200 })
+            #expect(looping.repeats && looping.steps.reduce(0) { $0 + $1.durationMs } == max(3_000, n * 500 + 1_500))
+            // Between counts the light stays off far longer than between blinks.
+            #expect((looping.steps.last?.durationMs ?? 0) >= 1_500 && looping.steps.last?.color == .off)
+            let once = LEDPattern.questNumber(n, color: .green, looping: false)
+            #expect(!once.repeats && once.steps.last == LEDStep(color: .off, durationMs: 0))
+            #expect(once.steps.filter { $0.color == .green }.count == n)
+            let buzz = BuzzerPattern.questNumber(n).steps
+            #expect(buzz.filter(\.on).count == n && buzz.last?.on == false)
+            #expect(buzz.reduce(0) { $0 + $1.durationMs } <= 1_000, "short: key moments only")
+        }
+        // Seven quests still leave a pause after the count.
+        #expect(LEDPattern.questNumber(7, color: .blue, looping: true).steps.last?.durationMs == 1_800)
+        #expect(LEDPattern.questNumber(3, color: .yellow, looping: true).name == "quest-3")
+    }
+
     @Test("reveal and celebration pulses start after a pause, so they never run into the stop tap")
     func revealPauseAfterTap() {
         let tap = BuzzerPattern.tap.steps

@@ -32,6 +32,7 @@ struct Box {
     var persisted: [PersistRequest] { sim.allEffects.compactMap { if case .persist(let p) = $0 { p } else { nil } } }
     var estimations: [TaskEstimation] { persisted.compactMap { if case .estimationCompleted(let e) = $0 { e } else { nil } } }
     var sounds: [SoundID] { sim.allEffects.compactMap { if case .playSound(let s) = $0 { s } else { nil } } }
+    var lastLED: LEDPattern? { sim.allEffects.compactMap { if case .led(let p) = $0 { p } else { nil } }.last }
     var lastScreen: Screen? { sim.allEffects.compactMap { if case .display(let s) = $0 { s } else { nil } }.last }
 }
 
@@ -342,6 +343,66 @@ struct MachineTests {
         #expect(noneBox.phase == "idle")
         #expect(noneBox.sim.allEffects.contains(.led(.off)))
         #expect(noneBox.persisted.isEmpty)
+    }
+
+    @Test("§2 no screen: with 2 quests the LED counts the selected one (blue, green once played, yellow when reminded) and up/down buzz its number")
+    func noScreenSelection() {
+        let evening = Routine(id: uuid(0xF00), name: "evening", displayName: "Evening Quest", activeDays: Array(1...7), tasks: [Box.morning.tasks[0]])
+        var box = Box(world: QuestWorld(routines: [Box.morning, evening], calendar: Box.cal, bootID: "b"))
+        #expect(box.lastLED == .questNumber(1, color: .blue, looping: true))
+        let down = box.tap(.down, at: 1 * second)
+        #expect(down.contains(.led(.questNumber(2, color: .blue, looping: true))))
+        #expect(down.contains(.buzzer(.questNumber(2))))
+        #expect(!down.contains { if case .playSound = $0 { true } else { false } })
+        let wrap = box.tap(.down, at: 2 * second)
+        #expect(wrap.contains(.led(.questNumber(1, color: .blue, looping: true))) && wrap.contains(.buzzer(.questNumber(1))))
+        // Play the evening quest (one task): back at idle the quest left to play is selected;
+        // the played one counts in green, still looping (the morning quest is left).
+        box.tap(.up, at: 3 * second)
+        box.tap(.lock, at: 4 * second)
+        box.tap(.lock, at: 5 * second)
+        box.tap(.stop, at: 70 * second)
+        box.tap(.lock, at: 72 * second)
+        box.tap(.lock, at: 74 * second)
+        #expect(box.phase == "idle")
+        #expect(box.lastLED == .questNumber(1, color: .blue, looping: true))
+        box.tap(.down, at: 76 * second)
+        #expect(box.lastLED == .questNumber(2, color: .green, looping: true))
+        // Reminded and not played: yellow.
+        var world = QuestWorld(routines: [Box.morning, evening], calendar: Box.cal, bootID: "b")
+        world.reminders[Box.routineID] = at(2026, 6, 10, 6, 45, Box.cal)
+        let reminded = Box(world: world)
+        #expect(reminded.lastLED == .questNumber(1, color: .yellow, looping: true))
+        // Everything played: the number blinks once, then the light rests.
+        var done = QuestWorld(routines: [Box.morning, evening], calendar: Box.cal, bootID: "b")
+        done.plays = [QuestPlay(routineID: Box.routineID, completedAt: at(2026, 6, 10, 6, 30, Box.cal), measuredTaskSeconds: 300),
+                      QuestPlay(routineID: evening.id, completedAt: at(2026, 6, 10, 6, 40, Box.cal), measuredTaskSeconds: 60)]
+        var rested = Box(world: done)
+        #expect(rested.lastLED == .questNumber(1, color: .green, looping: false))
+        #expect(rested.tap(.down, at: 1 * second).contains(.buzzer(.questNumber(2))))
+        // One quest: nothing to choose, the plain blink and no buzz.
+        var single = Box()
+        #expect(single.lastLED == .questAvailable)
+        #expect(!single.tap(.down, at: 1 * second).contains { if case .buzzer = $0 { true } else { false } })
+    }
+
+    @Test("§2 no screen: every estimate step ticks; the locked estimate is read back when estimate.readback is on, else one tap")
+    func noScreenEstimate() {
+        var off = Box()
+        off.tap(.lock, at: 1 * second)
+        off.tap(.up, at: 2 * second)
+        off.tap(.up, at: 3 * second)
+        off.tap(.down, at: 4 * second)
+        #expect(off.sounds.filter { $0 == .estimateTick }.count == 3)
+        off.tap(.lock, at: 5 * second)
+        #expect(off.sim.allEffects.contains(.buzzer(.tap)) && !off.sim.allEffects.contains { if case .buzzer(.readBack) = $0 { true } else { false } })
+        var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
+        world.settings.estimateReadBack = true
+        var on = Box(world: world)
+        on.tap(.lock, at: 1 * second)
+        on.tap(.down, at: 2 * second)
+        on.tap(.lock, at: 3 * second)
+        #expect(on.sim.allEffects.contains(.buzzer(.readBack(seconds: 105))))
     }
 
     @Test("CAL-1: the first 3 completed sessions are calibration; abandoned ones do not count")

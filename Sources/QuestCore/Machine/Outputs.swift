@@ -74,13 +74,20 @@ public enum LEDPattern: Codable, Equatable, Sendable {
     case reminder
     /// REFL-1: steady while last week's reflection is offered.
     case reflection
+    /// No screen (§2): with two or more quests today, which one is selected, as that many
+    /// blinks and a pause: blue while it is to be played, yellow after its reminder, green
+    /// once played today. Loops while anything is left to play, else blinks once.
+    case questNumber(Int, color: LEDColor, looping: Bool)
 
     public var repeats: Bool {
         switch self {
         case .questAvailable, .active, .reminder: true
+        case .questNumber(_, _, let looping): looping
         case .off, .estimating, .reveal, .celebration, .reflection: false
         }
     }
+
+    static let numberBlinkMs = 200, numberGapMs = 300, numberPauseMs = 1_500, numberCycleMs = 3_000
 
     public var steps: [LEDStep] {
         func s(_ c: LEDColor, _ ms: Int) -> LEDStep { LEDStep(color: c, durationMs: ms) }
@@ -90,6 +97,12 @@ public enum LEDPattern: Codable, Equatable, Sendable {
         case .reminder: return [s(.yellow, 1000), s(.off, 1000)]
         case .estimating: return [s(.white, 0)]
         case .reflection: return [s(.green, 0)]
+        case .questNumber(let n, let color, let looping):
+            let blinks = max(1, n)
+            let steps = (0..<blinks).flatMap { _ in [s(color, Self.numberBlinkMs), s(.off, Self.numberGapMs)] }
+            // The pause after the count tells one count from the next.
+            let rest = max(Self.numberCycleMs - blinks * (Self.numberBlinkMs + Self.numberGapMs), Self.numberPauseMs)
+            return looping ? steps.dropLast() + [s(.off, Self.numberGapMs + rest)] : steps.dropLast() + [s(.off, 0)]
         case .active: return [s(.cyan, 80), s(.off, 150), s(.cyan, 80), s(.off, 1690)]
         case .reveal(.spotOn): return [s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 120), s(.off, 80), s(.green, 2000), s(.off, 0)]
         case .reveal(.close): return [s(.cyan, 200), s(.off, 100), s(.cyan, 200), s(.off, 100), s(.cyan, 1800), s(.off, 0)]
@@ -111,6 +124,8 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
     /// minute and one short pulse per remaining quarter minute; from 10 minutes on, one long
     /// pulse per 5 minutes and one short pulse per remaining minute.
     case readBack(seconds: Int)
+    /// No screen (§2): the quest just selected, as that many short pulses.
+    case questNumber(Int)
 
     public var steps: [BuzzerStep] {
         func on(_ ms: Int) -> BuzzerStep { BuzzerStep(on: true, durationMs: ms) }
@@ -131,6 +146,8 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
             if long > 0 && short > 0 { steps.append(off(400)) }
             for _ in 0..<short { steps += [on(80), off(200)] }
             return steps + [off(0)]
+        case .questNumber(let n):
+            return (0..<max(1, n)).flatMap { _ in [on(50), off(200)] } + [off(0)]
         }
     }
 
@@ -155,6 +172,7 @@ extension LEDPattern {
         case .celebration: "celebration"
         case .reminder: "reminder"
         case .reflection: "reflection"
+        case .questNumber(let n, _, _): "quest-\(n)"
         }
     }
 }
@@ -166,6 +184,7 @@ extension BuzzerPattern {
         case .reveal(let r): "reveal-\(r.rawValue)"
         case .celebration: "celebration"
         case .readBack: "readback"
+        case .questNumber: "quest-number"
         }
     }
 

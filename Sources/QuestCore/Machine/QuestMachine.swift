@@ -335,10 +335,17 @@ private struct Reducer {
             calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules),
             reflection: state.world.pendingReflection, notice: notice))))
         let cal = state.world.calendar
-        let reminding = today.contains { r in
+        func reminding(_ r: Routine) -> Bool {
             !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true
         }
-        emit(.led(reminding ? .reminder : options.contains { !$0.playedToday } ? .questAvailable : .off))
+        let toPlay = options.contains { !$0.playedToday }
+        if today.count >= 2, let i = today.firstIndex(where: { $0.id == chosen }) {
+            // No screen (§2): the light counts which quest is selected.
+            let color: LEDColor = reminding(today[i]) ? .yellow : options[i].playedToday ? .green : .blue
+            emit(.led(.questNumber(i + 1, color: color, looping: toPlay)))
+        } else {
+            emit(.led(today.contains(where: reminding) ? .reminder : toPlay ? .questAvailable : .off))
+        }
     }
 
     /// REM-1: one chime for the reminders that fall due now (only ever while idle: a quest in
@@ -362,6 +369,8 @@ private struct Reducer {
         let current = today.firstIndex { $0.id == selected } ?? 0
         let next = (current + delta + today.count) % today.count
         enterIdle(notice: nil, selected: today[next].id)
+        // No screen (§2): the number is felt as well as seen; only when there is a choice.
+        if today.count >= 2 { emit(.buzzer(.questNumber(next + 1))) }
     }
 
     /// REFL-1: the reflection of the week before this one, unless it was dismissed (a stale
