@@ -12,7 +12,7 @@ bin=$(swift build --show-bin-path)
 mkdir -p .build/hil
 cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash)
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash live reminder no-screen)
 failed=0
 for s in "${scenarios[@]}"; do
     Tests/HIL/vm.sh -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Inside the VM: the running box is steered without a restart (#12). With `questbox run`
+up and no routine, and `questbox watch --json` connected:
+  1. a routine is imported: the quest light must come on within 1 s of the import's end;
+  2. a one-task quest is played: the reveal is heard;
+  3. `settings set sound.mute true`, the quest again: the reveal must be silent (checked
+     from the capture by the caller) while its light still shows.
+Prints JSON: import → light latency, the presses, the daemon's pid at start and end.
+usage: live.py SYSFS QUESTBOX DATA ROUTINE_FILE WATCH_OUT"""
+import json, os, subprocess, sys, time
+from box import Box, OutputRecorder, LOCK, STOP, BLUE, now
+
+sysfs, qb, data, routine, watch_out = sys.argv[1:6]
+box = Box(sysfs)
+
+# The socket is there once the box is up; `watch` has connected once it printed the hello.
+deadline = time.monotonic() + 60
+while not os.path.exists(os.path.join(data, "questbox.sock")):
+    if time.monotonic() > deadline:
+        sys.exit("the box never opened its socket")
+    time.sleep(0.05)
+watch = subprocess.Popen([qb, "watch", "--json", "--data", data], stdout=open(watch_out, "wb"), stderr=subprocess.PIPE)
+while os.path.getsize(watch_out) == 0:
+    if watch.poll() is not None or time.monotonic() > deadline:
+        sys.exit("watch did not connect: " + (watch.stderr.read().decode() if watch.poll() is not None else "no hello"))
+    time.sleep(0.05)
+time.sleep(0.3)
+if box.value(BLUE):
+    sys.exit("the quest light is on before any routine was imported")
+
+recorder = OutputRecorder(box)
+recorder.start()
+result = subprocess.run([qb, "routine", "import", routine, "--data", data], capture_output=True)
+imported = now()
+if result.returncode != 0:
+    sys.exit("import failed: " + result.stderr.decode())
+while not box.value(BLUE):
+    if now() - imported > 5:
+        sys.exit("no quest light within 5 s of the import")
+    time.sleep(0.002)
+light_after_import = now() - imported
+time.sleep(0.5)
+
+presses = []
+
+
+def press(label, line, hold=0.08):
+    t = box.tap(line, hold)
+    presses.append({"label": label, "t": t})
+    return t
+
+
+def quest(tag):
+    press(f"{tag}-start", LOCK)
+    time.sleep(0.8)
+    locked = press(f"{tag}-lock", LOCK)
+    time.sleep(max(0.0, locked + 2.6 - now()))
+    press(f"{tag}-stop", STOP, hold=0.04)
+    time.sleep(3.0)                # the reveal's sound and lights run their course
+    press(f"{tag}-next", LOCK)     # the summary
+    time.sleep(2.5)
+    press(f"{tag}-idle", LOCK)
+    time.sleep(0.8)
+
+
+quest("loud")
+muted = subprocess.run([qb, "settings", "set", "sound.mute", "true", "--data", data], capture_output=True)
+if muted.returncode != 0:
+    sys.exit("settings set failed: " + muted.stderr.decode())
+time.sleep(0.3)
+quest("muted")
+watch.terminate()
+watch.wait()
+print(json.dumps({"light_after_import": light_after_import, "presses": presses, "outputs": recorder.stop()}))
