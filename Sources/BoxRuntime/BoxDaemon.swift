@@ -420,6 +420,7 @@ public final class BoxDaemon: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .persist(let request):
+                if case .reminderSounded(_, let name, _) = request { logger.info("reminder sounded", metadata: ["routine": "\(name)"]) }
                 save(request)
             case .display(let screen):
                 lastScreen = screen
