@@ -402,21 +402,22 @@ public final class BoxDaemon: @unchecked Sendable {
         // What the player hears and sees goes first: a database write (an SD card's fsync
         // can take tens of milliseconds) must not delay the reveal. Each pattern is timed
         // from the moment its first value is set. The write follows at once, before the
-        // next event is read.
+        // next event is read. The lines are set before the sound is handed over: waking the
+        // audio thread (real-time) can take this thread's CPU for its mixing, and a line set
+        // is one ioctl.
         for effect in effects {
             switch effect {
-            case .playSound(let s):
-                sound.play(s)
             case .led(let pattern):
                 machineLED = pattern
                 ledUnderTest = false
                 if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: clock.monotonicNanos()) { setLED(color) }
             case .buzzer(let pattern):
                 if let on = buzzer.start(pattern.sequence, repeats: false, at: clock.monotonicNanos()) { setBuzzer(on) }
-            case .persist, .display, .scheduleTimer, .cancelTimer, .readButton:
+            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
         }
+        for case .playSound(let s) in effects { sound.play(s) }
         for effect in effects {
             switch effect {
             case .persist(let request):

@@ -37,7 +37,12 @@ for key, name in (("timing", "timing error, 200 intervals of 0.5–30 s, from th
                   ("timing_write", "the same, from the time read before each press's write call: p50 / p99 / max (ms)")):
     row(name, f"{q[key + '_p50_ms']:.3f} / {q[key + '_p99_ms']:.3f} / {q[key + '_max_ms']:.3f}",
         f"{z[key + '_p50_ms']:.3f} / {z[key + '_p99_ms']:.3f} / {z[key + '_max_ms']:.3f}")
-row("press → LED line set: p50 / p99 (ms)",
+def traced(side):
+    v, missing = side["led_traced"], side["led_traced_missing"]
+    return f"{pct(v, 50):.3f} / {pct(v, 99):.3f} / {max(v, default=float('nan')):.3f} (n={len(v)}{f', {missing} unmatched' if missing else ''})"
+row("press → LED line set, kernel to kernel (traced interrupt → gpio-sim set): p50 / p99 / max (ms)",
+    f"{traced(q)}, in a quest", f"{traced(z)}, LED.toggle in when_pressed")
+row("press → LED line seen by a 0.5–1 ms sampler: p50 / p99 (ms)",
     f"{pct(q['led_samples'], 50):.1f} / {pct(q['led_samples'], 99):.1f} (n={len(q['led_samples'])}, in a quest)",
     f"{pct(z['led_samples'], 50):.1f} / {pct(z['led_samples'], 99):.1f} (n={len(z['led_samples'])}, LED.toggle in when_pressed)")
 row("idle CPU (ms per s, 30 s)", f"{q['idle_cpu_ms_per_s']:.1f}", f"{z['idle_cpu_ms_per_s']:.1f}")

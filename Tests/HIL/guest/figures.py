@@ -33,14 +33,19 @@ def pull(line, pressed):
 TRACE = "/sys/kernel/tracing"
 
 
-def tracing(on):
-    """Starts tracing this process's interrupt raises, or stops and returns their times."""
+RAISE, SETS = "irq_sim_set_irqchip_state", ("gpio_sim_set", "gpio_sim_set_multiple")
+TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)", re.M)
+
+
+def tracing(on, functions=(RAISE,), pid=None):
+    """Starts tracing calls of `functions` (only by `pid`, if given), or stops and returns
+    them as (tid, CLOCK_MONOTONIC s, function)."""
     if on:
         if not os.path.exists(f"{TRACE}/trace_clock"):
             subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
         for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
-                            ("buffer_size_kb", "4096"), ("set_ftrace_filter", "irq_sim_set_irqchip_state"),
-                            ("set_ftrace_pid", str(os.getpid())), ("current_tracer", "function"), ("trace", ""),
+                            ("buffer_size_kb", "4096"), ("set_ftrace_filter", " ".join(functions)),
+                            ("set_ftrace_pid", str(pid) if pid else ""), ("current_tracer", "function"), ("trace", ""),
                             ("tracing_on", "1")):
             with open(f"{TRACE}/{name}", "w") as f:
                 f.write(value)
@@ -48,10 +53,28 @@ def tracing(on):
     with open(f"{TRACE}/tracing_on", "w") as f:
         f.write("0")
     with open(f"{TRACE}/trace") as f:
-        raised = [float(m.group(1)) for m in re.finditer(r"\s(\d+\.\d+): irq_sim_set_irqchip_state", f.read())]
+        calls = [(int(m.group(1)), float(m.group(2)), m.group(3)) for m in TRACED.finditer(f.read())]
     with open(f"{TRACE}/current_tracer", "w") as f:
         f.write("nop")
-    return raised
+    return calls
+
+
+def raises(calls):
+    return [t for _, t, function in calls if function == RAISE]
+
+
+def press_to_output(calls, presses, tids, within=0.1):
+    """Kernel to kernel: for each press's write call (line, before, after), from the
+    interrupt gpio-sim raised inside it to the first output line set by one of `tids`
+    (ms; None when either is missing)."""
+    edges = edges_raised(presses, raises(calls))
+    sets = sorted(t for tid, t, function in calls if function in SETS and tid in tids)
+    out = []
+    for line, a, _ in presses:
+        edge = edges.get((line, a))
+        k = bisect.bisect_left(sets, edge) if edge is not None else len(sets)
+        out.append((sets[k] - edge) * 1000 if k < len(sets) and sets[k] - edge <= within else None)
+    return out
 
 
 def edges_raised(calls, raised):
@@ -120,7 +143,7 @@ events.sort()
 # No output sampler runs in this phase: its sysfs reads take the chip's lock the presses'
 # writes need, and only the writes' own noise should stand between a press and its stamp.
 injected = {"questbox": {}, "gpiozero": {}}
-tracing(True)
+tracing(True, pid=os.getpid())
 t0 = now()
 for due, kind, i in events:
     time.sleep(max(0.0, t0 + due - now()))
@@ -131,19 +154,27 @@ for due, kind, i in events:
         injected["questbox"][(kind, i)] = a
         injected["gpiozero"][(kind, i)] = b
 time.sleep(1.0)
-raised = edges_raised(write_calls, tracing(False))
+raised = edges_raised(write_calls, raises(tracing(False)))
 timing_calls = list(write_calls)
 
-# --- 2b. gpiozero's press → LED: 200 more start presses, its LED line sampled every 0.5 ms --
+# --- 2b. gpiozero's press → LED: 200 more start presses. Measured in the kernel: from the
+# interrupt gpio-sim raised for the press to gpiozero's set of its LED line (any process's
+# sets are traced; gpiozero's threads are told by their ids). The 0.5 ms sampler runs too,
+# for the row it gave before.
 watch = OutputRecorder(box, period=0.0005, lines=[RED, GREEN, BLUE, ZLED])
 watch.start()
-led_presses = []
+led_presses, led_calls = [], []
+tracing(True, functions=(RAISE,) + SETS)
 for _ in range(200):
-    led_presses.append(pull(ZSTART, True))
+    t = pull(ZSTART, True)
+    led_presses.append(t)
+    led_calls.append(write_calls[-1])
     time.sleep(0.06)
     pull(ZSTART, False)
     time.sleep(rng.uniform(0.08, 0.16))
 time.sleep(0.5)
+zero_calls = tracing(False)
+zero_tids = {int(tid) for tid in os.listdir(f"/proc/{zero_pid}/task")}
 
 # What the box measured: the kernel edge timestamps its loop received (logged with --verbose).
 edges = {"up": [], "down": []}
@@ -199,6 +230,9 @@ results["injection"] = {"write_p50_ms": percentile(durations, 50), "write_p99_ms
                         "stamp_after_raised_min_ms": min(after_raised)}
 led_lat = [watch.first_change_after(t, [ZLED]) for t in led_presses]
 results["gpiozero"]["led_samples"] = [x * 1000 for x in led_lat if x is not None]
+traced = press_to_output(zero_calls, led_calls, zero_tids)
+results["gpiozero"]["led_traced"] = [x for x in traced if x is not None]
+results["gpiozero"]["led_traced_missing"] = traced.count(None)
 
 # --- 3. the box in a quest: press → LED and press → first audio sample ----------------------
 subprocess.run(restart, check=True)           # re-import the routine for today, restart the box
@@ -207,18 +241,34 @@ box.wait_for_quest()
 time.sleep(0.5)
 t = box.tap(LOCK)                            # start: estimating (white)
 time.sleep(1.0)
-ours_led, ours_audio, presses = [], [], []
+ours_led, ours_audio, presses, led_calls = [], [], [], []
+
+
+def tap_lock():
+    """A lock press whose write call is kept (the LED's next colour is its answer)."""
+    t = pull(LOCK, True)
+    led_calls.append(write_calls[-1])
+    time.sleep(0.08)
+    pull(LOCK, False)
+    return t
+
+
+# The quest's LED sets are traced as gpiozero's were: the box's main thread sets its lines.
+tracing(True, functions=(RAISE,) + SETS)
 for task in range(10):
-    t = box.tap(LOCK); presses.append(t)    # lock-in: cyan, lock_in.wav
+    t = tap_lock(); presses.append(t)       # lock-in: cyan, lock_in.wav
     ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(2.2)
     t = box.tap(STOP, hold=0.04); presses.append(t)   # stop.wav
     time.sleep(2.3)                                    # the reveal plays out
-    t = box.tap(LOCK)                                  # next: white (after the last: summary)
+    t = tap_lock()                                     # next: white (after the last: summary)
     ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(1.8)
 watch.stop()
+traced = press_to_output(tracing(False), led_calls, {new_pid})
 results["questbox"]["led_samples"] = [x * 1000 for x in ours_led if x is not None]
+results["questbox"]["led_traced"] = [x for x in traced if x is not None]
+results["questbox"]["led_traced_missing"] = traced.count(None)
 results["quest_pid"] = new_pid
 results["audio_presses"] = presses
 print(json.dumps(results))
