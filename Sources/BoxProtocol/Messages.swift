@@ -94,16 +94,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
 
     enum Key: String, CodingKey { case kind }
 
-    public var kind: String {
-        switch screen {
-        case .idle: "idle"
-        case .estimating: "estimating"
-        case .active: "active"
-        case .reveal: "reveal"
-        case .summary: "summary"
-        case .reflection: "reflection"
-        }
-    }
+    public var kind: String { screen.kind }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)

@@ -113,9 +113,8 @@ public final class BoxDaemon: @unchecked Sendable {
             r.debounceMs = Int64(board.profile.debounceMs)
             r.holdMs = Int64(board.profile.holdMs)
         }
-        var world = try database.loadWorld(calendar: calendar, bootID: clock.bootID)
-        world.pendingReflection = Self.pendingReflection(database, now: clock.wallNow(), calendar: world.calendar, logger: logger)
-        reflectionWeek = Self.weekIdentifier(clock.wallNow(), calendar: world.calendar)
+        let (world, week) = try Self.readWorld(database, calendar: calendar, clock: clock, logger: logger)
+        reflectionWeek = week
         state = QuestState(world: world, rules: r)
         // Rows the box cannot read (an edited restore, a bit flip) are skipped by the store's
         // readers; name them once here, one line each, so the journal says what is missing.
@@ -597,10 +596,8 @@ public final class BoxDaemon: @unchecked Sendable {
     /// or nil when it cannot be read (logged; the box goes on with what it has).
     private func loadWorld() -> QuestWorld? {
         do {
-            var world = try db.loadWorld(calendar: baseCalendar, bootID: clock.bootID)
-            let now = clock.wallNow()
-            world.pendingReflection = Self.pendingReflection(db, now: now, calendar: world.calendar, logger: logger)
-            reflectionWeek = Self.weekIdentifier(now, calendar: world.calendar)
+            let (world, week) = try Self.readWorld(db, calendar: baseCalendar, clock: clock, logger: logger)
+            reflectionWeek = week
             return world
         } catch {
             logger.error("re-reading the store failed; the box goes on with what it has", metadata: ["error": "\(error)"])
@@ -608,14 +605,19 @@ public final class BoxDaemon: @unchecked Sendable {
         }
     }
 
-    /// A reflection that cannot be computed is one log line; the box goes on without it.
-    private static func pendingReflection(_ db: QuestDatabase, now: Date, calendar: Calendar, logger: Logger) -> WeeklyReflection? {
+    /// The store's world with last week's reflection, and the week it was read in. A
+    /// reflection that cannot be computed is one log line; the box goes on without it.
+    private static func readWorld(
+        _ db: QuestDatabase, calendar: Calendar, clock: SystemClock, logger: Logger
+    ) throws -> (world: QuestWorld, week: String?) {
+        var world = try db.loadWorld(calendar: calendar, bootID: clock.bootID)
+        let now = clock.wallNow()
         do {
-            return try db.pendingReflection(now: now, calendar: calendar)
+            world.pendingReflection = try db.pendingReflection(now: now, calendar: world.calendar)
         } catch {
             logger.error("computing last week's reflection failed", metadata: ["error": "\(error)"])
-            return nil
         }
+        return (world, weekIdentifier(now, calendar: world.calendar))
     }
 
     private static func weekIdentifier(_ now: Date, calendar: Calendar) -> String? {

@@ -227,15 +227,7 @@ enum TraceLine {
             }
             return f
         case .display(let screen):
-            let name: String = switch screen {
-            case .idle: "idle"
-            case .estimating: "estimating"
-            case .active: "active"
-            case .reveal: "reveal"
-            case .summary: "summary"
-            case .reflection: "reflection"
-            }
-            return ["effect": .string("display"), "screen": .string(name), "lines": .strings(screen.textLines)]
+            return ["effect": .string("display"), "screen": .string(screen.kind), "lines": .strings(screen.textLines)]
         case .persist(let r):
             var f: [String: Value] = ["effect": .string("persist"), "kind": .string(r.kind)]
             switch r {

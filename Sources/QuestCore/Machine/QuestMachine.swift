@@ -114,12 +114,12 @@ public enum QuestPhase: Codable, Equatable, Sendable {
 
     public var name: String {
         switch self {
-        case .reflection: "reflection"
         case .idle: "idle"
         case .estimating: "estimating"
         case .active: "active"
         case .revealing: "revealing"
         case .summary: "summary"
+        case .reflection: "reflection"
         }
     }
 }

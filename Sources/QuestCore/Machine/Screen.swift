@@ -75,6 +75,18 @@ public struct SummaryScreen: Codable, Equatable, Sendable {
 }
 
 extension Screen {
+    /// The screen's name on every surface that names it (the socket's `kind`, traces).
+    public var kind: String {
+        switch self {
+        case .idle: "idle"
+        case .estimating: "estimating"
+        case .active: "active"
+        case .reveal: "reveal"
+        case .summary: "summary"
+        case .reflection: "reflection"
+        }
+    }
+
     /// Plain text lines for the terminal renderer and logs.
     public var textLines: [String] {
         switch self {
