@@ -131,3 +131,46 @@ class OutputRecorder(threading.Thread):
         for fd in self.fds:
             os.close(fd)
         return self.changes
+
+
+COLORS = {(0, 0, 0): "off", (1, 1, 1): "white", (0, 1, 1): "cyan", (1, 0, 1): "magenta",
+          (0, 1, 0): "green", (1, 1, 0): "yellow", (1, 0, 0): "red", (0, 0, 1): "blue"}
+
+
+class Outputs:
+    """What an OutputRecorder of the default lines kept: (time, (R, G, B, buzzer)) at each
+    change, read back as colours and pulses."""
+
+    def __init__(self, changes):
+        self.changes = [(t, tuple(s)) for t, s in changes]
+
+    def state_at(self, t):
+        s = (0, 0, 0, 0)
+        for when, value in self.changes:
+            if when > t:
+                break
+            s = value
+        return s
+
+    def between(self, a, b):
+        return [(t, s) for t, s in self.changes if a <= t < b]
+
+    def first_color_after(self, t, color, within):
+        """Seconds from t to the first change to `color` (a COLORS name) within `within`."""
+        for when, s in self.between(t, t + within):
+            if COLORS.get(s[:3]) == color:
+                return when - t
+        return None
+
+    def pulses(self, index, a, b):
+        """(start, length) of every pulse of line `index` (0–2: R, G, B; 3: the buzzer) that
+        switches on in [a, b); one already on at a is not counted."""
+        pulses, on_at, last = [], None, self.state_at(a)[index]
+        for t, s in self.between(a, b + 1.0):
+            if s[index] and not last and t < b:
+                on_at = t
+            elif not s[index] and last and on_at is not None:
+                pulses.append((on_at, t - on_at))
+                on_at = None
+            last = s[index]
+        return pulses

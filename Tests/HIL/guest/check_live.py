@@ -6,11 +6,12 @@ said about the box), 1 on any other problem.
 usage: check_live.py LIVE.json WATCH.jsonl CAPTURE.raw CAPTURE.times"""
 import json, sys
 from audio import Capture
+from box import Outputs
 
 live = json.load(open(sys.argv[1]))
 capture = Capture(sys.argv[3], sys.argv[4])
 presses = {p["label"]: p["t"] for p in live["presses"]}
-outputs = [(t, tuple(s)) for t, s in live["outputs"]]
+outputs = Outputs(live["outputs"])
 problems, inconclusive = [], []
 
 
@@ -69,17 +70,10 @@ elif not capture.silent_before(muted + span, span + 0.2):
     check(False, f"muted, yet sound {capture.time_of(first) - muted:+.3f} s from the stop press")
 
 
-def first_color_after(t, rgb, within):
-    for when, s in outputs:
-        if t <= when < t + within and s[:3] == rgb:
-            return when - t
-    return None
-
-
 for tag in ("loud", "muted"):
-    d = first_color_after(presses[f"{tag}-stop"], (1, 0, 1), 0.5)  # way off: magenta
+    d = outputs.first_color_after(presses[f"{tag}-stop"], "magenta", 0.5)  # way off
     check(d is not None, f"{tag}: the reveal's light (magenta) did not show within 0.5 s of the stop")
-print("reveal lights (magenta) after the stop, s:", [first_color_after(presses[f"{t}-stop"], (1, 0, 1), 0.5) for t in ("loud", "muted")])
+print("reveal lights (magenta) after the stop, s:", [outputs.first_color_after(presses[f"{t}-stop"], "magenta", 0.5) for t in ("loud", "muted")])
 
 for p in problems:
     print("problem:", p)

@@ -5,6 +5,7 @@ loopback capture. Exits 2 when the only problems are garbled sounds and the box'
 usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG]"""
 import json, sys
 from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples
+from box import COLORS, Outputs
 
 quest, history = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 capture, sounds = Capture(sys.argv[3], sys.argv[4]), sys.argv[5]
@@ -37,37 +38,12 @@ check([e["estimatedSeconds"] for e in history] == [120, 15, 120],
       f"estimates {[e['estimatedSeconds'] for e in history]}, expected [120, 15, 120]")
 
 # --- LED and buzzer lines ----------------------------------------------------------------
-COLORS = {(0, 0, 0): "off", (1, 1, 1): "white", (0, 1, 1): "cyan", (1, 0, 1): "magenta",
-          (0, 1, 0): "green", (1, 1, 0): "yellow", (1, 0, 0): "red", (0, 0, 1): "blue"}
-
-def state_at(t):
-    s = (0, 0, 0, 0)
-    for when, value in outputs:
-        if when > t:
-            break
-        s = value
-    return s
-
-def between(a, b):
-    return [(t, s) for t, s in outputs if a <= t < b]
-
-def first_color_after(t, color, within):
-    for when, s in between(t, t + within):
-        if COLORS.get(s[:3]) == color:
-            return when - t
-    return None
+recorded = Outputs(outputs)
+state_at, between, first_color_after = recorded.state_at, recorded.between, recorded.first_color_after
 
 def buzzer_pulses(a, b):
     """(start, length) of every buzzer pulse that switches on in [a, b)."""
-    pulses, on_at, last = [], None, state_at(a)[3]
-    for t, s in between(a, b + 1.0):
-        if s[3] and not last and t < b:
-            on_at = t
-        elif not s[3] and last and on_at is not None:
-            pulses.append((on_at, t - on_at))
-            on_at = None
-        last = s[3]
-    return pulses
+    return recorded.pulses(3, a, b)
 
 start = presses["start"]["t"]
 check(any(COLORS.get(s[:3]) == "blue" for _, s in between(start - 0.6, start)) or COLORS.get(state_at(start)[:3]) in ("blue", "off"),
