@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),
         .testTarget(
             name: "QuestStoreTests",
             dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures"],

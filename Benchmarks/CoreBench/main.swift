@@ -59,3 +59,45 @@ if CommandLine.arguments.contains("--breakdown") {
         print("  " + label.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%8.2f ms", Timing.median(t)))
     }
 }
+
+// The machine's share of a press's way to its LED: one `QuestMachine.step` per button edge
+// of a ten-task quest (the edges the daemon feeds it, with a fresh environment each), timed
+// edge by edge. The HIL figures measure the whole way on a kernel; this is the pure part.
+if CommandLine.arguments.contains("--press-path") {
+    let tasks = (1...10).map { RoutineTask(id: UUID(), name: "task-\($0)", displayName: "Task \($0)") }
+    let routine = Routine(id: UUID(), name: "morning", displayName: "Morning", activeDays: Array(1...7), tasks: tasks)
+    let world = QuestWorld(routines: [routine], calendar: calendar, bootID: "bench")
+    var byKind: [String: [Double]] = [:]
+    let wallStart = end.addingTimeInterval(-12 * 3600)
+    for _ in 0..<max(20, iterations) {
+        var state = QuestState(world: world, rules: GameRules())
+        let t0: MonotonicNanos = 1_000_000_000
+        state = QuestMachine.start(state, env: QuestEnvironment(now: wallStart, newID: UUID())).0
+        var t = t0
+        func edge(_ kind: String, _ role: ButtonRole) {
+            for pressed in [true, false] {
+                let env = QuestEnvironment(now: wallStart.addingTimeInterval(Double(t - t0) / 1e9), newID: UUID())
+                var next = state
+                let d = clock.measure { next = QuestMachine.step(state, .button(role, pressed: pressed, atNanos: t), env: env).0 }
+                state = next
+                if pressed { byKind[kind, default: []].append(Timing.milliseconds(d) * 1000) }
+                t += 100_000_000
+            }
+            t += 2_000_000_000
+        }
+        edge("start quest", .lock)
+        for _ in tasks {
+            edge("lock-in", .lock)
+            t += 5_000_000_000
+            edge("stop (reveal)", .stop)
+            edge("next", .lock)
+        }
+    }
+    print("machine step per press edge, µs (\(max(20, iterations)) quests of 10 tasks):")
+    for kind in ["start quest", "lock-in", "stop (reveal)", "next"] {
+        let v = (byKind[kind] ?? []).sorted()
+        guard !v.isEmpty else { continue }
+        let p = { (q: Double) in v[min(v.count - 1, Int((q * Double(v.count - 1)).rounded()))] }
+        print("  " + kind.padding(toLength: 14, withPad: " ", startingAt: 0) + String(format: "p50 %7.1f  p99 %7.1f  max %7.1f", p(0.5), p(0.99), v.last ?? 0))
+    }
+}

@@ -159,7 +159,11 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Runs until shutdown (SIGTERM/SIGINT when `handleSignals`, or `requestShutdown`); then
     /// the LED and buzzer are switched off. The caller releases the lines and the database.
-    public func run(handleSignals: Bool, onReady: (() -> Void)? = nil) throws {
+    ///
+    /// `loopPriority` above 0 puts this thread on SCHED_FIFO once start-up is done, below the
+    /// audio thread (10): a busy Pi (a kiosk browser, the web app) then cannot hold a press
+    /// off its LED. Where that is not permitted the loop runs at normal priority and says so.
+    public func run(handleSignals: Bool, loopPriority: Int32 = 0, onReady: (() -> Void)? = nil) throws {
         if handleSignals {
             signalFD = qb_signalfd_term()
             guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
@@ -174,6 +178,16 @@ public final class BoxDaemon: @unchecked Sendable {
         onReady?()
         // Loading the world allocated and freed more than the box keeps using: give it back.
         qb_release_free_memory()
+        if loopPriority > 0 {
+            let error = qb_loop_realtime(loopPriority)
+            if error == 0 {
+                logger.info("event loop runs SCHED_FIFO", metadata: ["priority": "\(loopPriority)"])
+            } else {
+                logger.warning("event loop runs at normal priority", metadata: [
+                    "asked": "SCHED_FIFO \(loopPriority)", "error": "\(String(cString: strerror(error)))",
+                ])
+            }
+        }
         nextWatchdogPing = watchdogInterval.map { clock.monotonicNanos() + $0 }
         loop: while true {
             arm()
@@ -366,7 +380,20 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func environment() -> QuestEnvironment {
-        QuestEnvironment(now: clock.wallNow(), newID: UUID(), wallClockTrusted: clock.isWallClockTrusted())
+        QuestEnvironment(now: clock.wallNow(), newID: Self.randomID(), wallClockTrusted: clock.isWallClockTrusted())
+    }
+
+    /// A version 4 UUID from getrandom(2). Foundation's `UUID()` opens, reads and closes
+    /// /dev/urandom: three system calls on every button edge, before its LED is set.
+    static func randomID() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = raw[6] & 0x0F | 0x40                      // version 4
+            raw[8] = raw[8] & 0x3F | 0x80                      // RFC 4122 variant
+            return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                               raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+        }
     }
 
     func step(_ event: QuestEvent) {

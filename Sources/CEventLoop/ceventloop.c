@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -132,4 +133,9 @@ void qb_release_free_memory(void) {
 #if defined(__GLIBC__)
     malloc_trim(0);
 #endif
+}
+
+int qb_loop_realtime(int priority) {
+    struct sched_param p = { .sched_priority = priority };
+    return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) == 0 ? 0 : errno;
 }

@@ -16,7 +16,17 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0).") var sound: String?
     @Flag(name: .long, help: "Also log every button edge, level read and screen (debug level).") var verbose = false
     @Option(name: .long, help: "How many socket clients (watch, the web app) at once.") var socketClients = 4
+    @Option(name: .long, help: ArgumentHelp(
+        "SCHED_FIFO priority of the button loop, below the audio thread's 10; 0: normal priority.",
+        discussion: "Needs root, CAP_SYS_NICE or LimitRTPRIO (the systemd unit sets it); without, the loop runs at normal priority and logs it."))
+    var loopPriority: Int32 = 8
     @OptionGroup var options: DataOptions
+
+    func validate() throws {
+        guard (0...9).contains(loopPriority) else {
+            throw ValidationError("--loop-priority \(loopPriority): allowed 0 (normal) to 9 (below the audio thread's 10)")
+        }
+    }
 
     func run() throws {
         LoggingSystem.bootstrap { label in
@@ -54,7 +64,7 @@ struct RunCommand: ParsableCommand {
         let daemon = try BoxDaemon(
             board: gpio, database: db, clock: clock, sound: audio, display: LoggingDisplayOutput(logger: logger),
             calendar: Calendar.current, control: control, logger: logger)
-        try daemon.run(handleSignals: true)
+        try daemon.run(handleSignals: true, loopPriority: loopPriority)
         try db.close()
         logger.info("stopped")
     }

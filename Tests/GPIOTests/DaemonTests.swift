@@ -1,5 +1,6 @@
 import BoardProfile
-import BoxRuntime
+@testable import BoxRuntime
+import CEventLoop
 import Foundation
 import GPIO
 import Logging
@@ -67,7 +68,7 @@ struct DaemonTests {
 
     /// `prepare` writes to the store before the daemon opens it.
     func rig(
-        routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil,
+        routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, loopPriority: Int32 = 0,
         prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
     ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
@@ -91,7 +92,7 @@ struct DaemonTests {
             calendar: Calendar.current, rules: rules, control: control?(dir + "/questbox.sock"), logger: logger)
         let finished = NSCondition()
         let thread = Thread {
-            do { try daemon.run(handleSignals: false) } catch { Issue.record("daemon failed: \(error)") }
+            do { try daemon.run(handleSignals: false, loopPriority: loopPriority) } catch { Issue.record("daemon failed: \(error)") }
             finished.lock()
             finished.broadcast()
             finished.unlock()
@@ -106,6 +107,65 @@ struct DaemonTests {
     static let everyDay = Routine(
         id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),
         tasks: [RoutineTask(id: UUID(), name: "one", displayName: "One"), RoutineTask(id: UUID(), name: "two", displayName: "Two")])
+
+    /// The scheduling policy of each thread of this process (`/proc/self/task/*/stat` field 41).
+    static func threadPolicies() -> [Int: Int] {
+        var out: [Int: Int] = [:]
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if let id = Int(tid), fields.count > 38, let policy = Int(fields[38]) { out[id] = policy }  // field 41 of the whole line
+        }
+        return out
+    }
+
+    @Test("the loop runs SCHED_FIFO when asked and permitted, a quest still plays, and threads it starts run at normal priority")
+    func realtimeLoop() throws {
+        let before = Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys)
+        let rig = try rig(routines: [Self.everyDay], loopPriority: 1)
+        let fifo = Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys).subtracting(before)
+        if getuid() == 0 { #expect(fifo.count == 1, "the daemon's loop thread on SCHED_FIFO") }
+        try rig.press("BTN_LOCK")
+        usleep(150_000)
+        guard case .estimating? = rig.display.lastShown else { Issue.record("no estimating screen after the lock press"); rig.stop(); return }
+        rig.stop()
+        #expect(Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys).subtracting(before).isEmpty)
+
+        // SCHED_RESET_ON_FORK: a thread the loop starts does not inherit real-time.
+        /// Written by the threads below, read after the semaphore: the order is the lock.
+        final class Policies: @unchecked Sendable { var error: Int32 = -1, own: Int32 = -1, child: Int32 = -1 }
+        let result = Policies()
+        let done = DispatchSemaphore(value: 0)
+        let outer = Thread {
+            result.error = qb_loop_realtime(1)
+            result.own = sched_getscheduler(0)
+            let inner = DispatchSemaphore(value: 0)
+            let thread = Thread { result.child = sched_getscheduler(0); inner.signal() }
+            thread.start()
+            inner.wait()
+            done.signal()
+        }
+        outer.start()
+        done.wait()
+        if result.error == 0 {
+            #expect(result.own & 0xFF == SCHED_FIFO)
+            #expect(result.child == SCHED_OTHER)
+        } else {
+            #expect(result.error == EPERM)
+        }
+    }
+
+    @Test("a play's id is a random version-4 UUID made without opening a file")
+    func randomIDs() {
+        let ids = (0..<1000).map { _ in BoxDaemon.randomID() }
+        #expect(Set(ids).count == 1000)
+        for id in ids {
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+            #expect(UUID(uuidString: id.uuidString) == id)
+        }
+    }
 
     @Test("a task through the real loop: the stored duration is exactly the edge timestamps' difference")
     func taskThroughTheLoop() throws {

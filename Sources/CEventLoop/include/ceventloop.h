@@ -50,6 +50,10 @@ void qb_release_free_memory(void);
 /// card. Resident memory is unchanged: pages are cached, not mapped. Returns the number of
 /// files advised, -1 if /proc/self/maps cannot be read.
 int qb_prefetch_mapped_code(void);
+/// Puts the calling thread on SCHED_FIFO at `priority` with SCHED_RESET_ON_FORK (threads and
+/// processes it starts get the normal policy). 0 on success, else the errno (EPERM when
+/// neither root, CAP_SYS_NICE nor RLIMIT_RTPRIO allow it).
+int qb_loop_realtime(int priority);
 #endif
 
 #ifndef CEVENTLOOP_IO_H
