@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side figures of #6: this project's `questbox run` and a gpiozero 2.x program
 # watching the same gpio-sim chip in one VM run. Prints a Markdown table (README shows the
-# latest). Not part of CI: about 5 minutes, plus a release build the first time.
+# latest). Not part of CI: about 10 minutes, plus a release build the first time.
 #   Tests/HIL/figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,9 +42,9 @@ def traced(side):
     return f"{pct(v, 50):.3f} / {pct(v, 99):.3f} / {max(v, default=float('nan')):.3f} (n={len(v)}{f', {missing} unmatched' if missing else ''})"
 row("press → LED line set, kernel to kernel (traced interrupt → gpio-sim set): p50 / p99 / max (ms)",
     f"{traced(q)}, in a quest", f"{traced(z)}, LED.toggle in when_pressed")
-row("press → LED line seen by a 0.5–1 ms sampler: p50 / p99 (ms)",
-    f"{pct(q['led_samples'], 50):.1f} / {pct(q['led_samples'], 99):.1f} (n={len(q['led_samples'])}, in a quest)",
-    f"{pct(z['led_samples'], 50):.1f} / {pct(z['led_samples'], 99):.1f} (n={len(z['led_samples'])}, LED.toggle in when_pressed)")
+stages = q["led_stages"]
+row(f"press → LED in the box, stage by stage (n={len(stages)}): interrupt → loop woken · woken → on a CPU · on a CPU → line set, p50 / p99 (ms)",
+    " · ".join(f"{pct([s[i] for s in stages], 50):.2f} / {pct([s[i] for s in stages], 99):.2f}" for i in range(3)), "–")
 row("idle CPU (ms per s, 30 s)", f"{q['idle_cpu_ms_per_s']:.1f}", f"{z['idle_cpu_ms_per_s']:.1f}")
 loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("questbox/"))
 row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")

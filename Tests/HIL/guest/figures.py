@@ -5,7 +5,7 @@ buttons for both at once: each press is two pull writes back to back, one on the
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
 import bisect, json, os, random, re, signal, subprocess, sys, time
-from box import Box, OutputRecorder, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
+from box import Box, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
 
 ZSTART, ZSTOP, ZLED = 8, 9, 10
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -37,15 +37,19 @@ RAISE, SETS = "irq_sim_set_irqchip_state", ("gpio_sim_set", "gpio_sim_set_multip
 TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)", re.M)
 
 
-def tracing(on, functions=(RAISE,), pid=None):
+RAW = []                                      # the text of each trace taken
+
+
+def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
     """Starts tracing calls of `functions` (only by `pid`, if given), or stops and returns
     them as (tid, CLOCK_MONOTONIC s, function)."""
     if on:
         if not os.path.exists(f"{TRACE}/trace_clock"):
             subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
         for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
-                            ("buffer_size_kb", "4096"), ("set_ftrace_filter", " ".join(functions)),
-                            ("set_ftrace_pid", str(pid) if pid else ""), ("current_tracer", "function"), ("trace", ""),
+                            ("buffer_size_kb", "16384"), ("set_ftrace_filter", " ".join(functions)),
+                            ("set_ftrace_pid", str(pid) if pid else ""), ("set_event", " ".join(events)), *filters,
+                            ("current_tracer", "function"), ("trace", ""),
                             ("tracing_on", "1")):
             with open(f"{TRACE}/{name}", "w") as f:
                 f.write(value)
@@ -53,10 +57,45 @@ def tracing(on, functions=(RAISE,), pid=None):
     with open(f"{TRACE}/tracing_on", "w") as f:
         f.write("0")
     with open(f"{TRACE}/trace") as f:
-        calls = [(int(m.group(1)), float(m.group(2)), m.group(3)) for m in TRACED.finditer(f.read())]
+        text = f.read()
+        RAW.append(text)
+        calls = [(int(m.group(1)), float(m.group(2)), m.group(3)) for m in TRACED.finditer(text)]
     with open(f"{TRACE}/current_tracer", "w") as f:
         f.write("nop")
     return calls
+
+
+EVENT = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (sched_waking|sched_switch|gpio_sim_set\w*|irq_sim_set_irqchip_state)(?:: (.*)| <-.*)?$", re.M)
+
+
+def loop_stages(text, presses, loop, within=0.1):
+    """Each press's way to its LED in three stages (ms), from a trace with the loop thread's
+    sched_waking and sched_switch events: interrupt → loop woken, woken → loop on a CPU,
+    on a CPU → its line set. A press that found the loop already running (woken by
+    something else) counts 0 for the first two."""
+    events = [(float(m.group(2)), int(m.group(1)), m.group(3), m.group(4) or "") for m in EVENT.finditer(text)]
+    times = [e[0] for e in events]
+    edges = edges_raised(presses, [t for t, _, name, _ in events if name == RAISE])
+    stages = []
+    for line, a, _ in presses:
+        edge = edges.get((line, a))
+        if edge is None:
+            continue
+        woken = running = None
+        for t, tid, name, payload in events[bisect.bisect_left(times, edge):]:
+            if t - edge > within:
+                break
+            if name == "sched_waking" and woken is None:
+                woken = t
+            elif name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
+                running = t
+                woken = woken if woken is not None else t
+            elif name.startswith("gpio_sim_set") and tid == loop:
+                woken = woken if woken is not None else edge       # it was running already
+                running = running if running is not None else woken
+                stages.append(((woken - edge) * 1000, (running - woken) * 1000, (t - running) * 1000))
+                break
+    return stages
 
 
 def raises(calls):
@@ -161,8 +200,6 @@ timing_calls = list(write_calls)
 # interrupt gpio-sim raised for the press to gpiozero's set of its LED line (any process's
 # sets are traced; gpiozero's threads are told by their ids). The 0.5 ms sampler runs too,
 # for the row it gave before.
-watch = OutputRecorder(box, period=0.0005, lines=[RED, GREEN, BLUE, ZLED])
-watch.start()
 led_presses, led_calls = [], []
 tracing(True, functions=(RAISE,) + SETS)
 for _ in range(200):
@@ -228,8 +265,6 @@ results["injection"] = {"write_p50_ms": percentile(durations, 50), "write_p99_ms
                         "stamp_after_raised_p50_ms": percentile(after_raised, 50),
                         "stamp_after_raised_p99_ms": percentile(after_raised, 99),
                         "stamp_after_raised_min_ms": min(after_raised)}
-led_lat = [watch.first_change_after(t, [ZLED]) for t in led_presses]
-results["gpiozero"]["led_samples"] = [x * 1000 for x in led_lat if x is not None]
 traced = press_to_output(zero_calls, led_calls, zero_tids)
 results["gpiozero"]["led_traced"] = [x for x in traced if x is not None]
 results["gpiozero"]["led_traced_missing"] = traced.count(None)
@@ -241,7 +276,7 @@ box.wait_for_quest()
 time.sleep(0.5)
 t = box.tap(LOCK)                            # start: estimating (white)
 time.sleep(1.0)
-ours_led, ours_audio, presses, led_calls = [], [], [], []
+presses, led_calls = [], []
 
 
 def tap_lock():
@@ -253,22 +288,26 @@ def tap_lock():
     return t
 
 
+TASKS = 30                                   # 60 presses; the routine has as many tasks
 # The quest's LED sets are traced as gpiozero's were: the box's main thread sets its lines.
-tracing(True, functions=(RAISE,) + SETS)
-for task in range(10):
+# With the scheduler's events for the box's loop thread (its main thread: pid = tid), so
+# each press's way splits into the kernel waking the loop, the loop getting a CPU, and the
+# loop's own work up to the line set.
+tracing(True, functions=(RAISE,) + SETS, events=("sched:sched_switch", "sched:sched_waking"),
+        filters=(("events/sched/sched_waking/filter", f"pid == {new_pid}"),
+                 ("events/sched/sched_switch/filter", f"prev_pid == {new_pid} || next_pid == {new_pid}")))
+for task in range(TASKS):
     t = tap_lock(); presses.append(t)       # lock-in: cyan, lock_in.wav
-    ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(2.2)
     t = box.tap(STOP, hold=0.04); presses.append(t)   # stop.wav
     time.sleep(2.3)                                    # the reveal plays out
     t = tap_lock()                                     # next: white (after the last: summary)
-    ours_led.append(watch.first_change_after(t, [RED, GREEN, BLUE]))
     time.sleep(1.8)
-watch.stop()
-traced = press_to_output(tracing(False), led_calls, {new_pid})
-results["questbox"]["led_samples"] = [x * 1000 for x in ours_led if x is not None]
+quest_calls = tracing(False)
+traced = press_to_output(quest_calls, led_calls, {new_pid})
 results["questbox"]["led_traced"] = [x for x in traced if x is not None]
 results["questbox"]["led_traced_missing"] = traced.count(None)
+results["questbox"]["led_stages"] = loop_stages(RAW[-1], led_calls, new_pid)
 results["quest_pid"] = new_pid
 results["audio_presses"] = presses
 print(json.dumps(results))
