@@ -93,9 +93,9 @@ class OutputRecorder(threading.Thread):
             s = again
         return s
 
-    # Real-time, below the box's audio thread (SCHED_FIFO 10): test equipment must never
-    # hold off the device it measures (at the player's priority, this busy 1 ms loop made
-    # the box's audio late under emulation), yet it still runs before the box's main loop.
+    # Real-time, below the box's loop (SCHED_FIFO 8) and audio thread (10): test equipment
+    # must never hold off the device it measures (at the player's priority, this busy 1 ms
+    # loop made the box's audio late under emulation), yet it runs before anything else.
     PRIORITY = 5
 
     def run(self):
