@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "QuestCore", targets: ["QuestCore"]),
         .library(name: "QuestStore", targets: ["QuestStore"]),
         .executable(name: "questbox", targets: ["questbox"]),
+        .executable(name: "questbox-web", targets: ["questbox-web"]),
         .executable(name: "questbox-demo", targets: ["questbox-demo"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
         .executable(name: "store-bench", targets: ["StoreBench"]),
@@ -22,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "QuestCore"),
@@ -81,7 +85,28 @@ let package = Package(
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
         .executableTarget(name: "SoundRecipe", dependencies: ["Audio", "QuestCore"], path: "Sounds/Recipe"),
+        // The family's web app (its own process): Hummingbird, templates as resources.
+        .target(
+            name: "WebApp",
+            dependencies: [
+                "QuestCore", "QuestStore", "BoxProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/templates"), .copy("Resources/assets")]),
+        .executableTarget(
+            name: "questbox-web",
+            dependencies: ["WebApp", "QuestStore", "BoxProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(
+            name: "WebAppTests",
+            dependencies: [
+                "WebApp", "QuestCore", "QuestStore", "BoxProtocol", "StoreFixtures",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),

@@ -43,7 +43,7 @@ public struct Questbox: ParsableCommand {
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
+                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, WebCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
 
     public init() {}
 

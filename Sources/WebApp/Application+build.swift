@@ -1,0 +1,58 @@
+import BoxProtocol
+import Foundation
+import Hummingbird
+import Logging
+import QuestStore
+
+/// What `questbox web` is started with.
+public protocol AppArguments: Sendable {
+    var hostname: String { get }
+    var port: Int { get }
+    /// The box's SQLite store (the one truth the daemon writes too).
+    var databasePath: String { get }
+    var socketPath: String { get }
+    var resourcesDirectory: String { get }
+}
+
+/// Everything a controller needs; one per process.
+public struct WebServices: Sendable {
+    public let database: QuestDatabase
+    public let box: BoxLink
+    public let resources: WebResources
+    public let calendar: Calendar
+    public let logger: Logger
+}
+
+/// The web app: one router, a controller per area (player pages, kiosk, JSON API).
+public func buildApplication(_ arguments: some AppArguments, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    let logger = logger ?? Logger(label: "questbox-web")
+    let services = try await makeServices(arguments, logger: logger)
+    let router = buildRouter(services)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "questbox"),
+        logger: logger)
+}
+
+func makeServices(_ arguments: some AppArguments, logger: Logger) async throws -> WebServices {
+    // The web opens the store as a reader and writer of small transactions; it never
+    // creates one (the daemon or the CLI does, with its migrations).
+    guard FileManager.default.fileExists(atPath: arguments.databasePath) else {
+        throw WebError("\(arguments.databasePath): no box store here (import a routine or start the box first)")
+    }
+    let database = try QuestDatabase(path: arguments.databasePath, footprint: .small)
+    return WebServices(
+        database: database, box: BoxLink(socketPath: arguments.socketPath),
+        resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger)
+}
+
+func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: ErrorPageMiddleware(logger: services.logger))
+    PlayerController(services: services).addRoutes(to: router)
+    KioskController(services: services).addRoutes(to: router)
+    APIController(services: services).addRoutes(to: router.group("api/v1"))
+    AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
+    return router
+}

@@ -1,0 +1,47 @@
+import BoxProtocol
+import Foundation
+import Hummingbird
+
+/// `/api/v1`: what the pages show, as JSON.
+struct APIController {
+    let services: WebServices
+
+    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+        group.get("state") { _, _ in await state() }
+        group.get("player") { _, _ in try PlayerHome.load(from: services.database, calendar: services.calendar, now: Date()) }
+    }
+
+    /// The box's live state: `online` with its screen (the socket's payload) and status, or
+    /// `online: false` with the reason.
+    struct State: ResponseEncodable {
+        var online: Bool
+        var screen: ScreenPayload?
+        var box: BoxStatus?
+        var reason: String?
+    }
+
+    func state() async -> State {
+        switch await services.box.state() {
+        case .online(let reply): State(online: true, screen: reply.screen, box: reply.box)
+        case .offline(let reason): State(online: false, reason: reason)
+        }
+    }
+}
+
+extension PlayerHome: ResponseEncodable {}
+
+/// `/assets/NAME`: only the files read at start; a name is a key, never a path.
+struct AssetsController {
+    let resources: WebResources
+
+    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+        group.get(":name") { _, context in
+            guard let name = context.parameters.get("name"), let asset = resources.assets[name] else {
+                throw HTTPError(.notFound, message: "No such file.")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: asset.type, .cacheControl: "max-age=3600"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+
+/// The player's home: today's quests, level, XP and streak, as the box itself would show
+/// them when idle (the same pure machine decides what is offered).
+struct PlayerController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in try await home() }
+    }
+
+    func home() async throws -> HTML {
+        let model = try PlayerHome.load(from: services.database, calendar: services.calendar, now: Date())
+        return try services.resources.page("home", model)
+    }
+}
+
+/// What the home page and `/api/v1/player` show.
+struct PlayerHome: Codable, Sendable {
+    struct Quest: Codable, Sendable {
+        var name: String
+        var badge: String?
+        var playedToday: Bool
+    }
+
+    var quests: [Quest]
+    var level: Int
+    var levelPercent: Int
+    var totalXP: Int
+    var xpToNextLevel: Int
+    var streakText: String
+    var calibrationQuestsLeft: Int
+    // Stored, not computed: templates see stored properties only.
+    var noQuestsToday: Bool
+    var stillLearning: Bool
+
+    static func load(from database: QuestDatabase, calendar: Calendar, now: Date) throws -> PlayerHome {
+        let world = try database.loadWorld(calendar: calendar, bootID: "web")
+        let rules = GameRules.standard
+        let (_, effects) = QuestMachine.start(QuestState(world: world, rules: rules), env: QuestEnvironment(now: now, newID: UUID()))
+        var idle: IdleScreen?
+        for case .display(.idle(let screen)) in effects { idle = screen }
+        let profile = world.profile
+        let quests = (idle?.quests ?? []).map { Quest(name: $0.name, badge: $0.badge, playedToday: $0.playedToday) }
+        let learning = idle?.calibrationSessionsLeft ?? 0
+        return PlayerHome(
+            quests: quests,
+            level: profile.level(rules: rules),
+            levelPercent: Int(((idle?.levelProgress ?? 0) * 100).rounded(.down)),
+            totalXP: profile.totalXP,
+            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP, rules: rules),
+            streakText: idle?.streakText ?? "",
+            calibrationQuestsLeft: learning, noQuestsToday: quests.isEmpty, stillLearning: learning > 0)
+    }
+}

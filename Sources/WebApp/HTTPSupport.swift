@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Mustache
+
+/// A rendered page.
+struct HTML: ResponseGenerator {
+    var body: String
+    var status: HTTPResponse.Status = .ok
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension WebResources {
+    /// Renders a template (HTML-escaped by default: `{{ }}`); a missing template is a 500.
+    func page(_ name: String, _ object: Any) throws -> HTML {
+        guard let body = templates.render(object, withTemplate: name) else {
+            throw HTTPError(.internalServerError, message: "template \(name) missing")
+        }
+        return HTML(body: body)
+    }
+}
+
+/// Every response: no inline script or style runs (CSP), no framing, no sniffing, no
+/// referrer leaves the box.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var policy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "no-referrer"
+        response.headers[.xFrameOptions] = "DENY"
+        return response
+    }
+}
+
+/// Errors become a plain page with the status and a short reason; anything unexpected is
+/// logged in full and shown as "something went wrong", never with a path or a stack.
+struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPResponseError {
+            // Hummingbird's own (404, 413 …): their messages are ours or generic.
+            let status = error.status
+            let message = (error as? HTTPError)?.body ?? status.reasonPhrase
+            return Self.page(status, message: status == .internalServerError ? "Something went wrong on the box." : message)
+        } catch {
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return Self.page(.internalServerError, message: "Something went wrong on the box.")
+        }
+    }
+
+    static func page(_ status: HTTPResponse.Status, message: String) -> Response {
+        let text = "\(status.code) \(status.reasonPhrase)\n\(message)\n"
+        return Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+extension HTTPField.Name {
+    // HTTPTypes names Content-Security-Policy and X-Content-Type-Options already.
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let xFrameOptions = Self("X-Frame-Options")!
+}
