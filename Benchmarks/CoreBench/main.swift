@@ -97,7 +97,7 @@ if CommandLine.arguments.contains("--press-path") {
     for kind in ["start quest", "lock-in", "stop (reveal)", "next"] {
         let v = (byKind[kind] ?? []).sorted()
         guard !v.isEmpty else { continue }
-        let p = { (q: Double) in v[min(v.count - 1, Int((q * Double(v.count - 1)).rounded()))] }
-        print("  " + kind.padding(toLength: 14, withPad: " ", startingAt: 0) + String(format: "p50 %7.1f  p99 %7.1f  max %7.1f", p(0.5), p(0.99), v.last ?? 0))
+        print("  " + kind.padding(toLength: 14, withPad: " ", startingAt: 0)
+              + String(format: "p50 %7.1f  p99 %7.1f  max %7.1f", Timing.percentile(v, 0.5), Timing.percentile(v, 0.99), v.last ?? 0))
     }
 }

@@ -89,11 +89,15 @@ public enum Timing {
         Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
     }
 
+    /// The `p` quantile (0…1) of samples already sorted; nan for none.
+    public static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+    }
+
     public static func summary(_ samples: [Double]) -> String {
         let s = samples.sorted()
         guard !s.isEmpty else { return "no runs" }
-        func pct(_ p: Double) -> Double { s[min(s.count - 1, Int(Double(s.count - 1) * p))] }
-        return String(format: "median %7.2f ms   (p90 %.2f ms, min %.2f ms, max %.2f ms, %d runs)", pct(0.5), pct(0.9), s[0], s[s.count - 1], s.count)
+        return String(format: "median %7.2f ms   (p90 %.2f ms, min %.2f ms, max %.2f ms, %d runs)", percentile(s, 0.5), percentile(s, 0.9), s[0], s[s.count - 1], s.count)
     }
 
     public static func median(_ samples: [Double]) -> Double {

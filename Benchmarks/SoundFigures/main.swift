@@ -140,7 +140,7 @@ try db.close()
 
 let r = box.results
 let sorted = r.latenciesMs.sorted()
-func pct(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
+func pct(_ p: Double) -> Double { Timing.percentile(sorted, p) }
 let periodMs = Double(format.periodFrames) / Double(format.rate) * 1000
 #if DEBUG
 print("warning: debug build — run with `swift run -c release sound-figures` for real figures")
