@@ -7,11 +7,10 @@ import Mustache
 /// A rendered page.
 struct HTML: ResponseGenerator {
     var body: String
-    var status: HTTPResponse.Status = .ok
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(
-            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -48,6 +48,8 @@ struct WebAppTests {
                 #expect(page.contains("Level 1"))
                 let xp = try db.profile().totalXP
                 #expect(xp > 0 && page.contains("\(xp) XP"))
+                let percent = Int((LevelCalculator.progressToNextLevel(totalXP: xp) * 100).rounded(.down))
+                #expect(page.contains("<progress max=\"100\" value=\"\(percent)\""))
             }
         }
     }

@@ -21,29 +21,23 @@ struct KioskController {
 /// One screen as the kiosk page draws it: a kind (for the page's colours), a headline and
 /// the lines below it, the same words as the box's own text screen.
 struct KioskView: Sendable {
-    var online: Bool
     var kind: String
     var headline: String
     var lines: [String]
+}
 
+extension KioskView {
     init(_ state: BoxLink.State) {
         switch state {
         case .online(let reply):
             if let screen = reply.screen?.screen {
                 let text = screen.textLines
-                self.init(online: true, kind: screen.kind, headline: text.first ?? "", lines: Array(text.dropFirst()))
+                self.init(kind: screen.kind, headline: text.first ?? "", lines: Array(text.dropFirst()))
             } else {
-                self.init(online: true, kind: "starting", headline: "TimeQuest", lines: ["The box is starting."])
+                self.init(kind: "starting", headline: "TimeQuest", lines: ["The box is starting."])
             }
         case .offline:
-            self.init(online: false, kind: "offline", headline: "Box offline", lines: ["The quest box is not running. Pages with your quests and stats still work."])
+            self.init(kind: "offline", headline: "Box offline", lines: ["The quest box is not running. Pages with your quests and stats still work."])
         }
-    }
-
-    init(online: Bool, kind: String, headline: String, lines: [String]) {
-        self.online = online
-        self.kind = kind
-        self.headline = headline
-        self.lines = lines
     }
 }
