@@ -5,9 +5,9 @@ buttons for both at once: each press is two pull writes back to back, one on the
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
 import bisect, json, os, random, re, signal, subprocess, sys, time
-from box import Box, LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, now
+from box import Box, LOCK, STOP, UP, DOWN, now
 
-ZSTART, ZSTOP, ZLED = 8, 9, 10
+ZSTART, ZSTOP = 8, 9
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 restart = sys.argv[6:]
 box = Box(sysfs)
@@ -34,15 +34,14 @@ TRACE = "/sys/kernel/tracing"
 
 
 RAISE, SETS = "irq_sim_set_irqchip_state", ("gpio_sim_set", "gpio_sim_set_multiple")
-TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)", re.M)
-
-
-RAW = []                                      # the text of each trace taken
+# A function call (`name <-caller`) or an event (`name: payload`).
+TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)(?:: (.*))?", re.M)
 
 
 def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
-    """Starts tracing calls of `functions` (only by `pid`, if given), or stops and returns
-    them as (tid, CLOCK_MONOTONIC s, function)."""
+    """Starts tracing calls of `functions` (only by `pid`, if given) and `events` (with
+    their `filters`), or stops and returns them as (tid, CLOCK_MONOTONIC s, function or
+    event, event payload or "")."""
     if on:
         if not os.path.exists(f"{TRACE}/trace_clock"):
             subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
@@ -57,25 +56,20 @@ def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
     with open(f"{TRACE}/tracing_on", "w") as f:
         f.write("0")
     with open(f"{TRACE}/trace") as f:
-        text = f.read()
-        RAW.append(text)
-        calls = [(int(m.group(1)), float(m.group(2)), m.group(3)) for m in TRACED.finditer(text)]
+        calls = [(int(m.group(1)), float(m.group(2)), m.group(3), m.group(4) or "") for m in TRACED.finditer(f.read())]
     with open(f"{TRACE}/current_tracer", "w") as f:
         f.write("nop")
     return calls
 
 
-EVENT = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (sched_waking|sched_switch|gpio_sim_set\w*|irq_sim_set_irqchip_state)(?:: (.*)| <-.*)?$", re.M)
-
-
-def loop_stages(text, presses, loop, within=0.1):
+def loop_stages(calls, presses, loop, within=0.1):
     """Each press's way to its LED in three stages (ms), from a trace with the loop thread's
     sched_waking and sched_switch events: interrupt → loop woken, woken → loop on a CPU,
     on a CPU → its line set. A press that found the loop already running (woken by
     something else) counts 0 for the first two."""
-    events = [(float(m.group(2)), int(m.group(1)), m.group(3), m.group(4) or "") for m in EVENT.finditer(text)]
+    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
     times = [e[0] for e in events]
-    edges = edges_raised(presses, [t for t, _, name, _ in events if name == RAISE])
+    edges = edges_raised(presses, raises(calls))
     stages = []
     for line, a, _ in presses:
         edge = edges.get((line, a))
@@ -90,7 +84,7 @@ def loop_stages(text, presses, loop, within=0.1):
             elif name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
                 running = t
                 woken = woken if woken is not None else t
-            elif name.startswith("gpio_sim_set") and tid == loop:
+            elif name in SETS and tid == loop:
                 woken = woken if woken is not None else edge       # it was running already
                 running = running if running is not None else woken
                 stages.append(((woken - edge) * 1000, (running - woken) * 1000, (t - running) * 1000))
@@ -99,7 +93,7 @@ def loop_stages(text, presses, loop, within=0.1):
 
 
 def raises(calls):
-    return [t for _, t, function in calls if function == RAISE]
+    return [t for _, t, function, _ in calls if function == RAISE]
 
 
 def press_to_output(calls, presses, tids, within=0.1):
@@ -107,7 +101,7 @@ def press_to_output(calls, presses, tids, within=0.1):
     interrupt gpio-sim raised inside it to the first output line set by one of `tids`
     (ms; None when either is missing)."""
     edges = edges_raised(presses, raises(calls))
-    sets = sorted(t for tid, t, function in calls if function in SETS and tid in tids)
+    sets = sorted(t for tid, t, function, _ in calls if function in SETS and tid in tids)
     out = []
     for line, a, _ in presses:
         edge = edges.get((line, a))
@@ -198,13 +192,11 @@ timing_calls = list(write_calls)
 
 # --- 2b. gpiozero's press → LED: 200 more start presses. Measured in the kernel: from the
 # interrupt gpio-sim raised for the press to gpiozero's set of its LED line (any process's
-# sets are traced; gpiozero's threads are told by their ids). The 0.5 ms sampler runs too,
-# for the row it gave before.
-led_presses, led_calls = [], []
+# sets are traced; gpiozero's threads are told by their ids).
+led_calls = []
 tracing(True, functions=(RAISE,) + SETS)
 for _ in range(200):
-    t = pull(ZSTART, True)
-    led_presses.append(t)
+    pull(ZSTART, True)
     led_calls.append(write_calls[-1])
     time.sleep(0.06)
     pull(ZSTART, False)
@@ -307,7 +299,7 @@ quest_calls = tracing(False)
 traced = press_to_output(quest_calls, led_calls, {new_pid})
 results["questbox"]["led_traced"] = [x for x in traced if x is not None]
 results["questbox"]["led_traced_missing"] = traced.count(None)
-results["questbox"]["led_stages"] = loop_stages(RAW[-1], led_calls, new_pid)
+results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid
 results["audio_presses"] = presses
 print(json.dumps(results))
