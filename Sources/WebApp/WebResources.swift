@@ -46,12 +46,15 @@ public struct WebResources: Sendable {
         }
     }
 
+    /// Where the Debian package installs them.
+    public static let packagedDirectory = "/usr/share/questbox/web"
+
     /// Where the resources are: `explicit` (a flag or $QUESTBOX_WEB_RESOURCES), the package's
     /// `/usr/share/questbox/web`, or the folder SwiftPM copied beside the executable.
     public static func locate(explicit: String?, executable: String = CommandLine.arguments.first ?? "") -> String? {
         if let explicit { return explicit }
         let beside = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = ["/usr/share/questbox/web", beside.appendingPathComponent("TimeQuestBox_WebApp.resources").path]
+        let candidates = [packagedDirectory, beside.appendingPathComponent("TimeQuestBox_WebApp.resources").path]
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/templates") }
     }
 }

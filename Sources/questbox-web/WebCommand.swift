@@ -24,7 +24,8 @@ struct WebCommand: AsyncParsableCommand, AppArguments {
     var databasePath: String { DataDirectory.databasePath(in: dataDirectory) }
     var socketPath: String { BoxSocketPath.forClient(dataDirectory: dataDirectory, environment: ProcessInfo.processInfo.environment) }
     var resourcesDirectory: String {
-        WebResources.locate(explicit: resources ?? ProcessInfo.processInfo.environment["QUESTBOX_WEB_RESOURCES"]) ?? "(none found)"
+        // None found: the packaged place, so the start-up error names a real folder.
+        WebResources.locate(explicit: resources ?? ProcessInfo.processInfo.environment["QUESTBOX_WEB_RESOURCES"]) ?? WebResources.packagedDirectory
     }
 
     func validate() throws {

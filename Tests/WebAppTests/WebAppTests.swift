@@ -130,6 +130,20 @@ struct WebAppTests {
         }
     }
 
+    @Test("the resources are found where given, else beside the program (through its link)")
+    func locatesResources() throws {
+        #expect(WebResources.locate(explicit: "/somewhere") == "/somewhere")
+        let dir = NSTemporaryDirectory() + "questbox-web-res-\(UUID().uuidString.prefix(8))"
+        let bundle = dir + "/bin/TimeQuestBox_WebApp.resources"
+        try FileManager.default.createDirectory(atPath: bundle + "/templates", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: dir + "/bin/questbox-web", contents: Data()))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/questbox-web", withDestinationPath: dir + "/bin/questbox-web")
+        let found = WebResources.locate(explicit: nil, executable: dir + "/questbox-web")
+        if !FileManager.default.fileExists(atPath: WebResources.packagedDirectory + "/templates") {
+            #expect(found.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path } == URL(fileURLWithPath: bundle).resolvingSymlinksInPath().path)
+        }
+    }
+
     @Test("no store at the path: one line naming it, nothing created")
     func missingStore() async throws {
         var (args, _) = try TestArguments.fresh()
