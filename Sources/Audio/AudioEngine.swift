@@ -235,6 +235,7 @@ public final class AudioEngine: Sendable {
         var rejoining = false
         // The last write found the hardware ahead: the writes catching up are the same stall.
         var catchingUp = false
+        var deadline = QueueDeadline(rate: SoundClip.sampleRate)   // set with each device
 
         func adopt(_ d: PCMDevice) {
             let settings = shared.withLock { s -> (Int, Bool) in
@@ -248,6 +249,7 @@ public final class AudioEngine: Sendable {
             buffer = [Int16](repeating: 0, count: d.format.periodFrames * d.format.channels)
             pacer = RealTimePacer(rate: d.format.rate, periodFrames: d.format.periodFrames,
                                   bufferFrames: d.format.bufferFrames, at: questbox_monotonic_nanos())
+            deadline = QueueDeadline(rate: d.format.rate)
             retry = 0
             silentFrames = 0
             rejoining = false
@@ -291,6 +293,7 @@ public final class AudioEngine: Sendable {
                     continue
                 }
                 pacer?.restart(at: questbox_monotonic_nanos())
+                deadline.forget()                  // the time parked is no stall
             }
             if commands.isEmpty, mixer.activeVoices == 0, current.format.parksWhenIdle,
                 silentFrames >= current.format.bufferFrames
@@ -317,8 +320,17 @@ public final class AudioEngine: Sendable {
                 let report = try buffer.withUnsafeBufferPointer { try current.write($0) }
                 // The whole iteration's CPU (mixing, writing, pacing, locks) since the last one.
                 let cpuNow = qa_thread_cpu_ns()
-                let stalledFrames = catchingUp ? 0 : report.lateFrames
-                catchingUp = report.lateFrames > 0
+                var late = report.lateFrames
+                if let queued = report.queued, report.recovered == 0 {
+                    late = QueueDeadline.stalledFrames(
+                        positionLate: late, clockLate: deadline.lateFrames(at: queued.at),
+                        periodFrames: current.format.periodFrames)
+                    deadline.wrote(at: queued.at, queuedBefore: queued.frames, frames: current.format.periodFrames)
+                } else {
+                    deadline.forget()
+                }
+                let stalledFrames = catchingUp ? 0 : late
+                catchingUp = late > 0
                 record(started: started, handedAt: handedAt, playing: playing, cpu: cpuNow - lastCPU,
                        recovered: report.recovered, stalledFrames: stalledFrames, rate: current.format.rate)
                 lastCPU = cpuNow

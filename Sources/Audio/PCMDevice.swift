@@ -51,9 +51,18 @@ public struct PCMWriteReport: Sendable, Equatable {
     /// a late writer shows up (0 on devices that cannot tell). While the writer catches up,
     /// the writes after the first late one may report lateness too.
     public var lateFrames: Int
-    public init(recovered: Int = 0, lateFrames: Int = 0) {
+    /// Frames still queued ahead of the hardware when the data landed, and that moment
+    /// (CLOCK_MONOTONIC ns); nil on devices that cannot tell. `QueueDeadline` works out from
+    /// these the stalls too long for `lateFrames` to see.
+    public var queued: (frames: Int, at: Int64)?
+    public init(recovered: Int = 0, lateFrames: Int = 0, queued: (frames: Int, at: Int64)? = nil) {
         self.recovered = recovered
         self.lateFrames = lateFrames
+        self.queued = queued
+    }
+    public static func == (a: PCMWriteReport, b: PCMWriteReport) -> Bool {
+        a.recovered == b.recovered && a.lateFrames == b.lateFrames && a.queued?.frames == b.queued?.frames
+            && a.queued?.at == b.queued?.at
     }
 }
 
@@ -107,9 +116,13 @@ public final class ALSAPCM: PCMDevice {
         guard let handle else { throw PCMError(device: name, problem: "closed") }
         var recovered: UInt32 = 0
         var late: UInt = 0
-        let err = qa_pcm_write(handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered, &late)
+        var queued = -1
+        var checkedAt: Int64 = 0
+        let err = qa_pcm_write(
+            handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered, &late, &queued, &checkedAt)
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
-        return PCMWriteReport(recovered: Int(recovered), lateFrames: Int(late))
+        return PCMWriteReport(
+            recovered: Int(recovered), lateFrames: Int(late), queued: queued >= 0 ? (queued, checkedAt) : nil)
     }
 
     public func rejoin(leadFrames: Int) throws(PCMError) {

@@ -88,8 +88,10 @@ fail:
 }
 
 int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered,
-                 unsigned long *late) {
+                 unsigned long *late, long *queued, int64_t *checked_at) {
     *late = 0;
+    *queued = -1;
+    *checked_at = 0;
     if (pcm->detects_late && snd_pcm_state(pcm->handle) == SND_PCM_STATE_RUNNING) {
         /* Wait for room here rather than inside snd_pcm_writei, so the check below sees
          * where the card is at the moment the data lands: a stall during a blocked write
@@ -98,6 +100,12 @@ int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsi
         if (avail >= 0 && (unsigned long)avail < frames) {
             snd_pcm_wait(pcm->handle, 1000);
             avail = snd_pcm_avail(pcm->handle);
+        }
+        if (avail >= 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            *checked_at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+            *queued = avail > (snd_pcm_sframes_t)pcm->buffer ? 0 : (long)(pcm->buffer - (unsigned long)avail);
         }
         if (avail > (snd_pcm_sframes_t)pcm->buffer) *late = (unsigned long)avail - pcm->buffer;
     }

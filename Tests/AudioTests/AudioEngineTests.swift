@@ -199,6 +199,42 @@ struct AudioEngineTests {
         #expect(warnings.last?.contains("frames=24 ms=0.5") == true, "\(warnings)")
     }
 
+    @Test("a stall longer than the buffer, which ALSA's wrapped position hides, is seen by the clock and logged once; a clock late by less than a period is not")
+    func stallHiddenByTheWrapReported() {
+        let logs = LogLines()
+        let device = CapturePCM(virtualClock: 5_000_000)
+        // Write 6 comes 30 ms late: the queue (20 ms from write 5) ran dry 15 ms (720 frames)
+        // before it, while the position reports nothing. Write 12 comes 17 ms late: 2 ms past
+        // the queue, less than a period, within what a lagging position could explain.
+        device.stallBefore.withLock { $0 = [6: 30_000_000, 12: 17_000_000] }
+        let engine = AudioEngine(candidates: ["capture"], latencyMs: 20, opener: ScriptedOpener([device]), logger: logs.logger)
+        engine.start()
+        #expect(eventually { engine.statistics.periodsWritten >= 14 })
+        engine.stop()
+        let s = engine.statistics
+        #expect(s.stalls == 1 && s.stalledFrames == 720, "\(s)")
+        let warnings = logs.all.filter { $0.contains("sound underrun: the card played silence") }
+        #expect(warnings.count == 1 && warnings.first?.contains("frames=720 ms=15.0") == true, "\(warnings)")
+    }
+
+    @Test("QueueDeadline: dry a queue's length after the write's check; unknown after forget; the clock's figure wins only by a period")
+    func queueDeadline() {
+        var d = QueueDeadline(rate: 48_000)
+        #expect(d.lateFrames(at: 1_000_000_000) == 0, "unknown before the first write")
+        d.wrote(at: 1_000_000_000, queuedBefore: 720, frames: 240)   // dry at +20 ms
+        #expect(d.dryAt == 1_020_000_000)
+        #expect(d.lateFrames(at: 1_019_000_000) == 0)
+        #expect(d.lateFrames(at: 1_030_000_000) == 480)
+        d.wrote(at: 1_030_000_000, queuedBefore: -5, frames: 240)    // nothing queued: dry 5 ms on
+        #expect(d.dryAt == 1_035_000_000)
+        d.forget()
+        #expect(d.lateFrames(at: 2_000_000_000) == 0, "a park is no stall")
+        #expect(QueueDeadline.stalledFrames(positionLate: 0, clockLate: 239, periodFrames: 240) == 0)
+        #expect(QueueDeadline.stalledFrames(positionLate: 0, clockLate: 240, periodFrames: 240) == 240)
+        #expect(QueueDeadline.stalledFrames(positionLate: 96, clockLate: 200, periodFrames: 240) == 96)
+        #expect(QueueDeadline.stalledFrames(positionLate: 96, clockLate: 1_008, periodFrames: 240) == 1_008)
+    }
+
     @Test("stop ends the thread promptly even while waiting to retry")
     func stopWhileRetrying() {
         let engine = AudioEngine(candidates: ["nope"], latencyMs: 20, opener: ScriptedOpener([]), logger: quiet, retryDelaysMs: [60_000])

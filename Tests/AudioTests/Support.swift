@@ -44,8 +44,16 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
     let rejoins = Mutex<[Int]>([])
     /// Write number → frames the "hardware" is to report having run ahead by then.
     let lateAt = Mutex<[Int: Int]>([:])
-    init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil, parks: Bool = false) {
+    /// With a virtual clock (ns per period) each write reports three periods queued at the
+    /// clock's time, the steady state of a card; `stallBefore` (write number → ns) stops the
+    /// clock's writer that long first, as a stall ALSA's wrapped position does not show.
+    private let periodNanos: Int64?
+    let stallBefore = Mutex<[Int: Int64]>([:])
+    private let clock = Mutex<Int64>(0)
+    init(name: String = "capture", channels: Int = 2, failAfter: Int? = nil, parks: Bool = false,
+         virtualClock periodNanos: Int64? = nil) {
         self.name = name
+        self.periodNanos = periodNanos
         format = PCMFormat(channels: channels, periodFrames: 240, bufferFrames: 960, needsPacing: true, parksWhenIdle: parks)
         self.failAfter = failAfter
     }
@@ -58,7 +66,11 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
         let n = writes.withLock { w -> Int in w += 1; return w }
         if let failAfter, n > failAfter { throw PCMError(device: name, problem: "No such device") }
         written.withLock { $0.append(contentsOf: samples) }
-        return PCMWriteReport(lateFrames: lateAt.withLock { $0.removeValue(forKey: n) } ?? 0)
+        let late = lateAt.withLock { $0.removeValue(forKey: n) } ?? 0
+        guard let periodNanos else { return PCMWriteReport(lateFrames: late) }
+        let stall = stallBefore.withLock { $0.removeValue(forKey: n) } ?? 0
+        let at = clock.withLock { t -> Int64 in t += periodNanos + stall; return t }
+        return PCMWriteReport(lateFrames: late, queued: (format.bufferFrames - format.periodFrames, at))
     }
     func close() {}
 }

@@ -35,10 +35,13 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
 /// silence the listener heard in the middle of the stream. The write goes where it always
 /// would (its first frames may land behind the card and go unheard; the writes that follow
 /// do not wait until the buffer is full again), so a small lateness costs only itself.
-/// Returns 0, or a negative errno when the device is gone or broken (the caller closes it
-/// and retries later).
+/// `*queued` is what was still queued ahead of the hardware at that moment and
+/// `*checked_at` the moment (CLOCK_MONOTONIC ns), or -1 and 0 where the device cannot tell:
+/// the caller's clock sees the stalls longer than the buffer, for which ALSA's position
+/// wraps and `*late` says too little. Returns 0, or a negative errno when the device is
+/// gone or broken (the caller closes it and retries later).
 int qa_pcm_write(qa_pcm *pcm, const int16_t *samples, unsigned long frames, unsigned *recovered,
-                 unsigned long *late);
+                 unsigned long *late, long *queued, int64_t *checked_at);
 
 /// After a pause in writing: moves the application pointer so that `lead` frames (already
 /// silence) are queued ahead of the hardware, if fewer are. The next write then sounds after
