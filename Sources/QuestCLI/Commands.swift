@@ -207,7 +207,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: StatsReport.localCalendar)
+        let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: .current)
         if json { return try printJSON(report) }
         print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(report.currentStreak) day(s)\(report.availableJokers.map { " · \($0) joker(s)" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
@@ -215,81 +215,6 @@ struct StatsCommand: ParsableCommand {
         if let r = report.weeklyReflection {
             print("Week \(r.weekIdentifier): \(r.questsCompleted) quests · \(Int(r.averageAccuracy.rounded()))% accuracy · \(r.streakContextString)")
         }
-    }
-}
-
-/// What `stats --json` prints (and, later, the stats page shows).
-public struct StatsReport: Encodable, Sendable {
-    public struct Best: Encodable, Sendable {
-        public var taskDisplayName: String
-        public var absDifferenceSeconds: Double
-        public var recordedAt: String
-    }
-
-    public var totalXP: Int
-    public var level: Int
-    public var levelProgress: Double
-    public var xpToNextLevel: Int
-    public var streakPolicy: String
-    public var currentStreak: Int
-    public var availableJokers: Int?
-    public var sessionsCompleted: Int
-    public var personalBests: [Best]
-    public var weeklyReflection: WeeklyReflection?
-    public var lastBackup: String?
-
-    static var localCalendar: Calendar { Calendar.current }
-
-    enum CodingKeys: String, CodingKey {
-        case totalXP, level, levelProgress, xpToNextLevel, streakPolicy, currentStreak, availableJokers, sessionsCompleted,
-             personalBests, weeklyReflection, lastBackup
-    }
-
-    /// Absent values are `null`, except jokers, which exist only under the joker policy.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(totalXP, forKey: .totalXP)
-        try c.encode(level, forKey: .level)
-        try c.encode(levelProgress, forKey: .levelProgress)
-        try c.encode(xpToNextLevel, forKey: .xpToNextLevel)
-        try c.encode(streakPolicy, forKey: .streakPolicy)
-        try c.encode(currentStreak, forKey: .currentStreak)
-        try c.encodeIfPresent(availableJokers, forKey: .availableJokers)
-        try c.encode(sessionsCompleted, forKey: .sessionsCompleted)
-        try c.encode(personalBests, forKey: .personalBests)
-        try c.encode(weeklyReflection, forKey: .weeklyReflection)
-        try c.encode(lastBackup, forKey: .lastBackup)
-    }
-
-    public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
-        let settings = try db.settings()
-        var cal = calendar
-        if let first = settings.firstWeekday { cal.firstWeekday = first }
-        let snapshots = try db.snapshots()
-        let sessions = try db.sessions()
-        let profile = try db.profile(sessions: sessions, plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), calendar: cal)
-        var streak = profile.currentStreak
-        var jokers: Int?
-        if settings.game.streakPolicy == .joker {
-            let result = JokerStreakCalculator.evaluate(
-                plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), today: now, calendar: cal)
-            streak = result.currentStreak
-            jokers = result.availableJokers
-        }
-        var reflection: WeeklyReflection?
-        if let previous = WeeklyReflectionEngine.previousWeekBounds(from: now, calendar: cal) {
-            let r = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: previous.start, calendar: cal)
-            reflection = r.isMeaningful ? r : nil
-        }
-        return StatsReport(
-            totalXP: profile.totalXP, level: LevelCalculator.level(fromTotalXP: profile.totalXP),
-            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP),
-            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP), streakPolicy: settings.game.streakPolicy.rawValue,
-            currentStreak: streak, availableJokers: jokers, sessionsCompleted: profile.sessionsCompleted,
-            personalBests: PersonalBestTracker.personalBests(from: snapshots).map {
-                Best(taskDisplayName: $0.taskDisplayName, absDifferenceSeconds: $0.absDifferenceSeconds, recordedAt: ISO8601.string($0.recordedAt))
-            },
-            weeklyReflection: reflection, lastBackup: try db.lastBackup().map { ISO8601.string($0.createdAt) })
     }
 }
 

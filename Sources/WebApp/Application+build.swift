@@ -52,7 +52,11 @@ func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     PlayerController(services: services).addRoutes(to: router)
     KioskController(services: services).addRoutes(to: router)
-    APIController(services: services).addRoutes(to: router.group("api/v1"))
+    let api = router.group("api/v1")
+    APIController(services: services).addRoutes(to: api)
+    let stats = StatsController(services: services)
+    stats.addRoutes(to: router)
+    stats.addAPIRoutes(to: api)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router
 }

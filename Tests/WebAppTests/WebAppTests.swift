@@ -75,6 +75,93 @@ struct WebAppTests {
         }
     }
 
+    @Test("stats: the 30-day chart has a dot per played day, bests, the patterns in curiosity words, last week and the weeks before", arguments: [TestingSetup.router, .live])
+    func stats(setup: TestingSetup) async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let now = Date()
+        // Three calibration quests 27–25 days ago, two 22 and 15 days ago (the weeks before
+        // last), nine on the last nine days; the player always guesses 60 s for 80 s.
+        let starts = ([27, 26, 25, 22, 15] + Array((0..<9).reversed())).map { now.addingTimeInterval(-Double($0) * 86_400 - 600) }
+        for start in starts { try recordQuest(db, at: start, durations: [(60, 80)], routine: everyDay) }
+        let calendar = Calendar.current
+        let playedDays = Set(starts.map { calendar.startOfDay(for: $0) }).count
+        let app = try await buildApplication(args)
+        try await app.test(setup) { client in
+            try await client.execute(uri: "/stats", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = String(buffer: response.body)
+                #expect(page.components(separatedBy: "<circle class=\"day\"").count - 1 == playedDays)
+                #expect(page.contains("<polyline class=\"trend\""))
+                #expect(page.contains("\(playedDays) days played in the last 30; daily accuracy from 75% to 75%"))
+                #expect(page.contains("<span class=\"task\">One</span> <span class=\"value\">20s off</span>"), "the personal best")
+                #expect(page.contains("<li>One usually takes 20s longer than you think</li>"), "INS-1 bias, in the seed's words")
+                #expect(page.contains("Last week") && page.contains("Average accuracy 75%"))
+                #expect(page.contains("The weeks before"))
+                #expect(!page.contains("normal"), "SPEC §9: no comparison with normal times")
+            }
+            try await client.execute(uri: "/api/v1/stats", method: .get) { response in
+                #expect(response.status == .ok)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+                let trend = try #require(json["trend"] as? [[String: Any]])
+                #expect(trend.count == playedDays)
+                #expect(trend.last?["daysAgo"] as? Int == 0 || calendar.startOfDay(for: starts.last!) != calendar.startOfDay(for: now))
+                #expect((json["insights"] as? [Any])?.count == 1)
+                #expect(json["weeklyReflection"] is [String: Any])
+                #expect(((json["earlierReflections"] as? [Any])?.count ?? 0) >= 1)
+            }
+        }
+    }
+
+    @Test("stats with no play yet: words instead of a chart, nothing fails")
+    func emptyStats() async throws {
+        let (args, _) = try TestArguments.fresh()
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/stats", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = String(buffer: response.body)
+                #expect(!page.contains("<svg"))
+                #expect(page.contains("Play a quest and your first day appears here."))
+                #expect(page.contains("When a week with quests ends, its card shows here."))
+                #expect(!page.contains("The weeks before"))
+            }
+        }
+    }
+
+    @Test("stats: a task named with markup is text in the bests and the patterns")
+    func statsEscaping() async throws {
+        let hostile = Routine(
+            id: UUID(), name: "x", displayName: "Q", activeDays: Array(1...7),
+            tasks: [RoutineTask(id: UUID(), name: "t", displayName: "<img src=x onerror=alert(1)>\"onerror=")])
+        let (args, db) = try TestArguments.fresh(routines: [hostile])
+        for day in 0..<8 { try recordQuest(db, at: Date().addingTimeInterval(-Double(day) * 86_400 - 600), durations: [(60, 90)], routine: hostile) }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/stats", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(!page.contains("<img"))
+                #expect(!page.contains("\"onerror"))
+                #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;&quot;onerror="))
+            }
+        }
+    }
+
+    @Test("the chart: today at the right edge, 29 days ago at the left, 100% at the top, 0% at the bottom; one day is a dot without a line")
+    func chartGeometry() throws {
+        let svg = try #require(AccuracyChart.svg([
+            .init(date: "2026-10-25", daysAgo: 29, averageAccuracy: 0, estimationCount: 1),
+            .init(date: "2026-11-23", daysAgo: 0, averageAccuracy: 100, estimationCount: 3),
+        ]))
+        #expect(svg.contains("<circle class=\"day\" cx=\"44.0\" cy=\"212.0\""))
+        #expect(svg.contains("<circle class=\"day\" cx=\"628.0\" cy=\"12.0\""))
+        #expect(svg.contains("<polyline class=\"trend\" points=\"44.0,212.0 628.0,12.0\"/>"))
+        #expect(svg.contains("<title>2026-11-23: 100% over 3 estimates</title>"))
+        let one = try #require(AccuracyChart.svg([.init(date: "2026-11-20", daysAgo: 3, averageAccuracy: 150, estimationCount: 1)]))
+        #expect(!one.contains("polyline") && one.contains("cy=\"12.0\""), "one day: a dot, clamped to 100%")
+        #expect(AccuracyChart.svg([.init(date: "2026-10-01", daysAgo: 53, averageAccuracy: 50, estimationCount: 1)]) == nil)
+        #expect(AccuracyChart.escaped("a<b>&\"'\u{7}") == "a&lt;b&gt;&amp;&quot;&#39; ")
+    }
+
     @Test("with no box running, the state says offline and the kiosk says so; nothing fails")
     func offline() async throws {
         let (args, _) = try TestArguments.fresh()

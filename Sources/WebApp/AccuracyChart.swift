@@ -1,0 +1,68 @@
+import Foundation
+import QuestStore
+
+/// TREND-1 drawn on the server: the average accuracy of each played day of the last 30 as an
+/// SVG line with a dot per day, 0–100 % up the side. No script, no inline style (the CSP
+/// forbids both): colours come from classes in app.css. Every piece of text is escaped, though
+/// only dates and numbers this type makes reach it.
+enum AccuracyChart {
+    static let width = 640
+    static let height = 240
+    private static let left = 44, right = 12, top = 12, bottom = 28
+
+    /// The chart, or nil when no day of the window was played (the page says so in words).
+    static func svg(_ trend: [StatsReport.TrendDay], days: Int = 30) -> String? {
+        let points = trend.filter { $0.daysAgo >= 0 && $0.daysAgo < days }
+        guard !points.isEmpty, days > 1 else { return nil }
+        let plotW = Double(width - left - right), plotH = Double(height - top - bottom)
+        func x(_ daysAgo: Int) -> Double { Double(left) + plotW * Double(days - 1 - daysAgo) / Double(days - 1) }
+        func y(_ percent: Double) -> Double { Double(top) + plotH * (1 - min(max(percent, 0), 100) / 100) }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+        let low = points.map(\.averageAccuracy).min() ?? 0, high = points.map(\.averageAccuracy).max() ?? 0
+        let summary = "\(points.count) day\(points.count == 1 ? "" : "s") played in the last \(days); "
+            + (points.count == 1 ? "accuracy \(Int(low.rounded()))%" : "daily accuracy from \(Int(low.rounded()))% to \(Int(high.rounded()))%")
+        var svg = """
+            <svg class="chart" viewBox="0 0 \(width) \(height)" role="img" aria-labelledby="chart-title chart-desc" \
+            xmlns="http://www.w3.org/2000/svg">
+            <title id="chart-title">Accuracy per day, last \(days) days</title>
+            <desc id="chart-desc">\(escaped(summary))</desc>
+
+            """
+        for percent in [0.0, 50, 100] {
+            svg += "<line class=\"grid\" x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(percent)))\" y2=\"\(f(y(percent)))\"/>"
+            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(f(y(percent) + 5))\" text-anchor=\"end\">\(Int(percent))%</text>\n"
+        }
+        svg += "<text class=\"axis\" x=\"\(left)\" y=\"\(height - 8)\">\(days - 1) days ago</text>"
+        svg += "<text class=\"axis\" x=\"\(width - right)\" y=\"\(height - 8)\" text-anchor=\"end\">today</text>\n"
+        if points.count > 1 {
+            let line = points.map { "\(f(x($0.daysAgo))),\(f(y($0.averageAccuracy)))" }.joined(separator: " ")
+            svg += "<polyline class=\"trend\" points=\"\(line)\"/>\n"
+        }
+        for p in points {
+            let label = "\(p.date): \(Int(p.averageAccuracy.rounded()))% over \(p.estimationCount) estimate\(p.estimationCount == 1 ? "" : "s")"
+            svg += "<circle class=\"day\" cx=\"\(f(x(p.daysAgo)))\" cy=\"\(f(y(p.averageAccuracy)))\" r=\"5\">"
+            svg += "<title>\(escaped(label))</title></circle>\n"
+        }
+        return svg + "</svg>"
+    }
+
+    /// Text and attribute values in SVG and HTML.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                // Control characters have no place in a picture's text.
+                if c.value < 0x20 || (0x7F..<0xA0).contains(c.value) { out += " " } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out
+    }
+}

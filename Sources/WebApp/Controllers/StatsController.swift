@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+
+/// `/stats`: the 30-day accuracy trend (TREND-1), personal bests, the player's per-task
+/// patterns (INS-1) and the weekly reflection with the four weeks before it (REFL-1), read
+/// from the store on each request. Curiosity framing only: no comparison with anyone else's
+/// times (SPEC §9).
+struct StatsController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/stats") { _, _ in try services.resources.page("stats", StatsPage(try report())) }
+    }
+
+    func addAPIRoutes(to group: RouterGroup<BasicRequestContext>) {
+        group.get("stats") { _, _ in try report() }
+    }
+
+    func report() throws -> StatsReport {
+        try StatsReport.load(from: services.database, now: Date(), calendar: services.calendar)
+    }
+}
+
+extension StatsReport: ResponseEncodable {}
+
+/// The stats page's view of a `StatsReport`: words and the chart, nothing computed in the
+/// template.
+struct StatsPage: Sendable {
+    struct Best: Sendable {
+        var task: String
+        var offBy: String
+    }
+    struct Pattern: Sendable {
+        var task: String
+        var texts: [String]
+    }
+    struct Week: Sendable {
+        var title: String
+        var lines: [String]
+    }
+
+    var chart: String?
+    var playedDays: Int
+    var bests: [Best]
+    var patterns: [Pattern]
+    var reflection: Week?
+    var earlier: [Week]
+    // Stored, not computed: templates see stored properties only.
+    var noBests: Bool
+    var noPatterns: Bool
+    var noEarlier: Bool
+
+    init(_ report: StatsReport) {
+        chart = AccuracyChart.svg(report.trend)
+        playedDays = report.trend.count
+        bests = report.personalBests.map { Best(task: $0.taskDisplayName, offBy: DurationText.format(seconds: $0.absDifferenceSeconds)) }
+        patterns = report.insights.map { Pattern(task: $0.taskDisplayName, texts: $0.texts) }
+        func week(_ r: WeeklyReflection) -> Week { Week(title: "Week \(r.weekIdentifier)", lines: Array(r.summaryLines.dropFirst())) }
+        reflection = report.weeklyReflection.map(week)
+        earlier = report.earlierReflections.map(week)
+        noBests = bests.isEmpty
+        noPatterns = patterns.isEmpty
+        noEarlier = earlier.isEmpty
+    }
+}
