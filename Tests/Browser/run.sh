@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The web app in a real browser (#13): Debian's Chromium, driven by Selenium (Debian's
+# python3-selenium and chromium-driver), against `questbox-web` serving a store played by
+# `questbox simulate` over the last weeks. Saves the README's screenshots in docs/screenshots.
+#   Tests/Browser/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+packages=(chromium chromium-driver python3-selenium)
+missing=()
+for pkg in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    echo "browser: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# Same flags as test.sh, so after it nothing is rebuilt.
+swift build --build-tests -Xswiftc -warnings-as-errors >&2
+bin=$(swift build --show-bin-path)
+work=$(mktemp -d /tmp/questbox-browser.XXXXXX)
+web=""
+cleanup() { [[ -n $web ]] && kill "$web" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+data="$work/data"
+"$bin/questbox" routine import deploy/example-routine.json --data "$data" >/dev/null
+/usr/bin/python3 Tests/Browser/fixture.py "$bin/questbox" "$data" deploy/example-quest.events
+
+port=$((20000 + RANDOM % 20000))
+"$bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$data" --resources Sources/WebApp/Resources \
+    > "$work/web.log" 2>&1 &
+web=$!
+for _ in $(seq 100); do
+    curl -fsS "http://127.0.0.1:$port/api/v1/state" >/dev/null 2>&1 && break
+    kill -0 "$web" 2>/dev/null || { cat "$work/web.log"; echo "browser: questbox-web did not start" >&2; exit 1; }
+    sleep 0.1
+done
+mkdir -p docs/screenshots
+/usr/bin/python3 Tests/Browser/pages.py "http://127.0.0.1:$port" docs/screenshots
