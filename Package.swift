@@ -106,6 +106,7 @@ let package = Package(
                 "WebApp", "QuestCore", "QuestStore", "BoxProtocol", "StoreFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),

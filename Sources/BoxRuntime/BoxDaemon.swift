@@ -281,6 +281,7 @@ public final class BoxDaemon: @unchecked Sendable {
         let (next, effects) = QuestMachine.start(state, env: environment())
         state = next
         perform(effects)
+        nextID = Self.randomID()
         do {
             if let (task, done) = try db.inProgress() {
                 logger.info("resuming the task in progress", metadata: ["session": "\(task.session.id)", "task": "\(task.taskIndex)"])
@@ -380,8 +381,12 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func environment() -> QuestEnvironment {
-        QuestEnvironment(now: clock.wallNow(), newID: Self.randomID(), wallClockTrusted: clock.isWallClockTrusted())
+        QuestEnvironment(now: clock.wallNow(), newID: nextID, wallClockTrusted: clock.isWallClockTrusted())
     }
+
+    /// The id the next step may give a play, drawn after the step before it set its lines:
+    /// getrandom(2) is a system call, not to be made between an edge and its LED.
+    private var nextID = BoxDaemon.randomID()
 
     /// A version 4 UUID from getrandom(2). Foundation's `UUID()` opens, reads and closes
     /// /dev/urandom: three system calls on every button edge, before its LED is set.
@@ -408,6 +413,7 @@ public final class BoxDaemon: @unchecked Sendable {
             }
         }
         perform(effects)
+        nextID = Self.randomID()
         // A debounce window closed: the line's real level settles what its edges left open.
         for case .readButton(let role) in effects {
             // Edges that arrived since the last poll come first: the read is newer than them.
@@ -424,13 +430,12 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     private func perform(_ effects: [QuestEffect]) {
-        timers.apply(effects)
         // What the player hears and sees goes first: a database write (an SD card's fsync
         // can take tens of milliseconds) must not delay the reveal. Each pattern is timed
         // from the moment its first value is set. The write follows at once, before the
-        // next event is read. The lines are set before the sound is handed over: waking the
-        // audio thread (real-time) can take this thread's CPU for its mixing, and a line set
-        // is one ioctl.
+        // next event is read. The lines are set before anything else: the timers' system
+        // calls and the sound come after them (waking the real-time audio thread can take
+        // this thread's CPU for its mixing), and a line set is one ioctl.
         for effect in effects {
             switch effect {
             case .led(let pattern):
@@ -443,6 +448,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 break
             }
         }
+        timers.apply(effects)
         for case .playSound(let s) in effects { sound.play(s) }
         for effect in effects {
             switch effect {

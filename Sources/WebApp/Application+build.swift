@@ -57,6 +57,7 @@ func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
     let stats = StatsController(services: services)
     stats.addRoutes(to: router)
     stats.addAPIRoutes(to: api)
+    OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router
 }

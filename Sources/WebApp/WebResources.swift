@@ -42,6 +42,7 @@ public struct WebResources: Sendable {
         case "js": "text/javascript; charset=utf-8"
         case "svg": "image/svg+xml"
         case "png": "image/png"
+        case "json": "application/json"
         default: "application/octet-stream"
         }
     }

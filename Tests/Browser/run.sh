@@ -5,7 +5,7 @@
 #   Tests/Browser/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-packages=(chromium chromium-driver python3-selenium)
+packages=(chromium chromium-driver python3-selenium curl)
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -30,6 +30,21 @@ struct APIController {
 
 extension PlayerHome: ResponseEncodable {}
 
+/// `/api/openapi.json`: the API's description, written by hand and tested against the
+/// routes and their answers.
+struct OpenAPIController {
+    let resources: WebResources
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/api/openapi.json") { _, _ in
+            guard let document = resources.assets["openapi.json"] else { throw HTTPError(.notFound, message: "No API description.") }
+            return Response(
+                status: .ok, headers: [.contentType: document.type],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: document.bytes)))
+        }
+    }
+}
+
 /// `/assets/NAME`: only the files read at start; a name is a key, never a path.
 struct AssetsController {
     let resources: WebResources

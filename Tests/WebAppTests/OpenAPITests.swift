@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import QuestCore
+import QuestStore
+import StoreFixtures
+import Testing
+@testable import WebApp
+
+/// The part of JSON Schema the API document uses: type (with null), required, properties,
+/// items, $ref, oneOf, enum, minimum, maximum, pattern. Returns the places a value breaks it.
+struct SchemaCheck {
+    let document: [String: Any]
+
+    func problems(_ value: Any?, _ schema: [String: Any], at path: String = "$") -> [String] {
+        if let ref = schema["$ref"] as? String {
+            let name = String(ref.split(separator: "/").last ?? "")
+            let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
+            guard let target = schemas?[name] as? [String: Any] else { return ["\(path): unknown \(ref)"] }
+            return problems(value, target, at: path)
+        }
+        if let options = schema["oneOf"] as? [[String: Any]] {
+            let passing = options.filter { problems(value, $0, at: path).isEmpty }.count
+            return passing == 1 ? [] : ["\(path): matches \(passing) of oneOf"]
+        }
+        var found: [String] = []
+        let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map { [$0] } ?? []
+        if !types.isEmpty && !types.contains(where: { Self.matches(value, $0) }) {
+            return ["\(path): \(String(describing: value)) is not \(types)"]
+        }
+        if let allowed = schema["enum"] as? [String], let v = value as? String, !allowed.contains(v) { found.append("\(path): \(v) not in \(allowed)") }
+        if !Self.isBoolean(value), let n = (value as? NSNumber)?.doubleValue {
+            if let min = Self.number(schema["minimum"]), n < min { found.append("\(path): \(n) < \(min)") }
+            if let max = Self.number(schema["maximum"]), n > max { found.append("\(path): \(n) > \(max)") }
+        }
+        if let pattern = schema["pattern"] as? String, let s = value as? String, s.range(of: pattern, options: .regularExpression) == nil {
+            found.append("\(path): \(s) does not match \(pattern)")
+        }
+        if let object = value as? [String: Any] {
+            for key in schema["required"] as? [String] ?? [] where object[key] == nil { found.append("\(path).\(key): missing") }
+            for (key, sub) in schema["properties"] as? [String: [String: Any]] ?? [:] where object[key] != nil {
+                found += problems(object[key], sub, at: "\(path).\(key)")
+            }
+        }
+        if let array = value as? [Any], let items = schema["items"] as? [String: Any] {
+            for (i, item) in array.enumerated() { found += problems(item, items, at: "\(path)[\(i)]") }
+        }
+        return found
+    }
+
+    /// A bound as written in a parsed document (NSNumber) or a Swift literal.
+    static func number(_ value: Any?) -> Double? {
+        switch value {
+        case let i as Int: Double(i)
+        case let d as Double: d
+        case let n as NSNumber: n.doubleValue
+        default: nil
+        }
+    }
+
+    /// JSONSerialization gives booleans as NSNumbers of C type `c`, which no JSON number gets.
+    static func isBoolean(_ value: Any?) -> Bool { (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false }
+
+    static func matches(_ value: Any?, _ type: String) -> Bool {
+        switch type {
+        case "null": value == nil || value is NSNull
+        case "boolean": isBoolean(value)
+        case "integer": !isBoolean(value) && (value as? NSNumber).map { $0.doubleValue == $0.doubleValue.rounded() } ?? false
+        case "number": !isBoolean(value) && value is NSNumber
+        case "string": value is String
+        case "array": value is [Any]
+        case "object": value is [String: Any]
+        default: false
+        }
+    }
+}
+
+@Suite("Web app: the API document")
+struct OpenAPITests {
+    @Test("/api/openapi.json describes every /api route, and every answer of a played store keeps to its schema")
+    func documentMatchesRoutes() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let now = Date()
+        for days in [20, 13, 9, 8, 6, 5, 3, 2, 1, 0] {
+            try recordQuest(db, at: now.addingTimeInterval(-Double(days) * 86_400 - 600), durations: [(60, 75)], routine: everyDay)
+        }
+        let services = try await makeServices(args, logger: Logger(label: "test"))
+        let apiRoutes = buildRouter(services).routes.map { "\($0.path)" }.filter { $0.hasPrefix("/api/v1") }.sorted()
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            let document = try await client.execute(uri: "/api/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                return try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            }
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            #expect(paths.keys.sorted() == apiRoutes, "documented \(paths.keys.sorted()), served \(apiRoutes)")
+            let check = SchemaCheck(document: document)
+            for (path, operations) in paths {
+                let get = try #require(operations["get"] as? [String: Any])
+                let ok = (get["responses"] as? [String: Any])?["200"] as? [String: Any]
+                let schema = try #require(((ok?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok, "\(path)")
+                    let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
+                    let problems = check.problems(body, schema)
+                    #expect(problems.isEmpty, "\(path): \(problems)")
+                }
+            }
+        }
+    }
+
+    @Test("the schema check itself fails on a missing field, a wrong type, an unknown enum value, a broken pattern")
+    func schemaCheckCatches() {
+        let document: [String: Any] = ["components": ["schemas": ["D": ["type": "string", "pattern": "^[0-9]{4}$"]]]]
+        let schema: [String: Any] = [
+            "type": "object", "required": ["a", "b"],
+            "properties": ["a": ["type": "integer", "minimum": 0], "p": ["type": "string", "enum": ["pause", "joker"]], "d": ["$ref": "#/components/schemas/D"]],
+        ]
+        let check = SchemaCheck(document: document)
+        #expect(check.problems(["a": 1, "b": true, "p": "pause", "d": "2026"], schema).isEmpty)
+        #expect(check.problems(["a": 1], schema) == ["$.b: missing"])
+        #expect(check.problems(["a": 1.5, "b": 1], schema).count == 1)
+        #expect(check.problems(["a": -1, "b": 1], schema) == ["$.a: -1.0 < 0.0"])
+        #expect(check.problems(["a": 1, "b": 1, "p": "reset"], schema).count == 1)
+        #expect(check.problems(["a": 1, "b": 1, "d": "26"], schema).count == 1)
+        #expect(check.problems(["a": true, "b": 1], schema).count == 1, "a boolean is no integer")
+    }
+}
