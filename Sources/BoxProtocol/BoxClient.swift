@@ -105,6 +105,28 @@ public final class BoxClient {
         }
     }
 
+    /// Wakes a thread blocked reading this connection (from any thread; `next` then says
+    /// `.closed`). The descriptor stays open until this client is released.
+    public static func interrupt(descriptor: Int32) { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+    public var descriptor: Int32 { fd }
+
+    public enum Incoming {
+        case message(BoxMessage)
+        case timedOut
+        case closed
+    }
+
+    /// The next message, or word that none came within `timeoutMs` (a relay's chance to see
+    /// whether anyone still listens), or that the box closed the connection.
+    public func next(timeoutMs: Int32) throws -> Incoming {
+        if !buffer.contains(0x0A) {
+            var fds = [fd]
+            var ready: [Int32] = [0]
+            if qb_poll(&fds, nil, 1, timeoutMs, &ready) == 0 { return .timedOut }
+        }
+        return try readMessage(timeoutMs: timeoutMs).map(Incoming.message) ?? .closed
+    }
+
     /// The next raw line without its newline (what `watch --json` prints).
     public func readLine(timeoutMs: Int32) throws -> Data? {
         while true {

@@ -51,7 +51,7 @@ func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     PlayerController(services: services).addRoutes(to: router)
-    KioskController(services: services).addRoutes(to: router)
+    KioskController(services: services, events: KioskEvents(socketPath: services.box.socketPath)).addRoutes(to: router)
     let api = router.group("api/v1")
     APIController(services: services).addRoutes(to: api)
     let stats = StatsController(services: services)

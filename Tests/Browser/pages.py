@@ -3,14 +3,16 @@
 player and a kiosk screen see, at a desktop, a phone and the Pi touch display's sizes.
 Fails on any console error (a CSP violation is one), a horizontal scroll on a 375 px phone,
 a kiosk that scrolls at 800×480 or 1920×1080, or a page missing what it is for. Saves the
-README's screenshots.   usage: pages.py BASE_URL SCREENSHOT_DIR"""
-import sys
+README's screenshots. With the box's socket, the kiosk follows a quest the test plays on the
+simulated box, live (Server-Sent Events).   usage: pages.py BASE_URL SCREENSHOT_DIR [BOX_SOCKET]"""
+import json, re, socket, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 base, shots = sys.argv[1], sys.argv[2]
+box_socket = sys.argv[3] if len(sys.argv) > 3 else None
 options = Options()
 options.binary_location = "/usr/bin/chromium"
 for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
@@ -48,6 +50,85 @@ def screenshot(name, full_page=True, width=None):
         viewport(width or vw, h)
     driver.save_screenshot(f"{shots}/{name}.png")
     print(f"saved {shots}/{name}.png")
+
+
+def press(path, button):
+    """A tap on the simulated box, through its socket (`press`)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect(path)
+        f = s.makefile("rwb")
+        f.readline()                                        # hello
+        f.write(json.dumps({"command": "press", "button": button, "id": "t"}).encode() + b"\n")
+        f.flush()
+        while True:
+            reply = json.loads(f.readline())
+            if reply.get("type") == "reply":
+                check(reply.get("ok") is True, f"press {button}: {reply}")
+                return
+
+
+def normal(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def kiosk_text():
+    return normal(driver.execute_script("return document.querySelector('main').innerText"))
+
+
+def after_press(path, button, changed, what, limit=2.0):
+    """Presses, then waits for the kiosk to show `changed(text)`; the delay in ms as the page
+    saw it (a MutationObserver's clock against the time the press was sent)."""
+    driver.execute_script("""window.__changes = []; new MutationObserver(() => window.__changes.push([performance.timeOrigin + performance.now(), document.querySelector('main').innerText]))
+        .observe(document.querySelector('main'), {childList: true, subtree: true, characterData: true});""")
+    time.sleep(0.4)       # a person's pace: presses 10 ms apart are one bouncing press to the box
+    sent = time.time() * 1000
+    press(path, button)
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        for at, text in driver.execute_script("return window.__changes"):
+            if changed(normal(text)):
+                return at - sent, normal(text)
+        time.sleep(0.02)
+    seen = [(round(at - sent), normal(t)[:40]) for at, t in driver.execute_script("return window.__changes")]
+    check(False, f"/kiosk: {what} not shown within {limit} s of the {button} press (showing {kiosk_text()!r}; changes seen: {seen})")
+    return None, kiosk_text()
+
+
+def follow_a_quest(path):
+    """The kiosk follows the simulated box, live: a quest started, an estimate locked in, the
+    task running with nothing that ticks (GAME-2), the reveal."""
+    viewport(800, 480)
+    visit("/kiosk")
+    deadline = time.time() + 5
+    while not driver.execute_script("return document.body.dataset.live") and time.time() < deadline:
+        time.sleep(0.05)
+    check(driver.execute_script("return document.body.dataset.live") == "1", "/kiosk: no live screen from /kiosk/events within 5 s")
+    idle = kiosk_text()
+    check("Box offline" not in idle, f"/kiosk: offline although the box runs: {idle!r}")
+    delays = {}
+    delays["lock"], screen = after_press(path, "lock", lambda t: t != idle, "the next screen")
+    if "Press any button to go on" in screen:
+        # The week's first press shows last week's card (REFL-1); lock then starts the quest.
+        delays["start"], estimating = after_press(path, "lock", lambda t: t != screen, "the estimate screen")
+    else:
+        estimating = screen
+    check("How long will it take?" in estimating, f"/kiosk: not the estimate screen: {estimating!r}")
+    delays["lock in"], active = after_press(path, "lock", lambda t: t != estimating, "the running task")
+    # GAME-2: while the task runs the screen stays the same, with no clock or count on it.
+    time.sleep(2.5)       # past the 2 s accidental-stop guard, so the stop below counts
+    later = kiosk_text()
+    check(later == active, f"/kiosk: the running task's screen changed by itself: {active!r} → {later!r}")
+    check(not re.search(r"\d+:\d\d|\d+\s*(s|sec|seconds|min)\b", active), f"/kiosk: a time on the running task's screen: {active!r}")
+    delays["stop"], reveal = after_press(path, "stop", lambda t: t != active, "the reveal")
+    check("took" in reveal and "XP" in reveal, f"/kiosk: the reveal shows no result: {reveal!r}")
+    sw, sh, vw, vh = size()
+    check(sw <= vw and sh <= vh, f"/kiosk: the reveal scrolls at 800×480 ({sw}×{sh})")
+    screenshot("kiosk-reveal", full_page=False)
+    for entry in driver.get_log("browser"):
+        check(entry["level"] != "SEVERE", f"/kiosk: console error: {entry['message']}")
+    print("kiosk: press → page (ms):", {k: (round(v) if v is not None else None) for k, v in delays.items()})
+    print("kiosk screens:", [idle, estimating, active, reveal])
 
 
 try:
@@ -90,10 +171,13 @@ try:
         visit("/kiosk")
         sw, sh, vw, vh = size()
         check(sw <= vw and sh <= vh, f"/kiosk at {w}×{h}: the page is {sw}×{sh} (scrolls)")
-        check("Box offline" in driver.find_element(By.TAG_NAME, "main").text, f"/kiosk at {w}×{h}: no offline notice")
-    viewport(800, 480)
-    visit("/kiosk")
-    screenshot("kiosk-offline", full_page=False)
+    if box_socket:
+        follow_a_quest(box_socket)
+    else:
+        viewport(800, 480)
+        visit("/kiosk")
+        check("Box offline" in driver.find_element(By.TAG_NAME, "main").text, "/kiosk: no offline notice without a box")
+        screenshot("kiosk-offline", full_page=False)
 finally:
     driver.quit()
 

@@ -162,6 +162,32 @@ struct WebAppTests {
         #expect(AccuracyChart.escaped("a<b>&\"'\u{7}") == "a&lt;b&gt;&amp;&quot;&#39; ")
     }
 
+    @Test("the kiosk's event stream with no box: a retry time, one offline screen, then it ends (the browser comes back)", arguments: [TestingSetup.router, .live])
+    func kioskEventsOffline(setup: TestingSetup) async throws {
+        let (args, _) = try TestArguments.fresh()
+        let app = try await buildApplication(args)
+        try await app.test(setup) { client in
+            try await client.execute(uri: "/kiosk/events", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/event-stream")
+                #expect(response.headers[.cacheControl] == "no-store")
+                let body = String(buffer: response.body)
+                #expect(body.hasPrefix("retry: 2000\n\nevent: screen\ndata: {"))
+                #expect(body.contains("\"headline\":\"Box offline\""))
+                #expect(body.hasSuffix("}\n\n") && body.components(separatedBy: "event: ").count == 2)
+                #expect(!body.contains(args.socketPath), "no path leaves the box")
+            }
+        }
+    }
+
+    @Test("an event frame is one data line whatever the screen holds; no id or time is added (GAME-2)")
+    func kioskEventFrame() {
+        let frame = String(buffer: KioskEvents.frame(KioskView(kind: "active", headline: "Go\n<script>x</script>", lines: ["a\r\nb"])))
+        let lines = frame.components(separatedBy: "\n")
+        #expect(lines.count == 4 && lines[0] == "event: screen" && lines[1].hasPrefix("data: {") && lines[2].isEmpty && lines[3].isEmpty, "\(lines)")
+        #expect(frame == "event: screen\ndata: {\"headline\":\"Go\\n<script>x</script>\",\"kind\":\"active\",\"lines\":[\"a\\r\\nb\"]}\n\n")
+    }
+
     @Test("with no box running, the state says offline and the kiosk says so; nothing fails")
     func offline() async throws {
         let (args, _) = try TestArguments.fresh()

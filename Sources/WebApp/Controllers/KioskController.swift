@@ -8,9 +8,17 @@ import QuestCore
 /// here adds one.
 struct KioskController {
     let services: WebServices
+    /// One relay of the box's screens for every open kiosk page.
+    let events: KioskEvents
 
     func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/kiosk") { _, _ in try await kiosk() }
+        router.get("/kiosk/events") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                body: ResponseBody(asyncSequence: events.stream()))
+        }
     }
 
     func kiosk() async throws -> HTML {
@@ -20,7 +28,7 @@ struct KioskController {
 
 /// One screen as the kiosk page draws it: a kind (for the page's colours), a headline and
 /// the lines below it, the same words as the box's own text screen.
-struct KioskView: Sendable {
+struct KioskView: Sendable, Encodable {
     var kind: String
     var headline: String
     var lines: [String]

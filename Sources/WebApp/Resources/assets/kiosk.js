@@ -1,0 +1,25 @@
+// The kiosk follows the box: each `screen` event from /kiosk/events replaces the headline
+// and lines. Text only (textContent), never markup. Without script the page is still the
+// box's screen at the time it was loaded.
+"use strict";
+(function () {
+  const main = document.querySelector("main");
+  if (!main || !window.EventSource) return;
+  function show(view) {
+    document.body.className = "kiosk " + String(view.kind || "");
+    const heading = document.createElement("h1");
+    heading.textContent = String(view.headline || "");
+    const parts = [heading];
+    for (const line of Array.isArray(view.lines) ? view.lines : []) {
+      const p = document.createElement("p");
+      p.textContent = String(line);
+      parts.push(p);
+    }
+    main.replaceChildren(...parts);
+  }
+  const events = new EventSource("/kiosk/events");
+  events.addEventListener("screen", function (e) {
+    try { show(JSON.parse(e.data)); } catch (_) { /* a line this page cannot read: keep the last screen */ }
+    document.body.dataset.live = "1";  // following the box (the browser tests wait for it)
+  });
+})();
