@@ -23,6 +23,7 @@ final class KioskEvents: Sendable {
         var nextPage: UInt64 = 0
         var relaying = false
         var descriptor: Int32 = -1       // the relay's socket, for shutting it down early
+        var interrupted = false          // shut down here, not closed by the box
         var current: ByteBuffer?         // the last screen, for a page that opens mid-quest
     }
     private let state = Mutex(State())
@@ -32,8 +33,6 @@ final class KioskEvents: Sendable {
         self.retryMs = retryMs
         self.keepAliveMs = keepAliveMs
     }
-
-    var openPages: Int { state.withLock { $0.pages.count } }
 
     func stream() -> AsyncStream<ByteBuffer> {
         AsyncStream { continuation in
@@ -68,7 +67,10 @@ final class KioskEvents: Sendable {
             s.pages[page] = nil
             // The last page went: the relay's socket is shut down now, so the box counts one
             // client fewer at once (the descriptor stays open until the relay releases it).
-            if s.pages.isEmpty, s.descriptor >= 0 { BoxClient.interrupt(descriptor: s.descriptor) }
+            if s.pages.isEmpty, s.descriptor >= 0 {
+                BoxClient.interrupt(descriptor: s.descriptor)
+                s.interrupted = true
+            }
         }
     }
 
@@ -87,6 +89,7 @@ final class KioskEvents: Sendable {
                 s.current = nil
                 s.relaying = false
                 s.descriptor = -1
+                s.interrupted = false
             }
             return Array(s.pages.values)
         }
@@ -126,6 +129,9 @@ final class KioskEvents: Sendable {
                 // A comment: browsers ignore it; a page gone makes its write fail.
                 send(ByteBuffer(string: ": open\n\n"))
             case .closed:
+                // Shut down here as the last page went, and a page came since: it reconnects
+                // quietly (keeping its screen) rather than being told the box is offline.
+                if state.withLock({ $0.interrupted }) { return endAll(with: ByteBuffer()) }
                 return endAll(with: Self.frame(KioskView(.offline(reason: "the box stopped"))))
             }
         }
