@@ -6,17 +6,21 @@ set -euo pipefail
 # Debian packages the build links against (the list grows with the hardware modules).
 APT_PACKAGES=(libsqlite3-dev libgpiod-dev libasound2-dev pkg-config)
 
-missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
+# Installs those of the named Debian packages that are not installed yet (other scripts that
+# source this file call it for what they need beyond the build).
+install_missing_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    ((${#missing[@]})) || return 0
     echo "setup: installing ${missing[*]}" >&2
-    sudo_cmd=()
+    local sudo_cmd=()
     [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+}
+install_missing_packages "${APT_PACKAGES[@]}"
 
 if ! command -v swift >/dev/null 2>&1; then
     for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin "$HOME/.local/share/swiftly/bin"; do

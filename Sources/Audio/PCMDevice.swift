@@ -51,18 +51,24 @@ public struct PCMWriteReport: Sendable, Equatable {
     /// a late writer shows up (0 on devices that cannot tell). While the writer catches up,
     /// the writes after the first late one may report lateness too.
     public var lateFrames: Int
-    /// Frames still queued ahead of the hardware when the data landed, and that moment
-    /// (CLOCK_MONOTONIC ns); nil on devices that cannot tell. `QueueDeadline` works out from
-    /// these the stalls too long for `lateFrames` to see.
-    public var queued: (frames: Int, at: Int64)?
-    public init(recovered: Int = 0, lateFrames: Int = 0, queued: (frames: Int, at: Int64)? = nil) {
+    /// What was still queued ahead of the hardware when the data landed; nil on devices that
+    /// cannot tell. `QueueDeadline` works out from it the stalls too long for `lateFrames`
+    /// to see.
+    public var queued: Queued?
+    public init(recovered: Int = 0, lateFrames: Int = 0, queued: Queued? = nil) {
         self.recovered = recovered
         self.lateFrames = lateFrames
         self.queued = queued
     }
-    public static func == (a: PCMWriteReport, b: PCMWriteReport) -> Bool {
-        a.recovered == b.recovered && a.lateFrames == b.lateFrames && a.queued?.frames == b.queued?.frames
-            && a.queued?.at == b.queued?.at
+
+    /// Frames queued ahead of the hardware, and the moment (CLOCK_MONOTONIC ns) that was so.
+    public struct Queued: Sendable, Equatable {
+        public var frames: Int
+        public var at: Int64
+        public init(frames: Int, at: Int64) {
+            self.frames = frames
+            self.at = at
+        }
     }
 }
 
@@ -122,7 +128,7 @@ public final class ALSAPCM: PCMDevice {
             handle, samples.baseAddress, UInt(samples.count / format.channels), &recovered, &late, &queued, &checkedAt)
         guard err == 0 else { throw PCMError(device: name, problem: String(cString: qa_strerror(err))) }
         return PCMWriteReport(
-            recovered: Int(recovered), lateFrames: Int(late), queued: queued >= 0 ? (queued, checkedAt) : nil)
+            recovered: Int(recovered), lateFrames: Int(late), queued: queued >= 0 ? .init(frames: queued, at: checkedAt) : nil)
     }
 
     public func rejoin(leadFrames: Int) throws(PCMError) {

@@ -281,7 +281,6 @@ public final class BoxDaemon: @unchecked Sendable {
         let (next, effects) = QuestMachine.start(state, env: environment())
         state = next
         perform(effects)
-        nextID = Self.randomID()
         do {
             if let (task, done) = try db.inProgress() {
                 logger.info("resuming the task in progress", metadata: ["session": "\(task.session.id)", "task": "\(task.taskIndex)"])
@@ -384,8 +383,8 @@ public final class BoxDaemon: @unchecked Sendable {
         QuestEnvironment(now: clock.wallNow(), newID: nextID, wallClockTrusted: clock.isWallClockTrusted())
     }
 
-    /// The id the next step may give a play, drawn after the step before it set its lines:
-    /// getrandom(2) is a system call, not to be made between an edge and its LED.
+    /// The id the next step may give a play, drawn at the end of `perform`, after the lines
+    /// were set: getrandom(2) is a system call, not to be made between an edge and its LED.
     private var nextID = BoxDaemon.randomID()
 
     /// A version 4 UUID from getrandom(2). Foundation's `UUID()` opens, reads and closes
@@ -413,7 +412,6 @@ public final class BoxDaemon: @unchecked Sendable {
             }
         }
         perform(effects)
-        nextID = Self.randomID()
         // A debounce window closed: the line's real level settles what its edges left open.
         for case .readButton(let role) in effects {
             // Edges that arrived since the last poll come first: the read is newer than them.
@@ -467,6 +465,7 @@ public final class BoxDaemon: @unchecked Sendable {
             }
         }
         playCueWhenFree()
+        nextID = Self.randomID()
     }
 
     // MARK: saving

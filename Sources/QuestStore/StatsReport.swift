@@ -94,12 +94,12 @@ public struct StatsReport: Encodable, Sendable {
         if let first = settings.firstWeekday { cal.firstWeekday = first }
         let snapshots = try db.snapshots()
         let sessions = try db.sessions()
-        let profile = try db.profile(sessions: sessions, plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), calendar: cal)
+        let plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
+        let profile = try db.profile(sessions: sessions, plays: plays, calendar: cal)
         var streak = profile.currentStreak
         var jokers: Int?
         if settings.game.streakPolicy == .joker {
-            let result = JokerStreakCalculator.evaluate(
-                plays: QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots), today: now, calendar: cal)
+            let result = JokerStreakCalculator.evaluate(plays: plays, today: now, calendar: cal)
             streak = result.currentStreak
             jokers = result.availableJokers
         }

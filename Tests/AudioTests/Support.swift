@@ -70,7 +70,7 @@ final class CapturePCM: PCMDevice, @unchecked Sendable {
         guard let periodNanos else { return PCMWriteReport(lateFrames: late) }
         let stall = stallBefore.withLock { $0.removeValue(forKey: n) } ?? 0
         let at = clock.withLock { t -> Int64 in t += periodNanos + stall; return t }
-        return PCMWriteReport(lateFrames: late, queued: (format.bufferFrames - format.periodFrames, at))
+        return PCMWriteReport(lateFrames: late, queued: .init(frames: format.bufferFrames - format.periodFrames, at: at))
     }
     func close() {}
 }

@@ -5,18 +5,8 @@
 #   Tests/Browser/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-packages=(chromium chromium-driver python3-selenium curl)
-missing=()
-for pkg in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-    echo "browser: installing ${missing[*]}" >&2
-    sudo_cmd=()
-    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/setup.sh
+install_missing_packages chromium chromium-driver python3-selenium curl
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --build-tests -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)

@@ -36,12 +36,7 @@ struct OpenAPIController {
     let resources: WebResources
 
     func addRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/api/openapi.json") { _, _ in
-            guard let document = resources.assets["openapi.json"] else { throw HTTPError(.notFound, message: "No API description.") }
-            return Response(
-                status: .ok, headers: [.contentType: document.type],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: document.bytes)))
-        }
+        router.get("/api/openapi.json") { _, _ in try resources.response(forAsset: "openapi.json") }
     }
 }
 
@@ -51,12 +46,17 @@ struct AssetsController {
 
     func addRoutes(to group: RouterGroup<BasicRequestContext>) {
         group.get(":name") { _, context in
-            guard let name = context.parameters.get("name"), let asset = resources.assets[name] else {
-                throw HTTPError(.notFound, message: "No such file.")
-            }
-            return Response(
-                status: .ok, headers: [.contentType: asset.type, .cacheControl: "max-age=3600"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+            try resources.response(forAsset: context.parameters.get("name"), cacheControl: "max-age=3600")
         }
+    }
+}
+
+extension WebResources {
+    /// One of the assets read at start, or 404.
+    func response(forAsset name: String?, cacheControl: String? = nil) throws -> Response {
+        guard let name, let asset = assets[name] else { throw HTTPError(.notFound, message: "No such file.") }
+        var headers: HTTPFields = [.contentType: asset.type]
+        if let cacheControl { headers[.cacheControl] = cacheControl }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
 }
