@@ -26,12 +26,15 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .target(name: "QuestCore"),
         // Reading files handed to the box as hostile input: regular files only, size-capped.
         .target(name: "InputFiles"),
         .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
+        // The routine format the parent writes (JSON file, web form): parsed strictly, checked field by field.
+        .target(name: "RoutineFormat", dependencies: ["QuestCore"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
         .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
@@ -60,7 +63,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -89,8 +92,10 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "BoxProtocol",
+                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +118,7 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures"],
+            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

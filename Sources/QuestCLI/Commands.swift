@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardProfile
 import Foundation
+import RoutineFormat
 import Synchronization
 import InputFiles
 import QuestCore

@@ -1,5 +1,6 @@
 import BoardProfile
 import Foundation
+import RoutineFormat
 
 /// The three file formats the box reads from people, behind one entry for the fuzzer
 /// (`Tests/Fuzz`) and for the corpus replay in the unit tests. The first byte picks the

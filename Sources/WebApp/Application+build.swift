@@ -21,6 +21,8 @@ public struct WebServices: Sendable {
     public let resources: WebResources
     public let calendar: Calendar
     public let logger: Logger
+    /// The key behind this process's CSRF tokens.
+    let csrf = CSRFTokens()
 }
 
 /// The web app: one router, a controller per area (player pages, kiosk, JSON API).
@@ -46,8 +48,8 @@ func makeServices(_ arguments: some AppArguments, logger: Logger) async throws -
         resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger)
 }
 
-func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
+    let router = Router(context: WebRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     PlayerController(services: services).addRoutes(to: router)
@@ -57,6 +59,9 @@ func buildRouter(_ services: WebServices) -> Router<BasicRequestContext> {
     let stats = StatsController(services: services)
     stats.addRoutes(to: router)
     stats.addAPIRoutes(to: api)
+    let quests = QuestsController(services: services)
+    quests.addRoutes(to: router)
+    quests.addAPIRoutes(to: api)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

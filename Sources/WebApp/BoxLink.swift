@@ -17,13 +17,20 @@ public struct BoxLink: Sendable {
     }
 
     /// The box's current screen and status (`state` over the socket).
-    public func state() async -> State {
+    public func state() async -> State { await ask(BoxRequest(command: "state")) }
+
+    /// Asks the box to re-read the store after a change (`applied`: now or after the quest).
+    public func reload() async -> State { await ask(BoxRequest(command: "reload")) }
+
+    /// One request on a short connection, off the server's threads (the client blocks). A
+    /// refusal (`ok: false`) is `.offline` with the box's reason.
+    func ask(_ request: BoxRequest) async -> State {
         let path = socketPath, timeout = timeoutMs
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do {
                     let client = try BoxClient(path: path, timeoutMs: timeout)
-                    let reply = try client.request(BoxRequest(command: "state"), timeoutMs: timeout)
+                    let reply = try client.request(request, timeoutMs: timeout)
                     continuation.resume(returning: reply.ok == false ? .offline(reason: reply.error ?? "refused") : .online(reply))
                 } catch {
                     // The reason goes to whoever asked over the network: without the path.

@@ -9,9 +9,16 @@ struct HTML: ResponseGenerator {
     var body: String
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(
+        response(setting: nil)
+    }
+
+    /// The page, setting `cookie` when there is one.
+    func response(setting cookie: Cookie?) -> Response {
+        var response = Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        if let cookie { response.setCookie(cookie) }
+        return response
     }
 }
 
@@ -22,6 +29,15 @@ extension WebResources {
             throw HTTPError(.internalServerError, message: "template \(name) missing")
         }
         return HTML(body: body)
+    }
+}
+
+extension Encodable {
+    /// This value as a JSON answer with `status` (for answers other than 200).
+    func json(status: HTTPResponse.Status) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(self))))
     }
 }
 

@@ -52,20 +52,25 @@ def screenshot(name, full_page=True, width=None):
     print(f"saved {shots}/{name}.png")
 
 
-def press(path, button):
-    """A tap on the simulated box, through its socket (`press`)."""
+def ask_box(path, request):
+    """One request to the running box over its socket; its reply."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(5)
         s.connect(path)
         f = s.makefile("rwb")
         f.readline()                                        # hello
-        f.write(json.dumps({"command": "press", "button": button, "id": "t"}).encode() + b"\n")
+        f.write(json.dumps(dict(request, id="t")).encode() + b"\n")
         f.flush()
         while True:
             reply = json.loads(f.readline())
             if reply.get("type") == "reply":
-                check(reply.get("ok") is True, f"press {button}: {reply}")
-                return
+                check(reply.get("ok") is True, f"{request}: {reply}")
+                return reply
+
+
+def press(path, button):
+    """A tap on the simulated box, through its socket (`press`)."""
+    ask_box(path, {"command": "press", "button": button})
 
 
 def normal(text):
@@ -131,6 +136,33 @@ def follow_a_quest(path):
     print("kiosk screens:", [idle, estimating, active, reveal])
 
 
+def make_a_quest(path):
+    """ROUT-2: the player makes a quest from a template, with the form alone (no script
+    needed), and the running box offers it at once (through `reload`)."""
+    viewport(1024, 768)
+    visit("/quests/new")
+    driver.find_element(By.PARTIAL_LINK_TEXT, "Activity Prep").click()
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("Swim practice")
+    steps = driver.find_elements(By.CSS_SELECTOR, "input[name=task]")
+    check([s.get_attribute("value") for s in steps[:4]] == ["Gather gear", "Get changed", "Pack bag", "Snack"],
+          f"/quests/new: the template's steps are {[s.get_attribute('value') for s in steps]}")
+    steps[3].clear()                                        # no snack today
+    screenshot("quest-new", width=1024)
+    viewport(1024, 768)
+    driver.find_element(By.CSS_SELECTOR, "button[value=save]:not(.visually-hidden)").click()
+    deadline = time.time() + 5
+    while "/quests/saved" not in driver.current_url and time.time() < deadline:
+        time.sleep(0.05)
+    text = driver.find_element(By.TAG_NAME, "main").text
+    check("“Swim practice” is one of your quests now." in text, f"/quests: not saved: {text!r}")
+    if path:
+        check("offers it from now on" in text, f"/quests: the box did not take it at once: {text!r}")
+        screen = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
+        check("Swim practice" in screen, f"the box does not offer the new quest: {screen}")
+
+
 try:
     # The player's home, desktop.
     viewport(1024, 768)
@@ -156,7 +188,7 @@ try:
     screenshot("stats", width=1024)
 
     # A 375 px phone: nothing wider than the screen on any page.
-    for path in ("/", "/stats", "/kiosk"):
+    for path in ("/", "/stats", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session"):
         viewport(375, 812, mobile=True)
         visit(path)
         w, _, vw, _ = size()
@@ -171,6 +203,7 @@ try:
         visit("/kiosk")
         sw, sh, vw, vh = size()
         check(sw <= vw and sh <= vh, f"/kiosk at {w}×{h}: the page is {sw}×{sh} (scrolls)")
+    make_a_quest(box_socket)
     if box_socket:
         follow_a_quest(box_socket)
     else:

@@ -1,5 +1,6 @@
 import Foundation
 @testable import QuestCLI
+@testable import RoutineFormat
 import GRDB
 import StoreFixtures
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import QuestCLI
 import QuestCore
+import RoutineFormat
 import StoreFixtures
 import Testing
 @testable import QuestStore

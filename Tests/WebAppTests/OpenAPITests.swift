@@ -86,7 +86,7 @@ struct OpenAPITests {
             try recordQuest(db, at: now.addingTimeInterval(-Double(days) * 86_400 - 600), durations: [(60, 75)], routine: everyDay)
         }
         let services = try await makeServices(args, logger: Logger(label: "test"))
-        let apiRoutes = buildRouter(services).routes.map { "\($0.path)" }.filter { $0.hasPrefix("/api/v1") }.sorted()
+        let apiRoutes = buildRouter(services).routes.filter { "\($0.path)".hasPrefix("/api/v1") }.map { "\($0.method) \($0.path)" }.sorted()
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             let document = try await client.execute(uri: "/api/openapi.json", method: .get) { response in
@@ -95,17 +95,37 @@ struct OpenAPITests {
                 return try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
             }
             let paths = try #require(document["paths"] as? [String: [String: Any]])
-            #expect(paths.keys.sorted() == apiRoutes, "documented \(paths.keys.sorted()), served \(apiRoutes)")
+            let documented = paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } }.sorted()
+            #expect(documented == apiRoutes, "documented \(documented), served \(apiRoutes)")
             let check = SchemaCheck(document: document)
+            var browser = BrowserSession()
+            let session = try await client.execute(uri: "/api/v1/session", method: .get)
+            browser.keep(session)
+            browser.csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
             for (path, operations) in paths {
-                let get = try #require(operations["get"] as? [String: Any])
-                let ok = (get["responses"] as? [String: Any])?["200"] as? [String: Any]
-                let schema = try #require(((ok?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
-                try await client.execute(uri: path, method: .get) { response in
-                    #expect(response.status == .ok, "\(path)")
-                    let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
-                    let problems = check.problems(body, schema)
-                    #expect(problems.isEmpty, "\(path): \(problems)")
+                for (method, operation) in operations {
+                    let operation = try #require(operation as? [String: Any])
+                    let responses = try #require(operation["responses"] as? [String: Any])
+                    // A change is sent with the example the document gives and must get its first 2xx.
+                    let status = try #require(responses.keys.filter { $0.hasPrefix("2") }.sorted().first)
+                    let ok = responses[status] as? [String: Any]
+                    let schema = try #require(((ok?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+                    var headers = browser.cookieHeader
+                    var body: ByteBuffer?
+                    if method == "post" {
+                        let request = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+                        let example = try #require(request?["example"], "\(path): a change documents an example")
+                        #expect(check.problems(example, try #require(request?["schema"] as? [String: Any])).isEmpty, "\(path): its example")
+                        body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: example))
+                        headers[.contentType] = "application/json"
+                        headers[CSRFTokens.headerName] = browser.csrf
+                    }
+                    try await client.execute(uri: path, method: HTTPRequest.Method(method.uppercased()) ?? .get, headers: headers, body: body) { response in
+                        #expect(response.status.code == Int(status), "\(method) \(path)")
+                        let answer = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
+                        let problems = check.problems(answer, schema)
+                        #expect(problems.isEmpty, "\(method) \(path): \(problems)")
+                    }
                 }
             }
         }

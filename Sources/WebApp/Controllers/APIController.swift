@@ -6,9 +6,20 @@ import Hummingbird
 struct APIController {
     let services: WebServices
 
-    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to group: RouterGroup<WebRequestContext>) {
         group.get("state") { _, _ in await state() }
         group.get("player") { _, _ in try PlayerHome.load(from: services.database, calendar: services.calendar, now: Date()) }
+        // A program's way to the token every change needs (X-CSRF-Token), with its cookie.
+        group.get("session") { request, _ in
+            let (token, cookie) = services.csrf.token(for: request)
+            var response = try Session(csrf: token).json(status: .ok)
+            if let cookie { response.setCookie(cookie) }
+            return response
+        }
+    }
+
+    struct Session: Encodable {
+        var csrf: String
     }
 
     /// The box's live state: `online` with its screen (the socket's payload) and status, or
@@ -35,7 +46,7 @@ extension PlayerHome: ResponseEncodable {}
 struct OpenAPIController {
     let resources: WebResources
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<WebRequestContext>) {
         router.get("/api/openapi.json") { _, _ in try resources.response(forAsset: "openapi.json") }
     }
 }
@@ -44,7 +55,7 @@ struct OpenAPIController {
 struct AssetsController {
     let resources: WebResources
 
-    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to group: RouterGroup<WebRequestContext>) {
         group.get(":name") { _, context in
             try resources.response(forAsset: context.parameters.get("name"), cacheControl: "max-age=3600")
         }

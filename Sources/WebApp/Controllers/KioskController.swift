@@ -11,7 +11,7 @@ struct KioskController {
     /// One relay of the box's screens for every open kiosk page.
     let events: KioskEvents
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<WebRequestContext>) {
         router.get("/kiosk") { _, _ in try await kiosk() }
         router.get("/kiosk/events") { _, _ in
             Response(

@@ -10,11 +10,11 @@ import QuestStore
 struct StatsController {
     let services: WebServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<WebRequestContext>) {
         router.get("/stats") { _, _ in try services.resources.page("stats", StatsPage(try report())) }
     }
 
-    func addAPIRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
         group.get("stats") { _, _ in try report() }
     }
 

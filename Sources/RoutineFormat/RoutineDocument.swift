@@ -3,10 +3,10 @@ import QuestCore
 
 /// Any JSON value, keeping booleans, integers and fractions apart (so `"activeDays": [true]`
 /// or `2.5` are caught, not silently converted). Read by `StrictJSON`.
-enum JSONValue: Equatable {
+public enum JSONValue: Equatable, Sendable {
     case null, bool(Bool), int(Int), double(Double), string(String), array([JSONValue]), object([String: JSONValue])
 
-    var shown: String {
+    public var shown: String {
         switch self {
         case .null: "null"
         case .bool(let b): "\(b)"
@@ -103,7 +103,8 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
         }
     }
 
-    static func routine(_ o: [String: JSONValue], at prefix: String, file: String) throws -> RoutineDocument {
+    /// One routine object; `file` and `prefix` name where it came from in a problem.
+    public static func routine(_ o: [String: JSONValue], at prefix: String, file: String) throws -> RoutineDocument {
         func fail(_ field: String, _ problem: String) -> Problem { Problem(file: file, field: prefix + field, problem: problem) }
         if let unknown = o.keys.sorted().first(where: { !routineKeys.contains($0) }) {
             throw fail(unknown, "unknown field (expected one of \(routineKeys.sorted().joined(separator: ", ")))")

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A token on every state-changing request (forms: a hidden `csrf` field; the API: the
+/// `X-CSRF-Token` header). The browser holds a random id in an HttpOnly, SameSite=Strict
+/// cookie; the token is that id's HMAC under a key this process drew at start. A page from
+/// elsewhere can neither read the cookie nor make the token, and a cookie planted by a
+/// neighbour host is useless without the key. A restart of the web app voids open forms
+/// (the message says to reload).
+struct CSRFTokens: Sendable {
+    /// Bytes, not a `SymmetricKey` (which is not Sendable); 256 random bits.
+    let key: [UInt8]
+    static let cookieName = "questbox_csrf"
+    static let fieldName = "csrf"
+    static let headerName = HTTPField.Name("X-CSRF-Token")!
+
+    init(key: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }) { self.key = key }
+
+    /// The token for this browser, and the cookie to set when it has none yet.
+    func token(for request: Request) -> (token: String, newCookie: Cookie?) {
+        if let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id) {
+            return (token(forID: id), nil)
+        }
+        let id = Self.randomHex(bytes: 24)
+        return (token(forID: id), Cookie(name: Self.cookieName, value: id, path: "/", httpOnly: true, sameSite: .strict))
+    }
+
+    func token(forID id: String) -> String {
+        Self.hex(HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: SymmetricKey(data: key)))
+    }
+
+    /// 403 unless `sent` is this browser's token. A browser that says the request comes
+    /// from another site (`Sec-Fetch-Site: cross-site`) is refused whatever it sends.
+    func check(_ request: Request, sent: String?) throws {
+        let refused = HTTPError(.forbidden, message: "This form has expired or came from another page. Reload the page and try again.")
+        if request.headers[.secFetchSite] == "cross-site" { throw refused }
+        guard let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id), let sent else { throw refused }
+        let expected = Array(token(forID: id).utf8), given = Array(sent.utf8)
+        // Constant time over the expected length: no early exit on the first differing byte.
+        guard expected.count == given.count else { throw refused }
+        var difference: UInt8 = 0
+        for i in expected.indices { difference |= expected[i] ^ given[i] }
+        guard difference == 0 else { throw refused }
+    }
+
+    static func isWellFormed(_ id: String) -> Bool {
+        id.utf8.count == 48 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = Self("Sec-Fetch-Site")!
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+import RoutineFormat
+
+/// `/quests/new` (ROUT-2): the player makes a quest from a template or from scratch, in game
+/// words. It is stored as hers (`createdBy = player`, one name) and the box is asked to
+/// re-read the store so it is offered at once.
+struct QuestsController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<WebRequestContext>) {
+        router.get("/quests/new") { request, _ in
+            let template = request.uri.queryParameters["template"].map(String.init)
+            let draft = template.flatMap(RoutineTemplates.template(named:)).map(QuestDraft.init(template:))
+            return try page(request, draft: draft, problem: nil)
+        }
+        router.post("/quests") { request, _ in try await create(request) }
+        router.get("/quests/saved") { request, _ in
+            let name = request.uri.queryParameters["quest"].map(String.init) ?? ""
+            let box = request.uri.queryParameters["box"].map(String.init) ?? ""
+            return try services.resources.page("quest-saved", QuestSavedView(name: name, box: box))
+        }
+    }
+
+    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
+        group.get("quest-templates") { _, _ in RoutineTemplates.all.map(QuestDraft.init(template:)) }
+        group.post("quests") { request, _ in
+            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            let buffer = try await FormBody.collect(request, limit: FormBody.maximumBytes, what: "A quest")
+            guard let draft = try? JSONDecoder().decode(QuestDraft.self, from: Data(buffer: buffer)) else {
+                return try APIProblem(field: "", message: "expected {\"name\": text, \"days\": [1…7], \"tasks\": [text]}").json(status: .badRequest)
+            }
+            do {
+                let routine = try draft.save(in: services.database)
+                let box = await services.box.reload().appliedText
+                return try SavedQuest(name: routine.displayName, box: box).json(status: .created)
+            } catch let problem as FieldProblem {
+                return try APIProblem(field: problem.field, message: problem.message).json(status: .unprocessableContent)
+            }
+        }
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        let form = try await FormBody.read(request)
+        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        var draft = QuestDraft(form: form)
+        if form.value("action") == "more" {
+            // "More steps" without JavaScript: the same form, three empty steps longer.
+            draft.extraSteps = max(0, min(3, RoutineDocument.maximumTasks - draft.tasks.count))
+            return try page(request, draft: draft, problem: nil)
+        }
+        do {
+            let routine = try draft.save(in: services.database)
+            let box = await services.box.reload().appliedText
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "quest", value: routine.displayName), URLQueryItem(name: "box", value: box)]
+            return Response(status: .seeOther, headers: [.location: "/quests/saved?" + (query.percentEncodedQuery ?? "")])
+        } catch let problem as FieldProblem {
+            var response = try page(request, draft: draft, problem: problem)
+            response.status = .unprocessableContent
+            return response
+        }
+    }
+
+    func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?) throws -> Response {
+        let (token, cookie) = services.csrf.token(for: request)
+        let view = NewQuestView(draft: draft, problem: problem, csrf: token, calendar: services.calendar)
+        return try services.resources.page("quest-new", view).response(setting: cookie)
+    }
+}
+
+/// A quest as the player writes it: one name, the days, the steps. `save` checks it with the
+/// same rules and words as `questbox routine import`.
+struct QuestDraft: Codable, Sendable {
+    var name: String
+    var days: [Int]
+    var tasks: [String]
+    /// Empty step fields the form shows below the tasks (not part of the API).
+    var extraSteps = 3
+
+    enum CodingKeys: String, CodingKey { case name, days, tasks }
+
+    init(name: String, days: [Int], tasks: [String]) {
+        self.name = name
+        self.days = days
+        self.tasks = tasks
+    }
+
+    init(template: RoutineTemplate) {
+        name = template.suggestedTasks.isEmpty ? "" : template.name
+        days = Array(1...7)
+        tasks = template.suggestedTasks
+    }
+
+    init(form: FormBody) {
+        name = form.value("name") ?? ""
+        // A day that is not a number is kept as 0, so the check names it instead of dropping it.
+        days = form.values("day").map { Int($0) ?? 0 }
+        tasks = form.values("task")
+        extraSteps = 0
+    }
+
+    /// Stores the quest and returns it; a `FieldProblem` names the field (`name`, `days`,
+    /// `tasks[i]` by the position sent) in the CLI's words.
+    func save(in database: QuestDatabase) throws -> Routine {
+        // Empty step fields are the form's spare rows, not steps.
+        let sent = tasks.enumerated().filter { !$0.element.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        let object: [String: JSONValue] = [
+            "name": .string(name), "displayName": .string(name), "isActive": .bool(true), "createdBy": .string("player"),
+            "activeDays": .array(days.map { .int($0) }),
+            "tasks": .array(sent.map { .object(["name": .string($0.element), "displayName": .string($0.element)]) }),
+        ]
+        let document: RoutineDocument
+        do {
+            document = try RoutineDocument.routine(object, at: "", file: "quest")
+        } catch let problem as RoutineDocument.Problem {
+            throw FieldProblem(quest: problem, sentTaskPositions: sent.map(\.offset))
+        }
+        do {
+            let routine = document.routine(existing: nil, newID: UUID.init)
+            try database.saveRoutine(routine)
+            return routine
+        } catch StoreError.invalid {
+            throw FieldProblem(field: "name", message: "“\(document.name)” is already a quest on the box: pick another name")
+        }
+    }
+}
+
+extension FieldProblem {
+    /// The routine check's problem in the quest form's terms: `displayName` is the name,
+    /// `activeDays[…]` the days, `tasks[i].name` the i-th step that was filled in.
+    init(quest problem: RoutineDocument.Problem, sentTaskPositions: [Int]) {
+        let field = problem.field
+        if field.hasPrefix("activeDays") {
+            self.init(field: "days", message: "Quest days: \(problem.problem)")
+        } else if field.hasPrefix("tasks[") {
+            let index = Int(field.dropFirst(6).prefix { $0.isNumber }) ?? 0
+            let position = index < sentTaskPositions.count ? sentTaskPositions[index] : 0
+            self.init(field: "tasks[\(position)]", message: "Step \(position + 1): \(problem.problem)")
+        } else if field == "tasks" {
+            self.init(field: "tasks", message: "Steps: \(problem.problem)")
+        } else {
+            self.init(field: "name", message: "Quest name: \(problem.problem)")
+        }
+    }
+}
+
+/// What `POST /api/v1/quests` answers.
+struct SavedQuest: ResponseEncodable {
+    var name: String
+    /// `now`, `after-quest` (the box is mid-quest) or `offline` (offered when it starts).
+    var box: String
+}
+
+struct APIProblem: ResponseEncodable {
+    var field: String
+    var error: String
+    init(field: String, message: String) {
+        self.field = field
+        error = message
+    }
+}
+
+extension BoxLink.State {
+    /// When the box takes up a change: `now`, `after-quest`, or `offline`.
+    var appliedText: String {
+        if case .online(let reply) = self { return reply.applied ?? "now" }
+        return "offline"
+    }
+}
+
+/// The quest form: the templates to start from, or the form itself with its problem shown
+/// beside the field it concerns.
+struct NewQuestView: Encodable {
+    struct Template: Encodable { var name: String; var steps: String; var link: String }
+    struct Day: Encodable { var value: Int; var label: String; var checked: Bool }
+    struct Step: Encodable { var number: Int; var value: String; var error: String? }
+
+    var csrf: String
+    var templates: [Template]
+    var choosing: Bool
+    var name: String
+    var nameError: String?
+    var days: [Day]
+    var daysError: String?
+    var steps: [Step]
+    var stepsError: String?
+
+    init(draft: QuestDraft?, problem: FieldProblem?, csrf: String, calendar: Calendar) {
+        self.csrf = csrf
+        templates = RoutineTemplates.all.map { t in
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "template", value: t.name)]
+            return Template(
+                name: t.name, steps: t.suggestedTasks.isEmpty ? "Your own steps" : t.suggestedTasks.joined(separator: " · "),
+                link: "/quests/new?" + (query.percentEncodedQuery ?? ""))
+        }
+        choosing = draft == nil
+        let draft = draft ?? QuestDraft(name: "", days: Array(1...7), tasks: [])
+        name = draft.name
+        // The week as the family's calendar starts it (1 = Sunday … 7 = Saturday).
+        let symbols = calendar.shortWeekdaySymbols
+        days = (0..<7).map { i in
+            let day = (calendar.firstWeekday - 1 + i) % 7 + 1
+            return Day(value: day, label: symbols[day - 1], checked: draft.days.contains(day))
+        }
+        steps = (draft.tasks + Array(repeating: "", count: max(draft.extraSteps, 0))).enumerated().map { i, text in
+            Step(number: i + 1, value: text, error: problem?.field == "tasks[\(i)]" ? problem?.message : nil)
+        }
+        nameError = problem?.field == "name" ? problem?.message : nil
+        daysError = problem?.field == "days" ? problem?.message : nil
+        stepsError = problem?.field == "tasks" ? problem?.message : nil
+    }
+}
+
+struct QuestSavedView: Encodable {
+    var name: String
+    // Stored, not computed: templates see stored properties only.
+    var onBoxNow: Bool
+    var afterQuest: Bool
+    var offline: Bool
+
+    init(name: String, box: String) {
+        self.name = name
+        onBoxNow = box == "now"
+        afterQuest = box == "after-quest"
+        offline = !onBoxNow && !afterQuest
+    }
+}
