@@ -102,33 +102,36 @@ extension QuestDatabase {
     /// Checks a PIN. Lockouts are timed on CLOCK_MONOTONIC (`monotonicNanos`, `bootID`): a
     /// wall clock that jumps changes nothing, a restarted process sees the same lockout, and
     /// after a reboot (a new boot id) a lockout still in force starts again in full.
+    ///
+    /// The slow hash (scrypt, about 0.1 s on a Pi) runs between two short transactions, never
+    /// inside one: the box's own writes must not wait behind a PIN typed on a phone. The
+    /// outcome is applied to the row as it is then, so checks made at once count each try,
+    /// and a right PIN that lands after another try locked the area is still locked out.
     public func verifyPIN(_ pin: String, monotonicNanos now: Int64, bootID: String) throws -> PINCheck {
-        try pool.write { db in
-            try Self.ensureSettingsRow(db)
-            guard let row = try Row.fetchOne(db, sql: """
-                    SELECT pinHash, pinFailedAttempts, pinLockouts, pinLockedUntilMonotonic, pinLockBootId FROM settings
-                    WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))
-                    """),
-                  let hash = row[0] as String?
-            else { return .notSet }
-            let failures: Int = row[1], lockouts: Int = row[2]
-            if let until = row[3] as Int64? {
-                let boot: String? = row[4]
-                if boot != bootID {
-                    // Another boot: the monotonic clock restarted, so the lockout does too.
-                    let again = now + Self.lockoutSeconds(afterLockouts: max(lockouts - 1, 0)) * 1_000_000_000
-                    try db.execute(sql: "UPDATE settings SET pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1", arguments: [again, bootID])
-                    return .lockedOut(seconds: Self.secondsLeft(until: again, now: now))
-                }
-                if now < until { return .lockedOut(seconds: Self.secondsLeft(until: until, now: now)) }
+        let gate = try pool.write { db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }
+        guard case .open(let hash) = gate else {
+            if case .closed(let verdict) = gate { return verdict }
+            return .notSet
+        }
+        let right = PINHasher.verify(pin, against: hash)
+        return try pool.write { db in
+            switch try Self.pinGate(db, monotonicNanos: now, bootID: bootID) {
+            case .closed(let verdict): return verdict
+            case .open(let current) where current != hash:
+                // The PIN was changed while this one was hashed: it was a try at the old one.
+                return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - (try Int.fetchOne(db, sql: "SELECT pinFailedAttempts FROM settings WHERE id = 1") ?? 0))
+            case .open:
+                break
             }
-            if PINHasher.verify(pin, against: hash) {
+            if right {
                 try db.execute(sql: """
                     UPDATE settings SET pinFailedAttempts = 0, pinLockouts = 0, pinLockedUntil = NULL,
                       pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
                     """)
                 return .accepted
             }
+            guard let row = try Row.fetchOne(db, sql: "SELECT pinFailedAttempts, pinLockouts FROM settings WHERE id = 1") else { return .notSet }
+            let failures: Int = row[0], lockouts: Int = row[1]
             if failures + 1 >= Self.pinAttemptsBeforeLockout {
                 let seconds = Self.lockoutSeconds(afterLockouts: lockouts)
                 try db.execute(
@@ -139,5 +142,34 @@ extension QuestDatabase {
             try db.execute(sql: "UPDATE settings SET pinFailedAttempts = ? WHERE id = 1", arguments: [failures + 1])
             return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - failures - 1)
         }
+    }
+
+    enum PINGate {
+        case open(hash: String)
+        case closed(PINCheck)
+    }
+
+    /// Whether a PIN may be tried now: the stored hash, or why not (none set, locked out). A
+    /// lockout from another boot starts again in full on this one's clock.
+    static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String) throws -> PINGate {
+        try ensureSettingsRow(db)
+        guard let row = try Row.fetchOne(db, sql: """
+                SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId FROM settings
+                WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))
+                """),
+              let hash = row[0] as String?
+        else { return .closed(.notSet) }
+        let lockouts: Int = row[1]
+        if let until = row[2] as Int64? {
+            let boot: String? = row[3]
+            if boot != bootID {
+                // Another boot: the monotonic clock restarted, so the lockout does too.
+                let again = now + lockoutSeconds(afterLockouts: max(lockouts - 1, 0)) * 1_000_000_000
+                try db.execute(sql: "UPDATE settings SET pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1", arguments: [again, bootID])
+                return .closed(.lockedOut(seconds: secondsLeft(until: again, now: now)))
+            }
+            if now < until { return .closed(.lockedOut(seconds: secondsLeft(until: until, now: now))) }
+        }
+        return .open(hash: hash)
     }
 }

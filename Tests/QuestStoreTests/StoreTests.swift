@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import QuestCore
 import StoreFixtures
@@ -321,6 +322,24 @@ struct StoreTests {
         #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300))
         #expect(try db.verifyPIN("2468", monotonicNanos: 299 * s, bootID: "b") == .lockedOut(seconds: 1))
         #expect(try db.verifyPIN("2468", monotonicNanos: 301 * s, bootID: "b") == .accepted)
+    }
+
+    @Test("PAR-1: tries made at once (two processes, a flood from the network) each count: ten wrong PINs in parallel give four tries left, then one lockout")
+    func pinTriesAtOnce() throws {
+        let (db, dir) = try freshDatabase()
+        try db.setPIN("2468")
+        let other = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
+        let results = Mutex<[PINCheck]>([])
+        DispatchQueue.concurrentPerform(iterations: 10) { i in
+            let check = (try? (i.isMultiple(of: 2) ? db : other).verifyPIN("0000", monotonicNanos: 0, bootID: "b")) ?? .notSet
+            results.withLock { $0.append(check) }
+        }
+        let all = results.withLock { $0 }
+        let rejected = all.compactMap { if case .rejected(let left) = $0 { left } else { nil } }.sorted()
+        #expect(rejected == [1, 2, 3, 4], "\(all)")
+        #expect(all.filter { if case .lockedOut = $0 { true } else { false } }.count == 6, "\(all)")
+        #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT pinLockouts FROM settings") } == 1, "one lockout, not one per late try")
+        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300), "the right PIN waits too")
     }
 
     @Test("PAR-1: lockouts escalate 5, 10, 20 … minutes up to a day; the right PIN resets them")
