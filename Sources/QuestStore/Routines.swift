@@ -84,3 +84,22 @@ extension QuestDatabase {
         }
     }
 }
+
+extension QuestDatabase {
+    /// PAR-1's aggregate for the parent: how many times each routine was played to the end
+    /// since `since` (by routine id), and nothing about its tasks or estimates.
+    public func completedPlayCounts(since: Date) throws -> [UUID: Int] {
+        try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT routineId, COUNT(*) FROM session
+                WHERE status = 'completed' AND startedAt >= ? AND \(RowRules.valid("session", columns: ["routineId", "startedAt"]))
+                GROUP BY routineId
+                """, arguments: [since.timeIntervalSince1970])
+            var counts: [UUID: Int] = [:]
+            for row in rows {
+                if let id = row[0] as UUID? { counts[id] = row[1] }
+            }
+            return counts
+        }
+    }
+}

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import QuestStore
+import SystemClock
 
 /// What `questbox web` is started with.
 public protocol AppArguments: Sendable {
@@ -23,6 +24,19 @@ public struct WebServices: Sendable {
     public let logger: Logger
     /// The key behind this process's CSRF tokens.
     let csrf = CSRFTokens()
+    /// Signed-in parents, and the PIN checks that sign them in (one at a time).
+    let parents: ParentSessions
+    let pinChecks: PINChecks
+
+    init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
+        self.database = database
+        self.box = box
+        self.resources = resources
+        self.calendar = calendar
+        self.logger = logger
+        parents = ParentSessions(clock: clock)
+        pinChecks = PINChecks(database: database, clock: clock)
+    }
 }
 
 /// The web app: one router, a controller per area (player pages, kiosk, JSON API).
@@ -62,6 +76,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let quests = QuestsController(services: services)
     quests.addRoutes(to: router)
     quests.addAPIRoutes(to: api)
+    let parent = ParentController(services: services)
+    parent.addRoutes(to: router)
+    parent.addAPIRoutes(to: api)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

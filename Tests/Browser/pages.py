@@ -163,6 +163,38 @@ def make_a_quest(path):
         check("Swim practice" in screen, f"the box does not offer the new quest: {screen}")
 
 
+def parent_area():
+    """PAR-1: a wrong PIN is answered beside the field, the right one opens the routines with
+    aggregates only (the player's own quest among them), and signing out closes it."""
+    viewport(1024, 768)
+    visit("/parent")
+    pin = driver.find_element(By.ID, "pin")
+    pin.send_keys("1111")
+    driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
+    error = driver.find_elements(By.ID, "pin-error")
+    check(bool(error) and "4 more tries" in error[0].text, f"/parent: no error beside the PIN: {[e.text for e in error]}")
+    # The browser logs the answer's status (401) as an error; that one is expected, no other.
+    for entry in driver.get_log("browser"):
+        expected = "/parent/sign-in" in entry["message"] and "status of 401" in entry["message"]
+        check(expected or entry["level"] != "SEVERE", f"/parent: console error: {entry['message']}")
+    driver.find_element(By.ID, "pin").send_keys("2468")
+    driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
+    routines = [li.text for li in driver.find_elements(By.CSS_SELECTOR, ".routines li")]
+    check(any("Morning Quest" in r and "times in the last 30 days" in r for r in routines), f"/parent: routines {routines}")
+    check(any("Swim practice" in r and "the player's own" in r for r in routines), f"/parent: the player's quest missing: {routines}")
+    check(not any("Tooth Time" in r for r in routines), "/parent: a task's name in the overview (SPEC §9)")
+    screenshot("parent", width=1024)
+    viewport(375, 812, mobile=True)
+    visit("/parent")
+    w, _, vw, _ = size()
+    check(w <= vw, f"/parent: {w} px wide on a {vw} px phone")
+    driver.find_element(By.CSS_SELECTOR, "form.sign-out button").click()
+    deadline = time.time() + 5
+    while not driver.find_elements(By.ID, "pin") and time.time() < deadline:
+        time.sleep(0.05)
+    check(bool(driver.find_elements(By.ID, "pin")), "/parent: still open after signing out")
+
+
 try:
     # The player's home, desktop.
     viewport(1024, 768)
@@ -204,6 +236,7 @@ try:
         sw, sh, vw, vh = size()
         check(sw <= vw and sh <= vh, f"/kiosk at {w}×{h}: the page is {sw}×{sh} (scrolls)")
     make_a_quest(box_socket)
+    parent_area()
     if box_socket:
         follow_a_quest(box_socket)
     else:

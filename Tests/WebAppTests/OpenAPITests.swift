@@ -102,6 +102,13 @@ struct OpenAPITests {
             let session = try await client.execute(uri: "/api/v1/session", method: .get)
             browser.keep(session)
             browser.csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
+            // Signed in as the parent first (the document's example PIN), so every answer is a real one.
+            try db.setPIN("2468")
+            var signIn = browser.cookieHeader
+            signIn[.contentType] = "application/json"
+            signIn[CSRFTokens.headerName] = browser.csrf
+            browser.keep(try await client.execute(uri: "/api/v1/parent/session", method: .post, headers: signIn, body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            #expect(browser.cookies[ParentSessions.cookieName] != nil)
             for (path, operations) in paths {
                 for (method, operation) in operations {
                     let operation = try #require(operation as? [String: Any])

@@ -1,0 +1,158 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+
+/// `/parent` (PAR-1): the parent's area behind the PIN. Signing in checks the PIN with the
+/// store's salted hash and its lockouts (429 with Retry-After while locked); the session is
+/// an HttpOnly, SameSite=Strict cookie; every change carries the CSRF token. The parent sees
+/// aggregates only ("played 12 times in the last 30 days"), never a task's estimates.
+struct ParentController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<WebRequestContext>) {
+        router.get("/parent") { request, _ in try await home(request) }
+        router.post("/parent/sign-in") { request, _ in try await signIn(request) }
+        router.post("/parent/sign-out") { request, _ in
+            let form = try await FormBody.read(request)
+            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+            services.parents.close(request)
+            var response = Response(status: .seeOther, headers: [.location: "/parent"])
+            response.setCookie(ParentSessions.expiredCookie)
+            return response
+        }
+    }
+
+    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
+        group.post("parent/session") { request, _ in
+            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            let buffer = try await FormBody.collect(request, limit: 1024, what: "A PIN")
+            guard let body = try? JSONDecoder().decode([String: String].self, from: Data(buffer: buffer)), let pin = body["pin"] else {
+                return try APIProblem(field: "pin", message: "expected {\"pin\": \"1234\"}").json(status: .badRequest)
+            }
+            let outcome = try await checkPIN(pin)
+            // No PIN yet: a conflict for a program (the page redirects instead).
+            let status = outcome.status == .seeOther ? .conflict : outcome.status
+            var response = try APIProblem(field: outcome.signedIn ? "" : "pin", message: outcome.message).json(status: status)
+            outcome.headers.forEach { response.headers.append($0) }
+            if outcome.signedIn { response.setCookie(services.parents.open()) }
+            return response
+        }
+        group.get("parent/routines") { request, _ in
+            guard services.parents.isSignedIn(request) else { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
+            return try ParentHome.routines(services).json(status: .ok)
+        }
+    }
+
+    func home(_ request: Request) async throws -> Response {
+        let (token, cookie) = services.csrf.token(for: request)
+        guard try services.database.settings().hasPIN else {
+            return try services.resources.page("parent-first-run", ["csrf": token]).response(setting: cookie)
+        }
+        guard services.parents.isSignedIn(request) else {
+            return try services.resources.page("parent-sign-in", SignInView(csrf: token)).response(setting: cookie)
+        }
+        var view = try ParentHome(routines: ParentHome.routines(services), csrf: token)
+        view.noRoutines = view.routines.isEmpty
+        return try services.resources.page("parent-home", view).response(setting: cookie)
+    }
+
+    func signIn(_ request: Request) async throws -> Response {
+        let form = try await FormBody.read(request, limit: 1024)
+        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        let outcome = try await checkPIN(form.value("pin") ?? "")
+        if outcome.signedIn || outcome.status == .seeOther {
+            var response = Response(status: .seeOther, headers: [.location: "/parent"])
+            if outcome.signedIn { response.setCookie(services.parents.open()) }
+            return response
+        }
+        let (token, cookie) = services.csrf.token(for: request)
+        var response = try services.resources.page("parent-sign-in", SignInView(csrf: token, error: outcome.message)).response(setting: cookie)
+        response.status = outcome.status
+        outcome.headers.forEach { response.headers.append($0) }
+        return response
+    }
+
+    struct Outcome {
+        var signedIn = false
+        var status: HTTPResponse.Status
+        var message: String
+        var headers: HTTPFields = [:]
+    }
+
+    /// The PIN's verdict in the page's words, with its status (401 wrong, 429 locked out or
+    /// too many tries waiting, with Retry-After).
+    func checkPIN(_ pin: String) async throws -> Outcome {
+        // The store's own rule, before any hashing: 4 to 8 digits.
+        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return Outcome(status: .unauthorized, message: "PIN: must be 4 to 8 digits")
+        }
+        switch try await services.pinChecks.check(pin) {
+        case .accepted:
+            return Outcome(signedIn: true, status: .ok, message: "signed in")
+        case .rejected(let left):
+            return Outcome(status: .unauthorized, message: "That PIN is not right. \(left) more \(left == 1 ? "try" : "tries") before a pause.")
+        case .lockedOut(let seconds):
+            let minutes = (seconds + 59) / 60
+            return Outcome(
+                status: .tooManyRequests,
+                message: "Too many wrong PINs. The parent area opens again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                headers: [.retryAfter: "\(seconds)"])
+        case .notSet:
+            return Outcome(status: .seeOther, message: "No PIN is set yet.")
+        case nil:
+            return Outcome(status: .tooManyRequests, message: "Other PIN tries are being checked; try again in a moment.", headers: [.retryAfter: "1"])
+        }
+    }
+}
+
+struct SignInView: Encodable {
+    var csrf: String
+    var error: String?
+}
+
+/// The parent's overview: each routine with its days and how often it was played, never its
+/// estimates (SPEC §9).
+struct ParentHome: Encodable {
+    struct Routine: Codable, Sendable {
+        var name: String
+        var displayName: String
+        var days: String
+        var isActive: Bool
+        var createdByPlayer: Bool
+        var taskCount: Int
+        var playedLast30Days: Int
+    }
+
+    var routines: [Routine]
+    var csrf: String
+    var noRoutines = false
+
+    static func routines(_ services: WebServices) throws -> [Routine] {
+        let since = services.calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()
+        let counts = try services.database.completedPlayCounts(since: since)
+        return try services.database.routines().map { r in
+            Routine(
+                name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: services.calendar),
+                isActive: r.isActive, createdByPlayer: r.createdBy == .player, taskCount: r.tasks.count,
+                playedLast30Days: counts[r.id] ?? 0)
+        }
+    }
+}
+
+enum WeekdayText {
+    /// "Every day", "Mon–Fri", or "Mon, Wed, Sat", in the calendar's week order.
+    static func list(_ days: [Int], calendar: Calendar) -> String {
+        let set = Set(days)
+        if set == Set(1...7) { return "Every day" }
+        let order = (0..<7).map { (calendar.firstWeekday - 1 + $0) % 7 + 1 }
+        let chosen = order.filter(set.contains)
+        let symbols = calendar.shortWeekdaySymbols
+        // A run of three or more days in the week's order is shown as its ends.
+        if chosen.count >= 3, let first = order.firstIndex(of: chosen[0]), first + chosen.count <= 7,
+           order[first..<(first + chosen.count)].elementsEqual(chosen) {
+            return "\(symbols[chosen[0] - 1])–\(symbols[chosen[chosen.count - 1] - 1])"
+        }
+        return chosen.map { symbols[$0 - 1] }.joined(separator: ", ")
+    }
+}
