@@ -27,6 +27,10 @@ public struct WebServices: Sendable {
     /// Signed-in parents, and the PIN checks that sign them in (one at a time).
     let parents: ParentSessions
     let pinChecks: PINChecks
+    /// One relay of the box's screens for every open kiosk page.
+    let kioskEvents: KioskEvents
+    /// The first-run proof of being at the box.
+    let presence: PresenceCheck
 
     init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
         self.database = database
@@ -36,6 +40,9 @@ public struct WebServices: Sendable {
         self.logger = logger
         parents = ParentSessions(clock: clock)
         pinChecks = PINChecks(database: database, clock: clock)
+        let kioskEvents = KioskEvents(socketPath: box.socketPath)
+        self.kioskEvents = kioskEvents
+        presence = PresenceCheck(clock: clock, socketPath: box.socketPath, onCodeChange: { kioskEvents.setupWaiting($0) })
     }
 }
 
@@ -67,7 +74,8 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     PlayerController(services: services).addRoutes(to: router)
-    KioskController(services: services, events: KioskEvents(socketPath: services.box.socketPath)).addRoutes(to: router)
+    KioskController(services: services).addRoutes(to: router)
+    SetupController(services: services).addRoutes(to: router)
     let api = router.group("api/v1")
     APIController(services: services).addRoutes(to: api)
     let stats = StatsController(services: services)

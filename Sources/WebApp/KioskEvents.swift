@@ -25,6 +25,7 @@ final class KioskEvents: Sendable {
         var descriptor: Int32 = -1       // the relay's socket, for shutting it down early
         var interrupted = false          // shut down here, not closed by the box
         var current: ByteBuffer?         // the last screen, for a page that opens mid-quest
+        var setupWaiting = false         // a set-up code waits (PresenceCheck)
     }
     private let state = Mutex(State())
 
@@ -42,6 +43,7 @@ final class KioskEvents: Sendable {
                 s.nextPage += 1
                 s.pages[page] = continuation
                 if let current = s.current { continuation.yield(current) }
+                if s.setupWaiting { continuation.yield(Self.setupFrame(waiting: true)) }
                 defer { s.relaying = true }
                 return (page, !s.relaying)
             }
@@ -60,6 +62,19 @@ final class KioskEvents: Sendable {
         let json = (try? encoder.encode(view)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // JSON escapes newlines, so the data is one line, as SSE needs.
         return ByteBuffer(string: "event: screen\ndata: \(json)\n\n")
+    }
+
+    /// Tells the pages that a set-up code is waiting, or no longer. The frame carries no
+    /// code: a page opened on the box itself asks for it (`/kiosk/setup-code`), others cannot.
+    func setupWaiting(_ waiting: Bool) {
+        state.withLock { s in
+            s.setupWaiting = waiting
+            for page in s.pages.values { page.yield(Self.setupFrame(waiting: waiting)) }
+        }
+    }
+
+    static func setupFrame(waiting: Bool) -> ByteBuffer {
+        ByteBuffer(string: "event: setup\ndata: {\"waiting\":\(waiting)}\n\n")
     }
 
     private func pageClosed(_ page: UInt64) {

@@ -23,7 +23,6 @@ data="$work/data"
 # The simulated box on the same store (its socket beside the data), for the kiosk to follow;
 # keys would come on stdin, the test presses over the socket instead.
 "$bin/questbox" settings set reminders false --data "$data" >/dev/null
-echo 2468 | "$bin/questbox" pin set --data "$data" >/dev/null
 mkfifo "$work/keys"
 "$bin/questbox" simulate --data "$data" < "$work/keys" > "$work/box.log" 2>&1 &
 box=$!

@@ -9,6 +9,7 @@ final class FakeBox: Sendable {
     let path: String
     private let listener: Int32
     private let received = Mutex<[String]>([])
+    private let subscribers = Mutex<[Int32]>([])
 
     var commands: [String] { received.withLock { $0 } }
 
@@ -29,13 +30,16 @@ final class FakeBox: Sendable {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                serve(client)
+                Thread.detachNewThread { [self] in serve(client) }
             }
         }
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer {
+            subscribers.withLock { $0.removeAll { $0 == client } }
+            close(client)
+        }
         send(#"{"type":"hello","protocol":1,"box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle"}}"#, to: client)
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -48,6 +52,7 @@ final class FakeBox: Sendable {
                 pending.removeFirst(end + 1)
                 let command = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["command"] as? String ?? "?"
                 received.withLock { $0.append(command) }
+                if command == "subscribe" { subscribers.withLock { $0.append(client) } }
                 let applied = command == "reload" ? #","applied":"now""# : ""
                 send(#"{"type":"reply","command":"\#(command)","ok":true\#(applied)}"#, to: client)
             }
@@ -57,6 +62,14 @@ final class FakeBox: Sendable {
     private func send(_ line: String, to client: Int32) {
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+
+    /// How many clients receive events now.
+    var subscriberCount: Int { subscribers.withLock { $0.count } }
+
+    /// An event line to every subscriber, as the box sends them.
+    func emit(_ json: String) {
+        subscribers.withLock { all in for client in all { send(json, to: client) } }
     }
 
     func stop() {

@@ -12,7 +12,7 @@ import Testing
 
 @Suite("The parent's area (PAR-1)")
 struct ParentTests {
-    @Test("PAR-1: with no PIN, /parent says how to set one and offers no way in")
+    @Test("PAR-1: with no PIN, /parent offers the set-up at the box and no way in by PIN")
     func noPIN() async throws {
         let (args, _) = try TestArguments.fresh(routines: [everyDay])
         let app = try await buildApplication(args)
@@ -20,7 +20,7 @@ struct ParentTests {
             var browser = BrowserSession()
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
-            #expect(page.contains("No PIN is set yet") && !page.contains("Daily Quest"))
+            #expect(page.contains("Set up the parent area") && !page.contains("name=\"pin\"") && !page.contains("Daily Quest"))
             _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")   // a token, from any form
             let attempt = try await browser.post(client, "/parent/sign-in", [("pin", "1234")])
             #expect(attempt.status == .seeOther, "\(attempt.status) \(String(buffer: attempt.body))")

@@ -8,11 +8,17 @@ import QuestCore
 /// here adds one.
 struct KioskController {
     let services: WebServices
-    /// One relay of the box's screens for every open kiosk page.
-    let events: KioskEvents
+    var events: KioskEvents { services.kioskEvents }
 
     func addRoutes(to router: Router<WebRequestContext>) {
-        router.get("/kiosk") { _, _ in try await kiosk() }
+        router.get("/kiosk") { _, context in try await kiosk(onTheBox: context.isFromThisMachine) }
+        // The first-run code (PresenceCheck), for the screen of the box itself only.
+        router.get("/kiosk/setup-code") { _, context in
+            guard context.isFromThisMachine, let code = services.presence.waitingCode else {
+                throw HTTPError(.notFound, message: "No set-up code here.")
+            }
+            return SetupCode(code: code)
+        }
         router.get("/kiosk/events") { _, _ in
             Response(
                 status: .ok,
@@ -21,9 +27,15 @@ struct KioskController {
         }
     }
 
-    func kiosk() async throws -> HTML {
-        try services.resources.page("kiosk", KioskView(await services.box.state()))
+    func kiosk(onTheBox: Bool) async throws -> HTML {
+        var view = KioskView(await services.box.state())
+        view.setupCode = onTheBox ? services.presence.waitingCode : nil
+        return try services.resources.page("kiosk", view)
     }
+}
+
+struct SetupCode: ResponseEncodable {
+    var code: String
 }
 
 /// One screen as the kiosk page draws it: a kind (for the page's colours), a headline and
@@ -32,6 +44,14 @@ struct KioskView: Sendable, Encodable {
     var kind: String
     var headline: String
     var lines: [String]
+    /// Only on the page the box's own screen loads, while a set-up waits; never in events.
+    var setupCode: String?
+
+    init(kind: String, headline: String, lines: [String]) {
+        self.kind = kind
+        self.headline = headline
+        self.lines = lines
+    }
 }
 
 extension KioskView {

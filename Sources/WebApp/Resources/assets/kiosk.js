@@ -22,4 +22,23 @@
     try { show(JSON.parse(e.data)); } catch (_) { /* a line this page cannot read: keep the last screen */ }
     document.body.dataset.live = "1";  // following the box (the browser tests wait for it)
   });
+  // A parent setting up the box from a phone: the code is fetched, not sent in the stream,
+  // and only the box's own screen gets it (the web app answers 404 to anyone else).
+  const setup = document.getElementById("setup");
+  events.addEventListener("setup", function (e) {
+    let waiting = false;
+    try { waiting = JSON.parse(e.data).waiting === true; } catch (_) { /* keep it hidden */ }
+    if (!setup) return;
+    if (!waiting) { setup.hidden = true; return; }
+    fetch("/kiosk/setup-code", { cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (c) {
+        if (!c || typeof c.code !== "string") return;
+        const strong = document.createElement("strong");
+        strong.textContent = c.code;
+        setup.replaceChildren("Set-up code ", strong);
+        setup.hidden = false;
+      })
+      .catch(function () { /* not on the box, or the web app restarting */ });
+  });
 })();

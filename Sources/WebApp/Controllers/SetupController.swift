@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import QuestStore
+
+/// `/parent/setup`: setting the PIN the first time, or anew when it is forgotten, after the
+/// presence check (`PresenceCheck`): the box's big button, or the code on its own screen.
+struct SetupController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<WebRequestContext>) {
+        router.post("/parent/claim") { request, _ in
+            let form = try await FormBody.read(request, limit: 1024)
+            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+            guard let id = await services.presence.start() else {
+                throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/parent/setup"])
+            response.setCookie(Cookie(name: PresenceCheck.cookieName, value: id, maxAge: 600, path: "/parent", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("/parent/setup") { request, _ in try page(request, problem: nil) }
+        // For setup.js: whether the page should reload (the claim moved on).
+        router.get("/parent/setup/state") { request, _ in
+            SetupState(phase: Self.name(of: services.presence.phase(of: request.cookies[PresenceCheck.cookieName]?.value)))
+        }
+        router.post("/parent/setup/code") { request, _ in
+            let form = try await FormBody.read(request, limit: 1024)
+            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+            let claim = request.cookies[PresenceCheck.cookieName]?.value
+            switch services.presence.enter(code: form.value("code") ?? "", claim: claim) {
+            case .waiting:
+                return try page(request, problem: "That is not the code on the box's screen.", status: .unprocessableContent)
+            case .failed(let reason) where services.presence.phase(of: claim) == .waiting:
+                // Codes are paused; the claim still waits for the button.
+                return try page(request, problem: reason, status: .tooManyRequests)
+            default:
+                return Response(status: .seeOther, headers: [.location: "/parent/setup"])
+            }
+        }
+        router.post("/parent/setup/pin") { request, _ in try await setPIN(request) }
+    }
+
+    func setPIN(_ request: Request) async throws -> Response {
+        let form = try await FormBody.read(request, limit: 1024)
+        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        let claim = request.cookies[PresenceCheck.cookieName]?.value
+        guard services.presence.phase(of: claim) == .confirmed else { return Response(status: .seeOther, headers: [.location: "/parent/setup"]) }
+        let pin = form.value("pin") ?? "", again = form.value("again") ?? ""
+        do {
+            try PINHasher.validate(pin)
+        } catch {
+            return try page(request, problem: "\(error)", status: .unprocessableContent)
+        }
+        guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
+        guard services.presence.consume(claim) else { return Response(status: .seeOther, headers: [.location: "/parent/setup"]) }
+        try services.database.setPIN(pin)
+        // A new PIN ends every session opened with the old one.
+        services.parents.closeAll()
+        services.logger.notice("parent PIN set after the presence check")
+        var response = Response(status: .seeOther, headers: [.location: "/parent"])
+        response.setCookie(services.parents.open())
+        response.setCookie(Cookie(name: PresenceCheck.cookieName, value: "", maxAge: 0, path: "/parent", httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
+        let (token, cookie) = services.csrf.token(for: request)
+        let phase = services.presence.phase(of: request.cookies[PresenceCheck.cookieName]?.value)
+        var view = SetupView(csrf: token, problem: problem)
+        switch phase {
+        case .waiting: view.waiting = true
+        case .confirmed: view.confirmed = true
+        case .failed(let reason): view.failed = reason
+        case nil: view.failed = "This set-up is over (it was cancelled, or it timed out). Start again."
+        }
+        view.resetting = try services.database.settings().hasPIN
+        var response = try services.resources.page("parent-setup", view).response(setting: cookie)
+        response.status = status
+        return response
+    }
+
+    static func name(of phase: PresenceCheck.Phase?) -> String {
+        switch phase {
+        case .waiting: "waiting"
+        case .confirmed: "confirmed"
+        case .failed, nil: "failed"
+        }
+    }
+}
+
+struct SetupState: ResponseEncodable {
+    var phase: String
+}
+
+struct SetupView: Encodable {
+    var csrf: String
+    var problem: String?
+    var waiting = false
+    var confirmed = false
+    var failed: String?
+    var resetting = false
+}
