@@ -108,20 +108,21 @@ extension QuestDatabase {
     /// outcome is applied to the row as it is then, so checks made at once count each try,
     /// and a right PIN that lands after another try locked the area is still locked out.
     public func verifyPIN(_ pin: String, monotonicNanos now: Int64, bootID: String) throws -> PINCheck {
-        let gate = try pool.write { db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }
-        guard case .open(let hash) = gate else {
-            if case .closed(let verdict) = gate { return verdict }
-            return .notSet
+        let hash: String
+        switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }) {
+        case .closed(let verdict): return verdict
+        case .open(let stored, _, _): hash = stored
         }
         let right = PINHasher.verify(pin, against: hash)
         return try pool.write { db in
+            let failures: Int, lockouts: Int
             switch try Self.pinGate(db, monotonicNanos: now, bootID: bootID) {
             case .closed(let verdict): return verdict
-            case .open(let current) where current != hash:
+            case .open(let current, let failed, _) where current != hash:
                 // The PIN was changed while this one was hashed: it was a try at the old one.
-                return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - (try Int.fetchOne(db, sql: "SELECT pinFailedAttempts FROM settings WHERE id = 1") ?? 0))
-            case .open:
-                break
+                return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - failed)
+            case .open(_, let failed, let locked):
+                (failures, lockouts) = (failed, locked)
             }
             if right {
                 try db.execute(sql: """
@@ -130,8 +131,6 @@ extension QuestDatabase {
                     """)
                 return .accepted
             }
-            guard let row = try Row.fetchOne(db, sql: "SELECT pinFailedAttempts, pinLockouts FROM settings WHERE id = 1") else { return .notSet }
-            let failures: Int = row[0], lockouts: Int = row[1]
             if failures + 1 >= Self.pinAttemptsBeforeLockout {
                 let seconds = Self.lockoutSeconds(afterLockouts: lockouts)
                 try db.execute(
@@ -145,16 +144,18 @@ extension QuestDatabase {
     }
 
     enum PINGate {
-        case open(hash: String)
+        /// A try may be made: the stored hash, the wrong tries since the last lockout, and
+        /// the lockouts so far (as the row is now).
+        case open(hash: String, failures: Int, lockouts: Int)
         case closed(PINCheck)
     }
 
-    /// Whether a PIN may be tried now: the stored hash, or why not (none set, locked out). A
-    /// lockout from another boot starts again in full on this one's clock.
+    /// Whether a PIN may be tried now, with the row's counts, or why not (none set, locked
+    /// out). A lockout from another boot starts again in full on this one's clock.
     static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String) throws -> PINGate {
         try ensureSettingsRow(db)
         guard let row = try Row.fetchOne(db, sql: """
-                SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId FROM settings
+                SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId, pinFailedAttempts FROM settings
                 WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))
                 """),
               let hash = row[0] as String?
@@ -170,6 +171,6 @@ extension QuestDatabase {
             }
             if now < until { return .closed(.lockedOut(seconds: secondsLeft(until: until, now: now))) }
         }
-        return .open(hash: hash)
+        return .open(hash: hash, failures: row[4], lockouts: lockouts)
     }
 }

@@ -36,13 +36,19 @@ struct CSRFTokens: Sendable {
     func check(_ request: Request, sent: String?) throws {
         let refused = HTTPError(.forbidden, message: "This form has expired or came from another page. Reload the page and try again.")
         if request.headers[.secFetchSite] == "cross-site" { throw refused }
-        guard let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id), let sent else { throw refused }
-        let expected = Array(token(forID: id).utf8), given = Array(sent.utf8)
-        // Constant time over the expected length: no early exit on the first differing byte.
-        guard expected.count == given.count else { throw refused }
+        guard let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id), let sent,
+              Self.equalInConstantTime(token(forID: id), sent)
+        else { throw refused }
+    }
+
+    /// Whether two secrets are equal, comparing every byte of `expected` whatever differs
+    /// first, so the time taken tells a guesser nothing about how close a guess was.
+    static func equalInConstantTime(_ expected: String, _ given: String) -> Bool {
+        let expected = Array(expected.utf8), given = Array(given.utf8)
+        guard expected.count == given.count else { return false }
         var difference: UInt8 = 0
         for i in expected.indices { difference |= expected[i] ^ given[i] }
-        guard difference == 0 else { throw refused }
+        return difference == 0
     }
 
     static func isWellFormed(_ id: String) -> Bool {

@@ -12,10 +12,10 @@ struct HTML: ResponseGenerator {
         response(setting: nil)
     }
 
-    /// The page, setting `cookie` when there is one.
-    func response(setting cookie: Cookie?) -> Response {
+    /// The page with `status`, setting `cookie` when there is one.
+    func response(setting cookie: Cookie?, status: HTTPResponse.Status = .ok) -> Response {
         var response = Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         if let cookie { response.setCookie(cookie) }
         return response
@@ -29,6 +29,23 @@ extension WebResources {
             throw HTTPError(.internalServerError, message: "template \(name) missing")
         }
         return HTML(body: body)
+    }
+}
+
+extension WebServices {
+    /// A page with a form on it: `view` is made with this browser's CSRF token, and a browser
+    /// without the token's cookie gets it with the page.
+    func formPage(_ template: String, for request: Request, status: HTTPResponse.Status = .ok, view: (_ csrf: String) throws -> Any) throws -> Response {
+        let (token, cookie) = csrf.token(for: request)
+        return try resources.page(template, view(token)).response(setting: cookie, status: status)
+    }
+
+    /// The form a page sent to change something: read within `limit` (413 past it) and its
+    /// CSRF token checked (403) before anything else looks at it.
+    func changeForm(_ request: Request, limit: Int = FormBody.maximumBytes) async throws -> FormBody {
+        let form = try await FormBody.read(request, limit: limit)
+        try csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        return form
     }
 }
 

@@ -1,5 +1,6 @@
 import BoxProtocol
 import Foundation
+import Hummingbird
 import Synchronization
 import SystemClock
 
@@ -25,6 +26,9 @@ final class PresenceCheck: Sendable {
         var started: Int64
         var phase: Phase
         var wrongCodes = 0
+
+        /// Waiting, and within its 2 minutes at `now`.
+        func isWaiting(at now: Int64) -> Bool { phase == .waiting && now - started < PresenceCheck.windowNanos }
     }
 
     static let windowNanos: Int64 = 120 * 1_000_000_000
@@ -33,6 +37,14 @@ final class PresenceCheck: Sendable {
     static let codePauseNanos: Int64 = 15 * 60 * 1_000_000_000
     static let claimSpacingNanos: Int64 = 2 * 1_000_000_000
     static let cookieName = "questbox_claim"
+
+    /// The claim cookie (only the set-up pages see it); an empty value with age 0 removes it.
+    static func cookie(_ id: String, maxAge: Int) -> Cookie {
+        Cookie(name: cookieName, value: id, maxAge: maxAge, path: "/parent", httpOnly: true, sameSite: .strict)
+    }
+
+    /// The claim this browser started, if any.
+    static func claim(of request: Request) -> String? { request.cookies[cookieName]?.value }
 
     private struct State {
         var claim: Claim?
@@ -62,7 +74,7 @@ final class PresenceCheck: Sendable {
         let (accepted, listen, old) = state.withLock { s -> (Bool, Bool, BoxEventListener?) in
             if let last = s.lastStart, now - last < Self.claimSpacingNanos { return (false, false, nil) }
             s.lastStart = now
-            if let other = s.claim, other.phase == .waiting, now - other.started < Self.windowNanos {
+            if let other = s.claim, other.isWaiting(at: now) {
                 // Two at once: neither may go on (a press cannot tell whose it is). The first
                 // claim is gone; its page says set-up was cancelled.
                 s.claim = Claim(id: id, code: code, started: now, phase: .failed("Someone else started setting up the box at the same time. Start again."))
@@ -91,7 +103,7 @@ final class PresenceCheck: Sendable {
         let now = clock.monotonicNanos()
         return state.withLock { s in
             guard let id, let claim = s.claim, claim.id == id else { return nil }
-            if claim.phase == .waiting, now - claim.started >= Self.windowNanos {
+            if claim.phase == .waiting, !claim.isWaiting(at: now) {
                 s.claim?.phase = .failed("The 2 minutes ran out. Start again.")
             }
             return s.claim?.phase
@@ -99,18 +111,19 @@ final class PresenceCheck: Sendable {
     }
 
     /// The code typed on the page (from the box's own screen).
+    /// The code typed on the page (from the box's own screen): what the page shows. While
+    /// codes are paused that is a failure, yet the claim itself still waits for the button.
     func enter(code: String, claim id: String?) -> Phase? {
-        guard phase(of: id) == .waiting else { return phase(of: id) }
+        let current = phase(of: id)
+        guard current == .waiting else { return current }
         let now = clock.monotonicNanos()
-        let phase = state.withLock { s -> Phase? in
+        let (shown, ended) = state.withLock { s -> (Phase?, Bool) in
             s.wrongCodes = s.wrongCodes.filter { now - $0 < Self.codePauseNanos }
-            guard var claim = s.claim, claim.id == id else { return nil }
+            guard var claim = s.claim, claim.id == id else { return (nil, false) }
             if s.wrongCodes.count >= Self.wrongCodesBeforePause {
-                // Shown on the page; the claim itself still waits for the button.
-                return .failed("Too many wrong codes. Press the box's button instead, or try the code again in 15 minutes.")
+                return (.failed("Too many wrong codes. Press the box's button instead, or try the code again in 15 minutes."), false)
             }
-            let typed = code.filter { !$0.isWhitespace }
-            if typed.utf8.count == claim.code.utf8.count, zip(typed.utf8, claim.code.utf8).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 {
+            if CSRFTokens.equalInConstantTime(claim.code, code.filter { !$0.isWhitespace }) {
                 claim.phase = .confirmed
             } else {
                 claim.wrongCodes += 1
@@ -118,34 +131,34 @@ final class PresenceCheck: Sendable {
                 if claim.wrongCodes >= Self.codeTriesPerClaim { claim.phase = .failed("Five wrong codes. Start again for a new one.") }
             }
             s.claim = claim
-            return claim.phase
+            return (claim.phase, claim.phase != .waiting)
         }
-        if self.phase(of: id) != .waiting { finishListening() }
-        return phase
+        if ended { finishListening() }
+        return shown
     }
 
     /// Uses up a confirmed claim (the PIN was set); false when it is not confirmed.
     func consume(_ id: String?) -> Bool {
-        let used = state.withLock { s -> Bool in
+        state.withLock { s in
             guard let id, s.claim?.id == id, s.claim?.phase == .confirmed else { return false }
             s.claim = nil
             return true
         }
-        return used
     }
 
     /// The code the box's own screen shows while a claim waits.
     var waitingCode: String? {
         let now = clock.monotonicNanos()
         return state.withLock { s in
-            guard let claim = s.claim, claim.phase == .waiting, now - claim.started < Self.windowNanos else { return nil }
+            guard let claim = s.claim, claim.isWaiting(at: now) else { return nil }
             return claim.code
         }
     }
 
     private func pressed(claim id: String) {
+        let now = clock.monotonicNanos()
         let confirmed = state.withLock { s -> Bool in
-            guard s.claim?.id == id, s.claim?.phase == .waiting, clock.monotonicNanos() - (s.claim?.started ?? 0) < Self.windowNanos else { return false }
+            guard s.claim?.id == id, s.claim?.isWaiting(at: now) == true else { return false }
             s.claim?.phase = .confirmed
             return true
         }

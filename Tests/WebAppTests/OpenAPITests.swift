@@ -99,15 +99,11 @@ struct OpenAPITests {
             #expect(documented == apiRoutes, "documented \(documented), served \(apiRoutes)")
             let check = SchemaCheck(document: document)
             var browser = BrowserSession()
-            let session = try await client.execute(uri: "/api/v1/session", method: .get)
-            browser.keep(session)
-            browser.csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
+            try await browser.openAPISession(client)
             // Signed in as the parent first (the document's example PIN), so every answer is a real one.
             try db.setPIN("2468")
-            var signIn = browser.cookieHeader
-            signIn[.contentType] = "application/json"
-            signIn[CSRFTokens.headerName] = browser.csrf
-            browser.keep(try await client.execute(uri: "/api/v1/parent/session", method: .post, headers: signIn, body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            browser.keep(try await client.execute(
+                uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
             #expect(browser.cookies[ParentSessions.cookieName] != nil)
             for (path, operations) in paths {
                 for (method, operation) in operations {
@@ -124,8 +120,7 @@ struct OpenAPITests {
                         let example = try #require(request?["example"], "\(path): a change documents an example")
                         #expect(check.problems(example, try #require(request?["schema"] as? [String: Any])).isEmpty, "\(path): its example")
                         body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: example))
-                        headers[.contentType] = "application/json"
-                        headers[CSRFTokens.headerName] = browser.csrf
+                        headers = browser.jsonHeaders()
                     }
                     try await client.execute(uri: path, method: HTTPRequest.Method(method.uppercased()) ?? .get, headers: headers, body: body) { response in
                         #expect(response.status.code == Int(status), "\(method) \(path)")

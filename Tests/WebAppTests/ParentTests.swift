@@ -147,13 +147,9 @@ struct ParentTests {
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = BrowserSession()
-            let session = try await client.execute(uri: "/api/v1/session", method: .get)
-            browser.keep(session)
-            browser.csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
+            try await browser.openAPISession(client)
             #expect(try await client.execute(uri: "/api/v1/parent/routines", method: .get, headers: browser.cookieHeader).status == .unauthorized)
-            var headers = browser.cookieHeader
-            headers[.contentType] = "application/json"
-            headers[CSRFTokens.headerName] = browser.csrf
+            let headers = browser.jsonHeaders()
             let wrong = try await client.execute(uri: "/api/v1/parent/session", method: .post, headers: headers, body: ByteBuffer(string: #"{"pin":"1111"}"#))
             #expect(wrong.status == .unauthorized && String(buffer: wrong.body).contains("4 more tries"))
             let right = try await client.execute(uri: "/api/v1/parent/session", method: .post, headers: headers, body: ByteBuffer(string: #"{"pin":"2468"}"#))

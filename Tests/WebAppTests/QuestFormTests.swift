@@ -50,6 +50,21 @@ struct BrowserSession {
         return response
     }
 
+    /// A program's start: the token from `GET /api/v1/session`, with its cookie.
+    mutating func openAPISession(_ client: some TestClientProtocol) async throws {
+        let session = try await client.execute(uri: "/api/v1/session", method: .get, headers: cookieHeader)
+        keep(session)
+        csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
+    }
+
+    /// The headers of a JSON change: the cookies, the type, and the token unless `token` is false.
+    func jsonHeaders(token: Bool = true) -> HTTPFields {
+        var headers = cookieHeader
+        headers[.contentType] = "application/json"
+        if token { headers[CSRFTokens.headerName] = csrf }
+        return headers
+    }
+
     static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }
@@ -188,11 +203,8 @@ struct QuestFormTests {
             let names = try JSONDecoder().decode([QuestDraft].self, from: Data(buffer: templates.body)).map(\.name)
             #expect(names == ["Homework Session", "Going to a Friend's", "Activity Prep", ""])
             var browser = BrowserSession()
-            let session = try await client.execute(uri: "/api/v1/session", method: .get)
-            browser.keep(session)
-            browser.csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
-            var headers = browser.cookieHeader
-            headers[.contentType] = "application/json"
+            try await browser.openAPISession(client)
+            var headers = browser.jsonHeaders(token: false)
             let body = #"{"name":"Piano","days":[1,2,3,4,5,6,7],"tasks":["Scales","Piece"]}"#
             let refused = try await client.execute(uri: "/api/v1/quests", method: .post, headers: headers, body: ByteBuffer(string: body))
             #expect(refused.status == .forbidden, "no token header")

@@ -14,10 +14,9 @@ struct ParentController {
         router.get("/parent") { request, _ in try await home(request) }
         router.post("/parent/sign-in") { request, _ in try await signIn(request) }
         router.post("/parent/sign-out") { request, _ in
-            let form = try await FormBody.read(request)
-            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+            _ = try await services.changeForm(request)
             services.parents.close(request)
-            var response = Response(status: .seeOther, headers: [.location: "/parent"])
+            var response = Response.redirect(to: "/parent")
             response.setCookie(ParentSessions.expiredCookie)
             return response
         }
@@ -45,30 +44,27 @@ struct ParentController {
     }
 
     func home(_ request: Request) async throws -> Response {
-        let (token, cookie) = services.csrf.token(for: request)
         guard try services.database.settings().hasPIN else {
-            return try services.resources.page("parent-first-run", ["csrf": token]).response(setting: cookie)
+            return try services.formPage("parent-first-run", for: request) { ["csrf": $0] }
         }
         guard services.parents.isSignedIn(request) else {
-            return try services.resources.page("parent-sign-in", SignInView(csrf: token)).response(setting: cookie)
+            return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0) }
         }
-        var view = try ParentHome(routines: ParentHome.routines(services), csrf: token)
-        view.noRoutines = view.routines.isEmpty
-        return try services.resources.page("parent-home", view).response(setting: cookie)
+        let routines = try ParentHome.routines(services)
+        return try services.formPage("parent-home", for: request) { ParentHome(routines: routines, csrf: $0) }
     }
 
     func signIn(_ request: Request) async throws -> Response {
-        let form = try await FormBody.read(request, limit: 1024)
-        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        let form = try await services.changeForm(request, limit: 1024)
         let outcome = try await checkPIN(form.value("pin") ?? "")
         if outcome.signedIn || outcome.status == .seeOther {
-            var response = Response(status: .seeOther, headers: [.location: "/parent"])
+            var response = Response.redirect(to: "/parent")
             if outcome.signedIn { response.setCookie(services.parents.open()) }
             return response
         }
-        let (token, cookie) = services.csrf.token(for: request)
-        var response = try services.resources.page("parent-sign-in", SignInView(csrf: token, error: outcome.message)).response(setting: cookie)
-        response.status = outcome.status
+        var response = try services.formPage("parent-sign-in", for: request, status: outcome.status) {
+            SignInView(csrf: $0, error: outcome.message)
+        }
         outcome.headers.forEach { response.headers.append($0) }
         return response
     }
@@ -83,9 +79,11 @@ struct ParentController {
     /// The PIN's verdict in the page's words, with its status (401 wrong, 429 locked out or
     /// too many tries waiting, with Retry-After).
     func checkPIN(_ pin: String) async throws -> Outcome {
-        // The store's own rule, before any hashing: 4 to 8 digits.
-        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return Outcome(status: .unauthorized, message: "PIN: must be 4 to 8 digits")
+        // The store's own rule (4 to 8 digits), before any hashing.
+        do {
+            try PINHasher.validate(pin)
+        } catch {
+            return Outcome(status: .unauthorized, message: "\(error)")
         }
         switch try await services.pinChecks.check(pin) {
         case .accepted:
@@ -126,7 +124,14 @@ struct ParentHome: Encodable {
 
     var routines: [Routine]
     var csrf: String
-    var noRoutines = false
+    // Stored, not computed: templates see stored properties only.
+    var noRoutines: Bool
+
+    init(routines: [Routine], csrf: String) {
+        self.routines = routines
+        self.csrf = csrf
+        noRoutines = routines.isEmpty
+    }
 
     static func routines(_ services: WebServices) throws -> [Routine] {
         let since = services.calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()

@@ -33,18 +33,21 @@ struct QuestsController {
                 return try APIProblem(field: "", message: "expected {\"name\": text, \"days\": [1…7], \"tasks\": [text]}").json(status: .badRequest)
             }
             do {
-                let routine = try draft.save(in: services.database)
-                let box = await services.box.reload().appliedText
-                return try SavedQuest(name: routine.displayName, box: box).json(status: .created)
+                return try await store(draft).json(status: .created)
             } catch let problem as FieldProblem {
                 return try APIProblem(field: problem.field, message: problem.message).json(status: .unprocessableContent)
             }
         }
     }
 
+    /// Saves the quest and asks the box to offer it (the same for the form and the API).
+    func store(_ draft: QuestDraft) async throws -> SavedQuest {
+        let routine = try draft.save(in: services.database)
+        return SavedQuest(name: routine.displayName, box: await services.box.reload().appliedText)
+    }
+
     func create(_ request: Request) async throws -> Response {
-        let form = try await FormBody.read(request)
-        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+        let form = try await services.changeForm(request)
         var draft = QuestDraft(form: form)
         if form.value("action") == "more" {
             // "More steps" without JavaScript: the same form, three empty steps longer.
@@ -52,22 +55,19 @@ struct QuestsController {
             return try page(request, draft: draft, problem: nil)
         }
         do {
-            let routine = try draft.save(in: services.database)
-            let box = await services.box.reload().appliedText
+            let saved = try await store(draft)
             var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "quest", value: routine.displayName), URLQueryItem(name: "box", value: box)]
-            return Response(status: .seeOther, headers: [.location: "/quests/saved?" + (query.percentEncodedQuery ?? "")])
+            query.queryItems = [URLQueryItem(name: "quest", value: saved.name), URLQueryItem(name: "box", value: saved.box)]
+            return .redirect(to: "/quests/saved?" + (query.percentEncodedQuery ?? ""))
         } catch let problem as FieldProblem {
-            var response = try page(request, draft: draft, problem: problem)
-            response.status = .unprocessableContent
-            return response
+            return try page(request, draft: draft, problem: problem, status: .unprocessableContent)
         }
     }
 
-    func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?) throws -> Response {
-        let (token, cookie) = services.csrf.token(for: request)
-        let view = NewQuestView(draft: draft, problem: problem, csrf: token, calendar: services.calendar)
-        return try services.resources.page("quest-new", view).response(setting: cookie)
+    func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?, status: HTTPResponse.Status = .ok) throws -> Response {
+        try services.formPage("quest-new", for: request, status: status) { csrf in
+            NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: services.calendar)
+        }
     }
 }
 

@@ -9,24 +9,22 @@ struct SetupController {
 
     func addRoutes(to router: Router<WebRequestContext>) {
         router.post("/parent/claim") { request, _ in
-            let form = try await FormBody.read(request, limit: 1024)
-            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
+            _ = try await services.changeForm(request, limit: 1024)
             guard let id = await services.presence.start() else {
                 throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
             }
-            var response = Response(status: .seeOther, headers: [.location: "/parent/setup"])
-            response.setCookie(Cookie(name: PresenceCheck.cookieName, value: id, maxAge: 600, path: "/parent", httpOnly: true, sameSite: .strict))
+            var response = Response.redirect(to: "/parent/setup")
+            response.setCookie(PresenceCheck.cookie(id, maxAge: 600))
             return response
         }
         router.get("/parent/setup") { request, _ in try page(request, problem: nil) }
         // For setup.js: whether the page should reload (the claim moved on).
         router.get("/parent/setup/state") { request, _ in
-            SetupState(phase: Self.name(of: services.presence.phase(of: request.cookies[PresenceCheck.cookieName]?.value)))
+            SetupState(phase: Self.name(of: services.presence.phase(of: PresenceCheck.claim(of: request))))
         }
         router.post("/parent/setup/code") { request, _ in
-            let form = try await FormBody.read(request, limit: 1024)
-            try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
-            let claim = request.cookies[PresenceCheck.cookieName]?.value
+            let form = try await services.changeForm(request, limit: 1024)
+            let claim = PresenceCheck.claim(of: request)
             switch services.presence.enter(code: form.value("code") ?? "", claim: claim) {
             case .waiting:
                 return try page(request, problem: "That is not the code on the box's screen.", status: .unprocessableContent)
@@ -34,17 +32,16 @@ struct SetupController {
                 // Codes are paused; the claim still waits for the button.
                 return try page(request, problem: reason, status: .tooManyRequests)
             default:
-                return Response(status: .seeOther, headers: [.location: "/parent/setup"])
+                return .redirect(to: "/parent/setup")
             }
         }
         router.post("/parent/setup/pin") { request, _ in try await setPIN(request) }
     }
 
     func setPIN(_ request: Request) async throws -> Response {
-        let form = try await FormBody.read(request, limit: 1024)
-        try services.csrf.check(request, sent: form.value(CSRFTokens.fieldName))
-        let claim = request.cookies[PresenceCheck.cookieName]?.value
-        guard services.presence.phase(of: claim) == .confirmed else { return Response(status: .seeOther, headers: [.location: "/parent/setup"]) }
+        let form = try await services.changeForm(request, limit: 1024)
+        let claim = PresenceCheck.claim(of: request)
+        guard services.presence.phase(of: claim) == .confirmed else { return .redirect(to: "/parent/setup") }
         let pin = form.value("pin") ?? "", again = form.value("again") ?? ""
         do {
             try PINHasher.validate(pin)
@@ -52,31 +49,30 @@ struct SetupController {
             return try page(request, problem: "\(error)", status: .unprocessableContent)
         }
         guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
-        guard services.presence.consume(claim) else { return Response(status: .seeOther, headers: [.location: "/parent/setup"]) }
+        guard services.presence.consume(claim) else { return .redirect(to: "/parent/setup") }
         try services.database.setPIN(pin)
         // A new PIN ends every session opened with the old one.
         services.parents.closeAll()
         services.logger.notice("parent PIN set after the presence check")
-        var response = Response(status: .seeOther, headers: [.location: "/parent"])
+        var response = Response.redirect(to: "/parent")
         response.setCookie(services.parents.open())
-        response.setCookie(Cookie(name: PresenceCheck.cookieName, value: "", maxAge: 0, path: "/parent", httpOnly: true, sameSite: .strict))
+        response.setCookie(PresenceCheck.cookie("", maxAge: 0))
         return response
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let (token, cookie) = services.csrf.token(for: request)
-        let phase = services.presence.phase(of: request.cookies[PresenceCheck.cookieName]?.value)
-        var view = SetupView(csrf: token, problem: problem)
-        switch phase {
-        case .waiting: view.waiting = true
-        case .confirmed: view.confirmed = true
-        case .failed(let reason): view.failed = reason
-        case nil: view.failed = "This set-up is over (it was cancelled, or it timed out). Start again."
+        let phase = services.presence.phase(of: PresenceCheck.claim(of: request))
+        let resetting = try services.database.settings().hasPIN
+        return try services.formPage("parent-setup", for: request, status: status) { csrf in
+            var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
+            switch phase {
+            case .waiting: view.waiting = true
+            case .confirmed: view.confirmed = true
+            case .failed(let reason): view.failed = reason
+            case nil: view.failed = "This set-up is over (it was cancelled, or it timed out). Start again."
+            }
+            return view
         }
-        view.resetting = try services.database.settings().hasPIN
-        var response = try services.resources.page("parent-setup", view).response(setting: cookie)
-        response.status = status
-        return response
     }
 
     static func name(of phase: PresenceCheck.Phase?) -> String {
@@ -98,5 +94,11 @@ struct SetupView: Encodable {
     var waiting = false
     var confirmed = false
     var failed: String?
-    var resetting = false
+    var resetting: Bool
+
+    init(csrf: String, problem: String?, resetting: Bool) {
+        self.csrf = csrf
+        self.problem = problem
+        self.resetting = resetting
+    }
 }
