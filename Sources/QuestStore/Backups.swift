@@ -258,6 +258,7 @@ extension StoreError {
         case .damaged(_, let reason): .damaged(path: original, reason: reason)
         case .invalid(let m): .invalid(m.replacingOccurrences(of: staging, with: original))
         case .io(let m): .io(m.replacingOccurrences(of: staging, with: original))
+        case .changedElsewhere: self
         }
     }
 }

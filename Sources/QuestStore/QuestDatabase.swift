@@ -9,6 +9,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case damaged(path: String, reason: String)
     case invalid(String)
     case io(String)
+    /// Someone else changed the row since it was read (the edit is not applied).
+    case changedElsewhere(String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .damaged(let path, let reason): "\(path): file is damaged: \(reason)"
         case .invalid(let message): message
         case .io(let message): message
+        case .changedElsewhere(let message): message
         }
     }
 }

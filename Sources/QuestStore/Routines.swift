@@ -12,6 +12,23 @@ extension QuestDatabase {
         try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE name = ? AND \(RowRules.valid("routine"))", arguments: [name]).first }
     }
 
+    public func routine(id: UUID) throws -> Routine? {
+        try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE id = ? AND \(RowRules.valid("routine"))", arguments: [id]).first }
+    }
+
+    /// A short fingerprint of a routine as stored (names, days, tasks and their ids, reminder):
+    /// an editor sends it back so a save can tell whether someone else changed the routine.
+    public static func revision(of routine: Routine) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // FNV-1a over the canonical JSON: a change detector, not a secret.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (try? encoder.encode(routine)) ?? Data() {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
     /// Only rows that keep `RowRules` are selected, so every decode below succeeds.
     static func fetchRoutines(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Routine] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
@@ -45,8 +62,18 @@ extension QuestDatabase {
     /// Inserts or replaces a routine (matched by id) and its tasks, in one transaction.
     /// Names are unique: another routine with the same name is an error. A routine whose
     /// `reminder` is nil keeps the stored reminder (a re-imported file does not reset it).
-    public func saveRoutine(_ routine: Routine) throws {
+    /// With `revision` (from `revision(of:)` when the editor read it), the save happens only
+    /// if the stored routine is still that one (checked in the same transaction); otherwise
+    /// `StoreError.changedElsewhere` and nothing is written.
+    public func saveRoutine(_ routine: Routine, ifStillAt revision: String? = nil) throws {
         try pool.write { db in
+            if let revision {
+                let stored = try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE id = ? AND \(RowRules.valid("routine"))", arguments: [routine.id]).first
+                guard let stored else { throw StoreError.changedElsewhere("this routine was removed meanwhile") }
+                guard Self.revision(of: stored) == revision else {
+                    throw StoreError.changedElsewhere("this routine was changed meanwhile (on the box, with the command line or on another page)")
+                }
+            }
             if let clash = try Row.fetchOne(db, sql: "SELECT id FROM routine WHERE name = ? AND id != ?", arguments: [routine.name, routine.id]) {
                 _ = clash
                 throw StoreError.invalid("a routine named \"\(routine.name)\" already exists")
@@ -72,6 +99,25 @@ extension QuestDatabase {
                     sql: "INSERT INTO routineTask (id, routineId, position, name, displayName, referenceDurationSeconds) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [task.id, routine.id, position, task.name, task.displayName, task.referenceDurationSeconds])
             }
+        }
+    }
+
+    /// PAR-1: pauses or resumes a routine, in SQL (nothing else about it is rewritten).
+    /// False when no routine has that id.
+    @discardableResult
+    public func setRoutineActive(_ isActive: Bool, id: UUID) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE routine SET isActive = ? WHERE id = ?", arguments: [isActive, id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Removes a routine by id; its plays stay in the history. False when unknown.
+    @discardableResult
+    public func removeRoutine(id: UUID) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM routine WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
         }
     }
 

@@ -41,6 +41,44 @@ struct StoreTests {
         #expect(try db.estimations().count == 1)  // the play stays in the history
     }
 
+    @Test("PAR-1: an editor's save applies only to the routine it read; pause, resume and removal by id keep the history")
+    func routineEdits() throws {
+        let (db, _) = try freshDatabase()
+        try db.saveRoutine(morningRoutine)
+        let read = try #require(try db.routine(id: morningRoutine.id))
+        let revision = QuestDatabase.revision(of: read)
+        #expect(QuestDatabase.revision(of: read) == revision)  // stable
+
+        // Someone else pauses it between the read and the save: the editor's save is refused.
+        #expect(try db.setRoutineActive(false, id: read.id))
+        #expect(try db.routine(id: read.id)?.isActive == false)
+        var edited = read
+        edited.displayName = "Morning Run"
+        #expect(throws: StoreError.self) { try db.saveRoutine(edited, ifStillAt: revision) }
+        #expect(try db.routine(id: read.id)?.displayName == read.displayName)
+
+        // Read again: the save goes through and keeps the pause it now shows.
+        let again = try #require(try db.routine(id: read.id))
+        #expect(QuestDatabase.revision(of: again) != revision)
+        edited = again
+        edited.displayName = "Morning Run"
+        try db.saveRoutine(edited, ifStillAt: QuestDatabase.revision(of: again))
+        #expect(try db.routine(id: read.id) == edited)
+        #expect(try db.setRoutineActive(true, id: read.id))
+        #expect(try !db.setRoutineActive(true, id: UUID()))
+
+        // Removed meanwhile: the save does not bring it back.
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 130)])
+        let last = try #require(try db.routine(id: read.id))
+        #expect(try db.removeRoutine(id: read.id))
+        #expect(try !db.removeRoutine(id: read.id))
+        #expect(throws: StoreError.changedElsewhere("this routine was removed meanwhile")) {
+            try db.saveRoutine(last, ifStillAt: QuestDatabase.revision(of: last))
+        }
+        #expect(try db.routines().isEmpty)
+        #expect(try db.estimations().count == 1)  // the play stays in the history
+    }
+
     @Test("every persist request round-trips; the estimation, its XP and the cleared task commit together")
     func plays() throws {
         let (db, _) = try freshDatabase()
