@@ -87,6 +87,12 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let parent = ParentController(services: services)
     parent.addRoutes(to: router)
     parent.addAPIRoutes(to: api)
+    // The parent's area past the PIN: pages and their API.
+    let signedIn = router.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: false))
+    let signedInAPI = api.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: true))
+    let routines = RoutinesController(services: services)
+    routines.addRoutes(to: signedIn)
+    routines.addAPIRoutes(to: signedInAPI)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

@@ -78,7 +78,12 @@ extension DaemonTests {
     func followsOtherWriters() throws {
         let rig = try rig(routines: [], control: Self.control())
         defer { rig.stop() }
-        guard case .idle(let before)? = rig.display.lastShown, before.quests.isEmpty else { Issue.record("not an empty idle screen"); return }
+        // The loop draws its first screen once it runs; wait for it (a busy machine is slow to start).
+        let emptyIdle = eventually(within: 10) {
+            guard case .idle(let before)? = rig.display.lastShown else { return false }
+            return before.quests.isEmpty
+        }
+        guard emptyIdle else { Issue.record("not an empty idle screen: \(String(describing: rig.display.lastShown))"); return }
         let other = try otherWriter(rig)
         try other.saveRoutine(Self.everyDay)
         let offered = try eventually(within: 1) {

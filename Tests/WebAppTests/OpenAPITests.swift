@@ -9,7 +9,7 @@ import Testing
 @testable import WebApp
 
 /// The part of JSON Schema the API document uses: type (with null), required, properties,
-/// items, $ref, oneOf, enum, minimum, maximum, pattern. Returns the places a value breaks it.
+/// items, $ref, oneOf, enum, minimum, maximum, pattern, additionalProperties: false. Returns the places a value breaks it.
 struct SchemaCheck {
     let document: [String: Any]
 
@@ -39,8 +39,12 @@ struct SchemaCheck {
         }
         if let object = value as? [String: Any] {
             for key in schema["required"] as? [String] ?? [] where object[key] == nil { found.append("\(path).\(key): missing") }
-            for (key, sub) in schema["properties"] as? [String: [String: Any]] ?? [:] where object[key] != nil {
+            let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
+            for (key, sub) in properties where object[key] != nil {
                 found += problems(object[key], sub, at: "\(path).\(key)")
+            }
+            if schema["additionalProperties"] as? Bool == false {
+                for key in object.keys.sorted() where properties[key] == nil { found.append("\(path).\(key): not in the schema") }
             }
         }
         if let array = value as? [Any], let items = schema["items"] as? [String: Any] {
@@ -105,29 +109,33 @@ struct OpenAPITests {
             browser.keep(try await client.execute(
                 uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
             #expect(browser.cookies[ParentSessions.cookieName] != nil)
-            for (path, operations) in paths {
-                for (method, operation) in operations {
-                    let operation = try #require(operation as? [String: Any])
-                    let responses = try #require(operation["responses"] as? [String: Any])
-                    // A change is sent with the example the document gives and must get its first 2xx.
-                    let status = try #require(responses.keys.filter { $0.hasPrefix("2") }.sorted().first)
+            // Every operation, removals last (they take away the routine the others name).
+            let operations = paths.flatMap { path, operations in operations.map { (path, $0.key, $0.value) } }
+                .sorted { ($0.1 == "delete" ? 1 : 0, $0.0, $0.1) < ($1.1 == "delete" ? 1 : 0, $1.0, $1.1) }
+            for (path, method, operation) in operations {
+                let operation = try #require(operation as? [String: Any])
+                let responses = try #require(operation["responses"] as? [String: Any])
+                // A change is sent with the example the document gives and must get a documented 2xx.
+                let successes = responses.keys.filter { $0.hasPrefix("2") }
+                #expect(!successes.isEmpty, "\(method) \(path) documents its success")
+                var headers = browser.cookieHeader
+                var body: ByteBuffer?
+                if method == "post" {
+                    let request = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+                    let example = try #require(request?["example"], "\(path): a change documents an example")
+                    #expect(check.problems(example, try #require(request?["schema"] as? [String: Any])).isEmpty, "\(path): its example")
+                    body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: example))
+                }
+                if method != "get" { headers = browser.jsonHeaders() }
+                let uri = path.replacingOccurrences(of: "{id}", with: everyDay.id.uuidString)
+                try await client.execute(uri: uri, method: HTTPRequest.Method(method.uppercased()) ?? .get, headers: headers, body: body) { response in
+                    let status = "\(response.status.code)"
+                    #expect(successes.contains(status), "\(method) \(path): \(status) is not one of \(successes)")
                     let ok = responses[status] as? [String: Any]
                     let schema = try #require(((ok?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
-                    var headers = browser.cookieHeader
-                    var body: ByteBuffer?
-                    if method == "post" {
-                        let request = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
-                        let example = try #require(request?["example"], "\(path): a change documents an example")
-                        #expect(check.problems(example, try #require(request?["schema"] as? [String: Any])).isEmpty, "\(path): its example")
-                        body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: example))
-                        headers = browser.jsonHeaders()
-                    }
-                    try await client.execute(uri: path, method: HTTPRequest.Method(method.uppercased()) ?? .get, headers: headers, body: body) { response in
-                        #expect(response.status.code == Int(status), "\(method) \(path)")
-                        let answer = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
-                        let problems = check.problems(answer, schema)
-                        #expect(problems.isEmpty, "\(method) \(path): \(problems)")
-                    }
+                    let answer = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
+                    let problems = check.problems(answer, schema)
+                    #expect(problems.isEmpty, "\(method) \(path): \(problems)")
                 }
             }
         }
@@ -148,5 +156,9 @@ struct OpenAPITests {
         #expect(check.problems(["a": 1, "b": 1, "p": "reset"], schema).count == 1)
         #expect(check.problems(["a": 1, "b": 1, "d": "26"], schema).count == 1)
         #expect(check.problems(["a": true, "b": 1], schema).count == 1, "a boolean is no integer")
+        var closed = schema
+        closed["additionalProperties"] = false
+        #expect(check.problems(["a": 1, "p": "pause"], closed) == ["$.b: missing"])
+        #expect(check.problems(["a": 1, "extra": 2, "p": "pause"], closed) == ["$.b: missing", "$.extra: not in the schema"])
     }
 }

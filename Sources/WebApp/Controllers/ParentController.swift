@@ -37,10 +37,6 @@ struct ParentController {
             if outcome.signedIn { response.setCookie(services.parents.open()) }
             return response
         }
-        group.get("parent/routines") { request, _ in
-            guard services.parents.isSignedIn(request) else { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
-            return try ParentHome.routines(services).json(status: .ok)
-        }
     }
 
     func home(_ request: Request) async throws -> Response {
@@ -51,7 +47,10 @@ struct ParentController {
             return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0) }
         }
         let routines = try ParentHome.routines(services)
-        return try services.formPage("parent-home", for: request) { ParentHome(routines: routines, csrf: $0) }
+        // What the last change did, as the redirect after it says (escaped like any text).
+        let done = request.uri.queryParameters["done"].map { String($0.prefix(200)) }
+        let box = request.uri.queryParameters["box"].map(String.init)
+        return try services.formPage("parent-home", for: request) { ParentHome(routines: routines, csrf: $0, done: done, box: box) }
     }
 
     func signIn(_ request: Request) async throws -> Response {
@@ -113,6 +112,7 @@ struct SignInView: Encodable {
 /// estimates (SPEC §9).
 struct ParentHome: Encodable {
     struct Routine: Codable, Sendable {
+        var id: UUID
         var name: String
         var displayName: String
         var days: String
@@ -126,11 +126,16 @@ struct ParentHome: Encodable {
     var csrf: String
     // Stored, not computed: templates see stored properties only.
     var noRoutines: Bool
+    /// After a change: what was done, and when the box takes it up.
+    var done: String?
+    var boxNote: String?
 
-    init(routines: [Routine], csrf: String) {
+    init(routines: [Routine], csrf: String, done: String? = nil, box: String? = nil) {
         self.routines = routines
         self.csrf = csrf
         noRoutines = routines.isEmpty
+        self.done = done
+        boxNote = done == nil ? nil : BoxNote.text(box)
     }
 
     static func routines(_ services: WebServices) throws -> [Routine] {
@@ -138,9 +143,20 @@ struct ParentHome: Encodable {
         let counts = try services.database.completedPlayCounts(since: since)
         return try services.database.routines().map { r in
             Routine(
-                name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: services.calendar),
+                id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: services.calendar),
                 isActive: r.isActive, createdByPlayer: r.createdBy == .player, taskCount: r.tasks.count,
                 playedLast30Days: counts[r.id] ?? 0)
+        }
+    }
+}
+
+enum BoxNote {
+    /// When the box takes a change up, from `reload`'s answer.
+    static func text(_ applied: String?) -> String {
+        switch applied {
+        case "now": "The box has it now."
+        case "after-quest": "The box takes it up when the quest it is running ends."
+        default: "The box is offline; it reads the change when it starts."
         }
     }
 }
