@@ -86,34 +86,38 @@ extension QuestDatabase {
     }
 
     public func settings() throws -> StoredSettings {
-        try pool.read { db in
-            var s = StoredSettings()
-            // A settings row that breaks a rule reads as the defaults (doctor names it).
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1 AND \(RowRules.valid("settings"))") else { return s }
-            s.game = GameSettings(
-                streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"],
-                estimateReadBack: row["estimateReadBack"], stopGuardSeconds: row["stopGuardSeconds"],
-                remindersEnabled: row["remindersEnabled"], reminderTime: ClockTime(row["reminderTime"] as String))
-            s.soundEnabled = row["soundEnabled"]
-            s.volumePercent = row["volumePercent"]
-            s.firstWeekday = row["firstWeekday"]
-            s.hasPIN = (row["pinHash"] as String?) != nil
-            return s
-        }
+        try pool.read { db in try Self.readSettings(db) }
     }
 
-    /// Changes settings in one transaction; values are checked before anything is written.
+    static func readSettings(_ db: Database) throws -> StoredSettings {
+        var s = StoredSettings()
+        // A settings row that breaks a rule reads as the defaults (doctor names it).
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1 AND \(RowRules.valid("settings"))") else { return s }
+        s.game = GameSettings(
+            streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"],
+            estimateReadBack: row["estimateReadBack"], stopGuardSeconds: row["stopGuardSeconds"],
+            remindersEnabled: row["remindersEnabled"], reminderTime: ClockTime(row["reminderTime"] as String))
+        s.soundEnabled = row["soundEnabled"]
+        s.volumePercent = row["volumePercent"]
+        s.firstWeekday = row["firstWeekday"]
+        s.hasPIN = (row["pinHash"] as String?) != nil
+        return s
+    }
+
+    /// Changes settings in one transaction: the row is read, changed and written inside it,
+    /// so two programs changing different settings at once both keep their change (nothing
+    /// is written back from an earlier read). Values are checked before anything is written.
     public func updateSettings(_ change: (inout StoredSettings) -> Void) throws {
-        var s = try settings()
-        change(&s)
-        guard (0...100).contains(s.volumePercent) else { throw StoreError.invalid("volume: \(s.volumePercent) is not 0–100") }
-        if let day = s.firstWeekday, !(1...7).contains(day) {
-            throw StoreError.invalid("firstWeekday: \(day) is not a weekday (1 = Sunday … 7 = Saturday)")
-        }
-        if let guardSeconds = s.game.stopGuardSeconds, !GameSettings.stopGuardRange.contains(guardSeconds) {
-            throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
-        }
         try pool.write { db in
+            var s = try Self.readSettings(db)
+            change(&s)
+            guard (0...100).contains(s.volumePercent) else { throw StoreError.invalid("volume: \(s.volumePercent) is not 0–100") }
+            if let day = s.firstWeekday, !(1...7).contains(day) {
+                throw StoreError.invalid("firstWeekday: \(day) is not a weekday (1 = Sunday … 7 = Saturday)")
+            }
+            if let guardSeconds = s.game.stopGuardSeconds, !GameSettings.stopGuardRange.contains(guardSeconds) {
+                throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
+            }
             try Self.ensureSettingsRow(db)
             try db.execute(
                 sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import QuestStore
 
@@ -108,5 +109,56 @@ struct ConcurrentWritersTests {
         let s = try #require(try JSONSerialization.jsonObject(with: Data(concurrentStats.utf8)) as? [String: Any])
         #expect(s["sessionsCompleted"] as? Int == 3 + writers * playsEach)
         #expect((s["totalXP"] as? Int ?? 0) > 0)
+    }
+    @Test("two programs changing different settings at once each keep their change (no write-back of an earlier read)")
+    func settingsFromTwoConnections() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
+        let first = try QuestDatabase(path: path), second = try QuestDatabase(path: path)
+        let rounds = 100
+        let failures = Mutex<[String]>([])
+        // One connection walks the volume up, the other flips hints, interleaved on two threads;
+        // each setting has one writer, so after each write its value must be the one written.
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            for v in 0..<rounds {
+                do {
+                    try SettingsCatalog.set("sound.volume", to: "\(v)", in: first)
+                    let now = try first.settings().volumePercent
+                    if now != v { failures.withLock { $0.append("volume \(v) rolled back to \(now)") } }
+                } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        DispatchQueue.global().async(group: group) {
+            for i in 0..<rounds {
+                do {
+                    try SettingsCatalog.set("hints", to: i % 2 == 0 ? "false" : "true", in: second)
+                    let now = try second.settings().game.hintsEnabled
+                    if now != (i % 2 == 1) { failures.withLock { $0.append("hints \(i % 2 == 1) rolled back") } }
+                } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try first.settings().volumePercent == rounds - 1)
+
+        // The decisive case, made certain: another program changes a setting while this one is
+        // in the middle of its change. It waits for this transaction and then applies its own
+        // change to the row as this one left it; neither change is lost.
+        let other = DispatchGroup()
+        try first.updateSettings { s in
+            DispatchQueue.global().async(group: other) {
+                do { try SettingsCatalog.set("streak.policy", to: "joker", in: second) } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+            s.volumePercent = 7
+        }
+        other.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        let settings = try first.settings()
+        #expect(settings.volumePercent == 7)
+        #expect(settings.game.streakPolicy == .joker)
+        #expect(settings.game.hintsEnabled == ((rounds - 1) % 2 == 1))
     }
 }
