@@ -103,6 +103,48 @@ public enum SettingsCatalog {
         return try value(of: key, in: try db.settings(), routines: try db.routines())
     }
 
+    /// The values a setting takes when they can be listed (a page offers them as a choice);
+    /// nil for numbers, times and reminders.
+    public static func choices(for key: String) -> [String]? {
+        switch key {
+        case "streak.policy": GameSettings.StreakPolicy.allCases.map(\.rawValue)
+        case "week.first-day": ["locale"] + weekdays
+        default: entries.first { $0.key == key }?.allowed == "true | false" ? ["true", "false"] : nil
+        }
+    }
+
+    /// Why `text` cannot be taken for `key` (the line `set` would throw), or nil when it can.
+    public static func problem(setting key: String, to text: String, routines: [Routine]) -> String? {
+        let shown = DisplayText.escaped(text)
+        if let entry = entries.first(where: { $0.key == key }) {
+            guard case .success = entry.parse(text) else { return "\(key): \"\(shown)\" is not allowed (allowed: \(entry.allowed))" }
+            return nil
+        }
+        if key.hasPrefix(reminderPrefix), routines.contains(where: { reminderPrefix + $0.name == key }) {
+            return ReminderChoice(text) == nil ? "\(DisplayText.escaped(key)): \"\(shown)\" is not allowed (allowed: \(reminderAllowed))" : nil
+        }
+        return unknownKey(key, routines: routines).description
+    }
+
+    /// Several settings at once: every value is checked first and, if one is refused, nothing
+    /// is written (its line is thrown); the box's settings then change in one transaction.
+    public static func set(all changes: [(key: String, text: String)], in db: QuestDatabase) throws {
+        let routines = try db.routines()
+        for change in changes {
+            if let problem = problem(setting: change.key, to: change.text, routines: routines) { throw StoreError.invalid(problem) }
+        }
+        var edits: [@Sendable (inout StoredSettings) -> Void] = []
+        for change in changes {
+            if let entry = entries.first(where: { $0.key == change.key }), case .success(let edit) = entry.parse(change.text) { edits.append(edit) }
+        }
+        if !edits.isEmpty { try db.updateSettings { s in edits.forEach { $0(&s) } } }
+        for change in changes where change.key.hasPrefix(reminderPrefix) && !entries.contains(where: { $0.key == change.key }) {
+            if let reminder = ReminderChoice(change.text) {
+                try db.setReminder(reminder, forRoutineNamed: String(change.key.dropFirst(reminderPrefix.count)))
+            }
+        }
+    }
+
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {
         let escaped = DisplayText.escaped(key)
         if key.hasPrefix(reminderPrefix) && !routines.isEmpty {

@@ -93,6 +93,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let routines = RoutinesController(services: services)
     routines.addRoutes(to: signedIn)
     routines.addAPIRoutes(to: signedInAPI)
+    let settings = SettingsController(services: services)
+    settings.addRoutes(to: signedIn)
+    settings.addAPIRoutes(to: signedInAPI)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+
+/// `/parent/settings`: every setting of `questbox settings`, with the CLI's keys, checks and
+/// words. The page sends each value with the value it showed; only the ones the parent
+/// changed are written, so a setting changed meanwhile elsewhere is not put back. All values
+/// are checked first: one refused value writes nothing, and its problem is shown beside it.
+/// Per-routine reminders live in each routine's editor.
+struct SettingsController {
+    let services: WebServices
+
+    /// How each setting reads on the page (the CLI's key stays visible for the manual).
+    static let labels: [String: (label: String, help: String, choices: [String: String])] = [
+        "sound.mute": ("Sounds", "The reveal, tick and reminder sounds.", ["false": "On", "true": "Muted"]),
+        "sound.volume": ("Volume", "0 to 100 %.", [:]),
+        "streak.policy": ("When a day is missed", "A streak never resets to 0 for a missed day.",
+                          ["pause": "The streak pauses and goes on", "joker": "One free day a week keeps it going"]),
+        "hints": ("Hints", "“Last 5 times this took about …” before estimating a task played 5 times.", ["true": "Shown", "false": "Off"]),
+        "estimate.readback": ("Read the estimate back", "Buzzer pulses repeat the locked estimate (for a box without a screen).",
+                              ["true": "On", "false": "Off"]),
+        "stop.guard-seconds": ("Stop guard", "Seconds after start in which a stop press is ignored (0–10, or “default”: 2).", [:]),
+        "week.first-day": ("First day of the week", "For weekly reflections and streak weeks.", [
+            "locale": "As the box's language says", "monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday",
+            "thursday": "Thursday", "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday",
+        ]),
+        "reminders": ("Reminders", "A sound and a light when a quest of the day has not been played.", ["true": "On", "false": "Off"]),
+        "reminder.time": ("Reminder time", "When reminders sound unless a routine sets its own.", [:]),
+    ]
+
+    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+        parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
+        parent.post("settings") { request, _ in
+            let form = try await services.changeForm(request)
+            let current = try services.database.settings()
+            let shown = SettingsCatalog.list(current, routines: []).map(\.key)
+            // Only what the parent changed on the page: sent value differs from the one shown.
+            var sent: [String: String] = [:]
+            var changes: [(key: String, text: String)] = []
+            for key in shown {
+                guard let value = form.value("value." + key) else { continue }
+                let text = value.trimmingCharacters(in: .whitespaces)
+                sent[key] = text
+                if text != form.value("was." + key) { changes.append((key, text)) }
+            }
+            var problems: [String: String] = [:]
+            for change in changes {
+                if let problem = SettingsCatalog.problem(setting: change.key, to: change.text, routines: []) { problems[change.key] = problem }
+            }
+            guard problems.isEmpty else { return try page(request, sent: sent, problems: problems, status: .unprocessableContent) }
+            guard !changes.isEmpty else { return .redirect(to: "/parent/settings") }
+            try SettingsCatalog.set(all: changes, in: services.database)
+            let box = await services.box.reload().appliedText
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "changed", value: changes.map(\.key).joined(separator: ",")), URLQueryItem(name: "box", value: box)]
+            return .redirect(to: "/parent/settings?" + (query.percentEncodedQuery ?? ""))
+        }
+    }
+
+    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+        parent.get("settings") { _, _ in
+            SettingsList(settings: SettingsCatalog.list(try services.database.settings(), routines: try services.database.routines()))
+        }
+        parent.post("settings") { request, _ in
+            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            let buffer = try await FormBody.collect(request, limit: 8 * 1024, what: "A settings change")
+            guard let body = try? JSONDecoder().decode([String: String].self, from: Data(buffer: buffer)), !body.isEmpty else {
+                return try APIProblem(field: "", message: "expected {\"key\": \"value\", …} (see GET /api/v1/parent/settings)").json(status: .badRequest)
+            }
+            let routines = try services.database.routines()
+            for key in body.keys.sorted() {
+                if let problem = SettingsCatalog.problem(setting: key, to: body[key] ?? "", routines: routines) {
+                    return try APIProblem(field: key, message: problem).json(status: .unprocessableContent)
+                }
+            }
+            try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: services.database)
+            let box = await services.box.reload().appliedText
+            return try SettingsList(
+                settings: SettingsCatalog.list(try services.database.settings(), routines: try services.database.routines()), box: box
+            ).json(status: .ok)
+        }
+    }
+
+    func page(_ request: Request, sent: [String: String], problems: [String: String], status: HTTPResponse.Status = .ok) throws -> Response {
+        let values = SettingsCatalog.list(try services.database.settings(), routines: [])
+        let changed = request.uri.queryParameters["changed"].map { $0.split(separator: ",").map(String.init) } ?? []
+        let box = request.uri.queryParameters["box"].map(String.init)
+        return try services.formPage("parent-settings", for: request, status: status) { csrf in
+            SettingsView(
+                csrf: csrf,
+                settings: values.map { SettingsView.Setting($0, sent: sent[$0.key], problem: problems[$0.key]) },
+                done: changed.isEmpty ? nil : "Saved: " + changed.compactMap { Self.labels[$0]?.label }.joined(separator: ", "),
+                boxNote: changed.isEmpty ? nil : BoxNote.text(box),
+                hasProblems: !problems.isEmpty)
+        }
+    }
+}
+
+struct SettingsList: ResponseEncodable {
+    var settings: [SettingValue]
+    /// After a change: `now`, `after-quest` or `offline`.
+    var box: String?
+}
+
+struct SettingsView: Encodable {
+    struct Choice: Encodable { var value: String; var label: String; var selected: Bool }
+    struct Setting: Encodable {
+        var key: String
+        var id: String
+        var label: String
+        var help: String
+        /// What the page showed (sent back as `was.<key>`).
+        var was: String
+        var value: String
+        var choices: [Choice]?
+        var hasChoices: Bool
+        var isTime: Bool
+        var isNumber: Bool
+        var problem: String?
+
+        init(_ setting: SettingValue, sent: String?, problem: String?) {
+            key = setting.key
+            id = "setting-" + setting.key.replacingOccurrences(of: ".", with: "-")
+            let words = SettingsController.labels[setting.key]
+            label = words?.label ?? setting.key
+            help = words?.help ?? "Allowed: \(setting.allowed)"
+            was = setting.value
+            value = sent ?? setting.value
+            let current = value
+            choices = SettingsCatalog.choices(for: setting.key).map { values in
+                values.map { Choice(value: $0, label: words?.choices[$0] ?? $0, selected: $0 == current) }
+            }
+            hasChoices = choices != nil
+            isTime = setting.key == "reminder.time"
+            isNumber = setting.key == "sound.volume"
+            self.problem = problem
+        }
+    }
+
+    var csrf: String
+    var settings: [Setting]
+    var done: String?
+    var boxNote: String?
+    var hasProblems: Bool
+}

@@ -1,0 +1,124 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import QuestCore
+import QuestStore
+import Testing
+@testable import WebApp
+
+/// The page's fields for every setting: `value.<key>` and the `was.<key>` it showed.
+func settingsFields(_ page: String, changing changes: [String: String]) -> [(String, String)] {
+    var fields: [(String, String)] = []
+    for match in page.matches(of: /name="was\.([a-z.-]+)" value="([^"]*)"/) {
+        let key = String(match.1), was = String(match.2)
+        fields += [("was." + key, was), ("value." + key, changes[key] ?? was)]
+    }
+    return fields
+}
+
+@Suite("The parent's settings page (questbox settings on the web)")
+struct SettingsPageTests {
+    @Test("every setting of `questbox settings` is on the page with its value; a change is written, the box reloads", arguments: [TestingSetup.router, .live])
+    func changeSettings(setup: TestingSetup) async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        let box = try FakeBox(path: args.socketPath)
+        let app = try await buildApplication(args)
+        try await app.test(setup) { client in
+            var browser = try await signedInParent(client)
+            let (status, page) = try await browser.get(client, "/parent/settings")
+            #expect(status == .ok)
+            let keys = SettingsCatalog.list(try db.settings(), routines: []).map(\.key)
+            for key in keys { #expect(page.contains("name=\"value.\(key)\""), "\(key) is on the page") }
+            #expect(page.contains("<option value=\"joker\">One free day a week keeps it going</option>"))
+            let reminderTime = try db.settings().game.reminderTime.description
+            #expect(page.contains("type=\"time\"") && page.contains("value=\"\(reminderTime)\""))
+            let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: [
+                "sound.volume": "35", "streak.policy": "joker", "reminder.time": "06:45", "week.first-day": "monday", "estimate.readback": "true",
+            ]))
+            #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
+            let settings = try db.settings()
+            #expect(settings.volumePercent == 35 && settings.game.streakPolicy == .joker && settings.firstWeekday == 2 && settings.game.estimateReadBack)
+            #expect(settings.game.reminderTime.description == "06:45")
+            #expect(box.commands.contains("reload"))
+            let (_, after) = try await browser.get(client, try #require(saved.headers[.location]))
+            #expect(after.contains("Saved: Volume, When a day is missed, Read the estimate back, First day of the week, Reminder time. The box has it now."))
+            #expect(after.contains("name=\"was.sound.volume\" value=\"35\""))
+        }
+    }
+
+    @Test("only what the parent changed is written: a setting changed meanwhile elsewhere is not put back")
+    func onlyChanges() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            let (_, page) = try await browser.get(client, "/parent/settings")
+            // The CLI mutes the box while the page is open.
+            try SettingsCatalog.set("sound.mute", to: "true", in: db)
+            let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: ["hints": "false"]))
+            #expect(saved.status == .seeOther)
+            #expect(try db.settings().soundEnabled == false, "the CLI's mute stays")
+            #expect(try db.settings().game.hintsEnabled == false)
+            // Nothing changed: nothing written, no reload asked.
+            let (_, again) = try await browser.get(client, "/parent/settings")
+            let unchanged = try await browser.post(client, "/parent/settings", settingsFields(again, changing: [:]))
+            #expect(unchanged.status == .seeOther && unchanged.headers[.location] == "/parent/settings")
+        }
+    }
+
+    @Test("a refused value is shown beside its field in the CLI's words and nothing is written", arguments: [
+        ("sound.volume", "101", "sound.volume: \"101\" is not allowed (allowed: 0–100)"),
+        ("stop.guard-seconds", "11", "stop.guard-seconds: \"11\" is not allowed (allowed: 0–10 | default)"),
+        ("reminder.time", "7 am", "reminder.time: \"7 am\" is not allowed (allowed: HH:MM)"),
+        ("streak.policy", "reset", "streak.policy: \"reset\" is not allowed (allowed: pause | joker)"),
+        ("hints", "<script>", "hints: \"<script>\" is not allowed (allowed: true | false)"),
+    ])
+    func refused(key: String, value: String, message: String) async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            let (_, page) = try await browser.get(client, "/parent/settings")
+            let before = try db.settings()
+            let response = try await browser.post(client, "/parent/settings", settingsFields(page, changing: key == "sound.volume" ? [key: value] : [key: value, "sound.volume": "12"]))
+            #expect(response.status == .unprocessableContent)
+            let body = String(buffer: response.body)
+            let id = "setting-" + key.replacingOccurrences(of: ".", with: "-")
+            let escaped = message.replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            #expect(body.contains("<span class=\"error\" id=\"\(id)-error\">\(escaped)</span>"), "\(body)")
+            #expect(!body.contains("<script>"))
+            #expect(try db.settings() == before, "one refused value writes nothing, not even the volume")
+        }
+    }
+
+    @Test("the settings API: read all, change several at once, all or nothing; unknown keys name themselves")
+    func api() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            try await browser.openAPISession(client)
+            browser.keep(try await client.execute(
+                uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            let list = try await client.execute(uri: "/api/v1/parent/settings", method: .get, headers: browser.cookieHeader)
+            #expect(String(buffer: list.body).contains(#""key":"reminder.daily""#))
+            let ok = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(),
+                                              body: ByteBuffer(string: #"{"sound.volume":"60","reminder.daily":"off"}"#))
+            #expect(ok.status == .ok)
+            #expect(try db.settings().volumePercent == 60 && db.routine(named: "daily")?.reminder == .off)
+            let bad = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(),
+                                               body: ByteBuffer(string: #"{"sound.volume":"61","colour":"red"}"#))
+            #expect(bad.status == .unprocessableContent && String(buffer: bad.body).contains(#""field":"colour""#))
+            #expect(try db.settings().volumePercent == 60)
+            let notTexts = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"sound.volume":61}"#))
+            #expect(notTexts.status == .badRequest)
+            let signedOut = try await client.execute(uri: "/api/v1/parent/settings", method: .get)
+            #expect(signedOut.status == .unauthorized)
+        }
+    }
+}
