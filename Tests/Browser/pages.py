@@ -210,6 +210,68 @@ def first_run(path):
     check(kind == "idle", f"the box is not back at idle after the set-up press: {kind}")
 
 
+def box_screen(path, kind, timeout=5):
+    """The box's screen once it is of `kind` (None after `timeout`)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        screen = ask_box(path, {"command": "state"}).get("screen") or {}
+        if screen.get("kind") == kind:
+            return screen
+        time.sleep(0.1)
+    return None
+
+
+def first_estimate(path):
+    """Starts the box's first quest, reads its estimate screen, and abandons the quest (stop
+    held 3 s), so the box is idle again."""
+    time.sleep(0.4)
+    press(path, "lock")
+    screen = box_screen(path, "estimating")
+    check(screen is not None, "the box did not start a quest on lock")
+    ask_box(path, {"command": "press", "button": "stop", "action": "down"})
+    time.sleep(3.3)
+    ask_box(path, {"command": "press", "button": "stop", "action": "up"})
+    check(box_screen(path, "idle") is not None, "the box is not idle after the quest was abandoned")
+    return screen or {}
+
+
+def parent_edits(path):
+    """PAR-1 with a running box: the parent makes a routine in the editor (a task moved with
+    the form's own buttons, no script needed) and the box offers it at once; a setting changed
+    on the settings page reaches the box (hints off: the estimate screen loses its hint)."""
+    viewport(1024, 768)
+    visit("/parent")
+    driver.find_element(By.LINK_TEXT, "New routine").click()
+    wait_for(By.ID, "name")[0].send_keys("piano-evenings")
+    driver.find_element(By.ID, "displayName").send_keys("Piano Quest")
+    for number, (name, shown, usual) in enumerate([("scales", "Scales", "5"), ("piece", "The New Piece", "12:30")], 1):
+        driver.find_element(By.ID, f"task-{number}-name").send_keys(name)
+        driver.find_element(By.ID, f"task-{number}-display").send_keys(shown)
+        driver.find_element(By.ID, f"task-{number}-usual").send_keys(usual)
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Move task 2 up']").click()
+    wait_for(By.ID, "task-1-name")
+    order = [e.get_attribute("value") for e in wait_for(By.CSS_SELECTOR, "input[name=taskName]")]
+    check(order[:2] == ["piece", "scales"], f"/parent/routines: moving task 2 up gave {order}")
+    screenshot("parent-routine", width=1024)
+    viewport(1024, 768)
+    driver.find_element(By.CSS_SELECTOR, "button[value=save]:not(.visually-hidden)").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and "“Piano Quest” is saved. The box has it now." in done[0].text, f"/parent: {[d.text for d in done]}")
+    idle = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
+    check("Piano Quest" in idle, f"the box does not offer the routine made in the editor: {idle}")
+
+    before = first_estimate(path)
+    check(bool(before.get("hint")), f"the estimate screen has no hint with hints on: {before}")
+    visit("/parent/settings")
+    hints = wait_for(By.ID, "setting-hints")[0]
+    hints.find_element(By.CSS_SELECTOR, "option[value=false]").click()
+    driver.find_element(By.CSS_SELECTOR, "form.settings-form button[type=submit]").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and "Saved: Hints. The box has it now." in done[0].text, f"/parent/settings: {[d.text for d in done]}")
+    after = first_estimate(path)
+    check("hint" not in after or not after["hint"], f"hints off did not reach the box: {after}")
+
+
 def parent_area():
     """PAR-1: a wrong PIN is answered beside the field, the right one opens the routines with
     aggregates only (the player's own quest among them), and signing out closes it."""
@@ -231,6 +293,13 @@ def parent_area():
     check(any("Swim practice" in r and "the player's own" in r for r in routines), f"/parent: the player's quest missing: {routines}")
     check(not any("Tooth Time" in r for r in routines), "/parent: a task's name in the overview (SPEC §9)")
     screenshot("parent", width=1024)
+    if box_socket:
+        parent_edits(box_socket)
+    for page in ("/parent", "/parent/settings", "/parent/routines/new"):
+        viewport(375, 812, mobile=True)
+        visit(page)
+        w, _, vw, _ = size()
+        check(w <= vw, f"{page}: {w} px wide on a {vw} px phone")
     viewport(375, 812, mobile=True)
     visit("/parent")
     w, _, vw, _ = size()
