@@ -96,6 +96,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let settings = SettingsController(services: services)
     settings.addRoutes(to: signedIn)
     settings.addAPIRoutes(to: signedInAPI)
+    let backups = BackupsController(services: services)
+    backups.addRoutes(to: signedIn)
+    backups.addAPIRoutes(to: signedInAPI)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

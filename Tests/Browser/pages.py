@@ -5,7 +5,7 @@ Fails on any console error (a CSP violation is one), a horizontal scroll on a 37
 a kiosk that scrolls at 800×480 or 1920×1080, or a page missing what it is for. Saves the
 README's screenshots. With the box's socket, the kiosk follows a quest the test plays on the
 simulated box, live (Server-Sent Events).   usage: pages.py BASE_URL SCREENSHOT_DIR [BOX_SOCKET]"""
-import json, re, socket, sys, time
+import json, os, re, socket, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -270,6 +270,21 @@ def parent_edits(path):
     check(bool(done) and "Saved: Hints. The box has it now." in done[0].text, f"/parent/settings: {[d.text for d in done]}")
     after = first_estimate(path)
     check("hint" not in after or not after["hint"], f"hints off did not reach the box: {after}")
+
+    # BACK-1: a backup made now, then restored through the page's file upload.
+    visit("/parent/backups")
+    driver.find_element(By.XPATH, "//button[text()='Make a backup now']").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    made = re.search(r"Backup (\S+\.sqlite) is made", done[0].text) if done else None
+    if check(made is not None, f"/parent/backups: no backup made: {[d.text for d in done]}"):
+        backup = os.path.join(os.path.dirname(path), "backups", made.group(1))
+        driver.find_element(By.ID, "backup").send_keys(backup)
+        driver.find_element(By.CSS_SELECTOR, "form.restore button").click()
+        done = wait_for(By.XPATH, "//p[@class='done'][contains(., 'Restored from')]")
+        check(bool(done) and f"Restored from {made.group(1)}; the data it replaced is saved as" in done[0].text,
+              f"/parent/backups: not restored: {driver.find_element(By.TAG_NAME, 'main').text[:300]!r}")
+        idle = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
+        check("Piano Quest" in idle, f"the box lost the routine after restoring the backup that has it: {idle}")
 
 
 def parent_area():

@@ -1,0 +1,268 @@
+import Foundation
+import Glibc
+import Hummingbird
+import NIOCore
+import QuestStore
+
+/// `/parent/backups` (BACK-1): the backups the box keeps, one made now, one downloaded, and a
+/// restore from an uploaded file with the CLI's own checks (`QuestDatabase.restore`: the
+/// current data is backed up first, and a refused file changes nothing). Uploads are streamed
+/// to a private file within a stated cap, never held in memory.
+struct BackupsController {
+    let services: WebServices
+
+    /// An upload's cap: five years of play make about 3 MiB.
+    static let maximumUploadBytes = 64 << 20
+
+    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+        parent.get("backups") { request, _ in try page(request, problem: nil) }
+        parent.post("backups") { request, _ in
+            _ = try await services.changeForm(request, limit: 1024)
+            let made = try services.database.backup(kind: .manual, now: Date())
+            return done("Backup \(made.fileName) is made")
+        }
+        parent.get("backups/:name") { _, context in try download(context) }
+        // The form is multipart (a file, without JavaScript), so its token comes in the query.
+        parent.post("backups/restore") { request, _ in
+            try services.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
+            let upload: Upload
+            do {
+                upload = try await Upload.receive(request, into: services.database.backupsDirectory, limit: Self.maximumUploadBytes)
+            } catch let problem as FieldProblem {
+                return try page(request, problem: problem.message, status: .unprocessableContent)
+            }
+            defer { upload.remove() }
+            do {
+                let safety = try services.database.restore(from: upload.path, now: Date())
+                let box = await services.box.reload().appliedText
+                return done("Restored from \(upload.name); the data it replaced is saved as \(safety.fileName)", box: box)
+            } catch let error as StoreError {
+                // The CLI's line, naming the file as the parent chose it.
+                let message = error.description.replacingOccurrences(of: upload.path, with: upload.name)
+                return try page(request, problem: message, status: .unprocessableContent)
+            }
+        }
+    }
+
+    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+        parent.get("backups") { _, _ in try BackupList(services.database) }
+        parent.post("backups") { request, _ in
+            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try services.database.backup(kind: .manual, now: Date())
+            return try BackupList(services.database).json(status: .created)
+        }
+    }
+
+    func done(_ what: String, box: String? = nil) -> Response {
+        var query = URLComponents()
+        query.queryItems = [URLQueryItem(name: "done", value: what)] + (box.map { [URLQueryItem(name: "box", value: $0)] } ?? [])
+        return .redirect(to: "/parent/backups?" + (query.percentEncodedQuery ?? ""))
+    }
+
+    /// One of the listed backups by its file name (nothing else in or outside the folder).
+    func download(_ context: WebRequestContext) throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        guard let backup = try services.database.backups().first(where: { $0.fileName == name }) else {
+            throw HTTPError(.notFound, message: "No such backup.")
+        }
+        guard let data = FileManager.default.contents(atPath: backup.path) else { throw HTTPError(.notFound, message: "No such backup.") }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(backup.fileName)\"", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
+        let list = try services.database.backups()
+        let done = request.uri.queryParameters["done"].map { String($0.prefix(300)) }
+        let box = request.uri.queryParameters["box"].map(String.init)
+        return try services.formPage("parent-backups", for: request, status: status) { csrf in
+            BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)
+        }
+    }
+}
+
+/// A file sent as `multipart/form-data` in the field `backup`, written to a private file.
+struct Upload {
+    var path: String
+    /// The name the browser gave, for messages (no folder, no control characters).
+    var name: String
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    static func receive(_ request: Request, into directory: String, limit: Int) async throws -> Upload {
+        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
+              let boundaryPart = type.split(separator: ";").first(where: { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("boundary=") }) else {
+            throw HTTPError(.unsupportedMediaType, message: "Expected a file upload (multipart/form-data).")
+        }
+        let boundary = boundaryPart.trimmingCharacters(in: .whitespaces).dropFirst("boundary=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard !boundary.isEmpty, boundary.utf8.count <= 200 else { throw HTTPError(.badRequest, message: "The upload's boundary is missing or too long.") }
+        let tooLarge = HTTPError(.contentTooLarge, message: "A backup to restore may be at most \(ByteCountText.kibibytes(limit)).")
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit + 64 * 1024 { throw tooLarge }
+
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Named like the restore's own copies, so one a killed process left is cleaned up.
+        let raw = (directory as NSString).appendingPathComponent(".restore-upload-\(UUID().uuidString)")
+        let fd = open(raw, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+        defer { unlink(raw) }
+        var total = 0
+        do {
+            defer { close(fd) }
+            for try await chunk in request.body {
+                total += chunk.readableBytes
+                guard total <= limit + 64 * 1024 else { throw tooLarge }
+                try chunk.readableBytesView.withUnsafeBytes { try writeAll($0, to: fd) }
+            }
+        }
+        return try extract(raw, size: total, boundary: boundary, limit: limit)
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let w = write(fd, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
+            if w < 0 && errno == EINTR { continue }
+            guard w > 0 else { throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The box has no room for the upload.") }
+            offset += w
+        }
+    }
+
+    /// The first part's content, which must be the field `backup`, copied to its own file.
+    static func extract(_ raw: String, size: Int, boundary: String, limit: Int) throws -> Upload {
+        guard let file = FileHandle(forReadingAtPath: raw) else { throw HTTPError(.internalServerError, message: "cannot read the upload") }
+        defer { try? file.close() }
+        let head = try file.read(upToCount: 16 * 1024) ?? Data()
+        let opening = Data(("--" + boundary + "\r\n").utf8)
+        guard head.starts(with: opening), let headersEnd = head.range(of: Data("\r\n\r\n".utf8)) else {
+            throw HTTPError(.badRequest, message: "The upload is not a multipart form.")
+        }
+        let headers = String(decoding: head[opening.count..<headersEnd.lowerBound], as: UTF8.self)
+        guard headers.range(of: #"name="backup""#) != nil else { throw FieldProblem(field: "backup", message: "Choose a backup file to restore.") }
+        // No file chosen: the browser sends an empty file name (and no content).
+        let choose = FieldProblem(field: "backup", message: "Choose a backup file to restore.")
+        guard let match = headers.firstMatch(of: /filename="([^"]*)"/) else { throw choose }
+        let given = String(match.1).split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let name = String(String(given.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init)).prefix(80))
+        guard !name.isEmpty else { throw choose }
+        let start = headersEnd.upperBound
+        // The content ends at the last boundary: look for it in the tail.
+        let tailLength = min(size, 512)
+        try file.seek(toOffset: UInt64(size - tailLength))
+        let tail = try file.read(upToCount: tailLength) ?? Data()
+        guard let closing = tail.range(of: Data(("\r\n--" + boundary).utf8), options: .backwards) else {
+            throw HTTPError(.badRequest, message: "The upload ended early (no closing boundary).")
+        }
+        let end = size - tailLength + (closing.lowerBound - tail.startIndex)
+        guard end >= start else { throw HTTPError(.badRequest, message: "The upload is not a multipart form.") }
+        guard end > start else { throw FieldProblem(field: "backup", message: "\(name): the file is empty") }
+        guard end - start <= limit else { throw HTTPError(.contentTooLarge, message: "A backup to restore may be at most \(ByteCountText.kibibytes(limit)).") }
+        let target = raw + ".sqlite"
+        let out = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard out >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+        defer { close(out) }
+        do {
+            try file.seek(toOffset: UInt64(start))
+            var left = end - start
+            while left > 0 {
+                let chunk = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
+                guard !chunk.isEmpty else { break }
+                try chunk.withUnsafeBytes { try writeAll($0, to: out) }
+                left -= chunk.count
+            }
+        } catch {
+            unlink(target)
+            throw error
+        }
+        return Upload(path: target, name: name)
+    }
+}
+
+/// The backups for the API, newest first.
+struct BackupList: ResponseEncodable {
+    struct Backup: Codable {
+        var fileName: String
+        var createdAt: Date
+        var sizeBytes: Int
+        /// automatic, manual, before-restore, or other (a file someone put there).
+        var kind: String
+    }
+
+    var backups: [Backup]
+
+    init(_ database: QuestDatabase) throws {
+        backups = try database.backups().map {
+            Backup(fileName: $0.fileName, createdAt: $0.createdAt, sizeBytes: $0.sizeBytes, kind: $0.kind?.rawValue ?? "other")
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try json(status: .ok)
+    }
+
+    func json(status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
+    }
+}
+
+struct BackupsView: Encodable {
+    struct Row: Encodable {
+        var fileName: String
+        var when: String
+        var kind: String
+        var size: String
+        var link: String
+    }
+
+    var csrf: String
+    var rows: [Row]
+    var noBackups: Bool
+    var status: String
+    var statusIsWarning: Bool
+    var problem: String?
+    var done: String?
+    var boxNote: String?
+    var maximum: String
+
+    init(backups: [BackupInfo], csrf: String, problem: String?, done: String?, boxNote: String?, calendar: Calendar, now: Date = Date()) {
+        self.csrf = csrf
+        let format = Date.FormatStyle(date: .abbreviated, time: .shortened)
+        rows = backups.map { b in
+            let kind = switch b.kind {
+            case .automatic?: "daily"
+            case .manual?: "made by hand"
+            case .beforeRestore?: "before a restore"
+            case nil: "other"
+            }
+            let escapedName = b.fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? ""
+            return Row(fileName: b.fileName, when: b.createdAt.formatted(format), kind: kind, size: ByteCountText.readable(b.sizeBytes),
+                       link: "/parent/backups/" + escapedName)
+        }
+        noBackups = backups.isEmpty
+        let lastDaily = backups.filter { $0.kind == .automatic }.map(\.createdAt).max()
+        if let lastDaily {
+            let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: lastDaily), to: calendar.startOfDay(for: now)).day ?? 0
+            status = days <= 0 ? "The daily backup ran today (\(lastDaily.formatted(format)))."
+                : "The last daily backup is from \(lastDaily.formatted(format)), \(days) day\(days == 1 ? "" : "s") ago."
+            statusIsWarning = days > 1
+        } else {
+            status = "No daily backup yet: the box makes one each day while it runs."
+            statusIsWarning = true
+        }
+        self.problem = problem
+        self.done = done
+        self.boxNote = boxNote
+        maximum = ByteCountText.kibibytes(BackupsController.maximumUploadBytes)
+    }
+}
+
+extension ByteCountText {
+    /// "12 KiB", "3.1 MiB".
+    static func readable(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : "\(max(1, (bytes + 1023) / 1024)) KiB"
+    }
+}
