@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardProfile
+import BoxProtocol
 import Foundation
 import BoxRuntime
 import GPIO
@@ -10,9 +11,9 @@ import SystemClock
 
 /// `questbox doctor`: checks everything the box needs and says what to do about each problem.
 public struct Doctor {
-    public enum Level: String, Sendable { case ok, warn, fail }
+    public enum Level: String, Sendable, Codable { case ok, warn, fail }
 
-    public struct Finding: Equatable, Sendable {
+    public struct Finding: Equatable, Sendable, Codable {
         public var level: Level
         public var text: String
         public var line: String { "\(level.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0))  \(text)" }
@@ -43,8 +44,9 @@ public struct Doctor {
         self.now = now
     }
 
-    /// Every check, in order. The box cannot run when any is `fail`.
-    public func run(board: String?, boardDirectories: [String], databasePath: String) -> [Finding] {
+    /// Every check, in order. The box cannot run when any is `fail`. `runningBox` is true when
+    /// a box answers on its socket: lines held by "questbox" are then its own, not a clash.
+    public func run(board: String?, boardDirectories: [String], databasePath: String, runningBox: Bool = false) -> [Finding] {
         var findings: [Finding] = []
         func add(_ level: Level, _ text: String) { findings.append(Finding(level: level, text: text)) }
 
@@ -77,7 +79,9 @@ public struct Doctor {
             for (role, name) in profile.linesByRole {
                 do {
                     let l = try gpio.findLine(named: name, chipLabel: profile.chip)
-                    if let holder = try gpio.consumer(of: l) {
+                    if let holder = try gpio.consumer(of: l), runningBox && holder == "questbox" {
+                        add(.ok, "line \(role) = \(name) on \(l.chipPath) line \(l.offset), in use by the running box")
+                    } else if let holder = try gpio.consumer(of: l) {
                         add(.fail, "line \(role) = \(name) on \(l.chipPath) line \(l.offset) is busy, held by \(holder) — stop that program (another questbox?)")
                     } else {
                         add(.ok, "line \(role) = \(name) on \(l.chipPath) (\(l.chipLabel)) line \(l.offset)")
@@ -181,17 +185,37 @@ struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor", abstract: "Check GPIO, permissions, sound, clock and database; exit ≠ 0 if the box cannot run.")
 
-    @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
+    @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD, else the running box's).") var board: String?
+    @Flag(name: .long, help: "Print JSON: {canRun, runningBox, findings: [{level, text}]}.") var json = false
     @OptionGroup var options: DataOptions
 
+    struct Report: Codable {
+        var canRun: Bool
+        /// The running box's board, when a box answers on the socket.
+        var runningBox: String?
+        var findings: [Doctor.Finding]
+    }
+
     func run() throws {
+        // A box that answers on its socket holds its lines: that is not a clash, and its
+        // board is the one to check when none is named.
+        let path = BoxNotifier.socketPath(options)
+        var running: String?
+        if FileManager.default.fileExists(atPath: path), let client = try? BoxClient(path: path, timeoutMs: 500),
+           let reply = try? client.request(BoxRequest(command: "state"), timeoutMs: 1_000), reply.ok != false {
+            running = reply.box?.board
+        }
         let findings = Doctor().run(
-            board: board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"],
+            board: board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"] ?? running,
             boardDirectories: BoardCatalog.searchDirectories(),
-            databasePath: DataDirectory.databasePath(in: options.directory))
-        for f in findings { print(f.line) }
+            databasePath: DataDirectory.databasePath(in: options.directory), runningBox: running != nil)
         let failures = findings.filter { $0.level == .fail }.count
-        print(failures == 0 ? "the box can run" : "the box cannot run: \(failures) problem(s) above")
+        if json {
+            try printJSON(Report(canRun: failures == 0, runningBox: running, findings: findings))
+        } else {
+            for f in findings { print(f.line) }
+            print(failures == 0 ? "the box can run" : "the box cannot run: \(failures) problem(s) above")
+        }
         if failures > 0 { throw ExitCode(1) }
     }
 }

@@ -31,6 +31,8 @@ public struct WebServices: Sendable {
     let kioskEvents: KioskEvents
     /// The first-run proof of being at the box.
     let presence: PresenceCheck
+    /// `questbox doctor`, run for the health page.
+    let doctor: DoctorRunner
 
     init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
         self.database = database
@@ -43,6 +45,7 @@ public struct WebServices: Sendable {
         let kioskEvents = KioskEvents(socketPath: box.socketPath)
         self.kioskEvents = kioskEvents
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, onCodeChange: { kioskEvents.setupWaiting($0) })
+        doctor = DoctorRunner(program: DoctorRunner.siblingProgram(), dataDirectory: (database.path as NSString).deletingLastPathComponent)
     }
 }
 
@@ -99,6 +102,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let backups = BackupsController(services: services)
     backups.addRoutes(to: signedIn)
     backups.addAPIRoutes(to: signedInAPI)
+    let health = HealthController(services: services)
+    health.addRoutes(to: signedIn)
+    health.addAPIRoutes(to: signedInAPI)
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router

@@ -286,6 +286,11 @@ def parent_edits(path):
         idle = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
         check("Piano Quest" in idle, f"the box lost the routine after restoring the backup that has it: {idle}")
 
+    # The box's health: `questbox doctor`'s checks, run for the page.
+    visit("/parent/health")
+    health = normal(driver.find_element(By.TAG_NAME, "main").text)
+    check("integrity ok" in health and "last backup" in health, f"/parent/health: {health[:300]!r}")
+
 
 def parent_area():
     """PAR-1: a wrong PIN is answered beside the field, the right one opens the routines with

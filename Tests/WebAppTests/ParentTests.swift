@@ -77,7 +77,9 @@ struct ParentTests {
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
             #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 tasks · played 2 times in the last 30 days"))
-            let text = page.replacingOccurrences(of: #"value="[0-9a-f]+""#, with: "", options: .regularExpression)  // tokens are hex
+            // Tokens are hex; routine ids (in links) are UUIDs: neither is a figure.
+            let text = page.replacingOccurrences(of: #"value="[0-9a-f]+""#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, with: "", options: .regularExpression)
             #expect(!text.contains("Tooth Time") && !text.contains("97") && !text.contains("120") && !text.contains("1m"), "no task, estimate or reference time (SPEC §9)")
             let stolen = browser.cookies
             let out = try await browser.post(client, "/parent/sign-out", [])
