@@ -409,9 +409,3 @@ func printJSON<T: Encodable>(_ value: T) throws {
 enum ISO8601 {
     static func string(_ date: Date) -> String { date.formatted(.iso8601) }
 }
-
-enum ByteText {
-    static func format(_ bytes: Int) -> String {
-        bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.0f KiB", (Double(bytes) / 1024).rounded(.up))
-    }
-}

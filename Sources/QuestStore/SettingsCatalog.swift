@@ -69,6 +69,9 @@ public enum SettingsCatalog {
 
     static let reminderAllowed = "HH:MM | off | default"
 
+    /// The box's settings by key, without the per-routine reminders.
+    public static var keys: [String] { entries.map(\.key) }
+
     /// Every setting, then one reminder per routine ("reminder.<routine name>").
     public static func list(_ settings: StoredSettings, routines: [Routine]) -> [SettingValue] {
         entries.map { SettingValue(key: $0.key, value: $0.read(settings), allowed: $0.allowed) }
@@ -150,6 +153,6 @@ public enum SettingsCatalog {
         if key.hasPrefix(reminderPrefix) && !routines.isEmpty {
             return .invalid("\(escaped): no routine has that name (routines: \(routines.map { DisplayText.escaped($0.name) }.joined(separator: ", ")))")
         }
-        return .invalid("\(escaped): no such setting (settings: \(entries.map(\.key).joined(separator: ", ")), reminder.<routine name>)")
+        return .invalid("\(escaped): no such setting (settings: \(keys.joined(separator: ", ")), reminder.<routine name>)")
     }
 }

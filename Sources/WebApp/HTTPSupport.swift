@@ -51,10 +51,19 @@ extension WebServices {
 
 extension Encodable {
     /// This value as a JSON answer with `status` (for answers other than 200).
-    func json(status: HTTPResponse.Status) throws -> Response {
+    func json(status: HTTPResponse.Status, encoder: JSONEncoder = JSONEncoder()) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(self))))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
+    }
+}
+
+enum LocalLink {
+    /// `path?name=value&…`, the values percent-encoded; items without a value are left out.
+    static func to(_ path: String, _ items: [(String, String?)]) -> String {
+        var query = URLComponents()
+        query.queryItems = items.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        return path + "?" + (query.percentEncodedQuery ?? "")
     }
 }
 

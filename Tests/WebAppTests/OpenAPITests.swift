@@ -106,8 +106,7 @@ struct OpenAPITests {
             try await browser.openAPISession(client)
             // Signed in as the parent first (the document's example PIN), so every answer is a real one.
             try db.setPIN("2468")
-            browser.keep(try await client.execute(
-                uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            try await browser.signInThroughAPI(client, pin: "2468")
             #expect(browser.cookies[ParentSessions.cookieName] != nil)
             // Every operation, removals last (they take away the routine the others name).
             let operations = paths.flatMap { path, operations in operations.map { (path, $0.key, $0.value) } }

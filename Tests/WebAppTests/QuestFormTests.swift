@@ -57,6 +57,12 @@ struct BrowserSession {
         csrf = try JSONDecoder().decode([String: String].self, from: Data(buffer: session.body))["csrf"] ?? ""
     }
 
+    /// `POST /api/v1/parent/session` with `pin`, keeping the session cookie it sets.
+    mutating func signInThroughAPI(_ client: some TestClientProtocol, pin: String) async throws {
+        keep(try await client.execute(
+            uri: "/api/v1/parent/session", method: .post, headers: jsonHeaders(), body: ByteBuffer(string: #"{"pin":""# + pin + #""}"#)))
+    }
+
     /// The headers of a JSON change: the cookies, the type, and the token unless `token` is false.
     func jsonHeaders(token: Bool = true) -> HTTPFields {
         var headers = cookieHeader

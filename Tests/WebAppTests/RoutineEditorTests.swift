@@ -18,6 +18,14 @@ func signedInParent(_ client: some TestClientProtocol) async throws -> BrowserSe
     return browser
 }
 
+/// A program signed in as the parent through the API (PIN 2468): its session and token.
+func signedInAPIParent(_ client: some TestClientProtocol) async throws -> BrowserSession {
+    var browser = BrowserSession()
+    try await browser.openAPISession(client)
+    try await browser.signInThroughAPI(client, pin: "2468")
+    return browser
+}
+
 /// The editor's fields for `routine`, as the page would send them back, with `rows` as
 /// (id, name, display, usual).
 func routineFields(
@@ -289,10 +297,7 @@ struct RoutineEditorTests {
         try db.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
-            var browser = BrowserSession()
-            try await browser.openAPISession(client)
-            browser.keep(try await client.execute(
-                uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            let browser = try await signedInAPIParent(client)
             let document = #"{"name":"piano","displayName":"Piano Quest","activeDays":[2,4],"tasks":[{"name":"scales","displayName":"Scales","referenceDurationSeconds":300}]}"#
             let created = try await client.execute(uri: "/api/v1/parent/routines", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: document))
             #expect(created.status == .created)

@@ -101,10 +101,7 @@ struct SettingsPageTests {
         try db.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
-            var browser = BrowserSession()
-            try await browser.openAPISession(client)
-            browser.keep(try await client.execute(
-                uri: "/api/v1/parent/session", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"pin":"2468"}"#)))
+            let browser = try await signedInAPIParent(client)
             let list = try await client.execute(uri: "/api/v1/parent/settings", method: .get, headers: browser.cookieHeader)
             #expect(String(buffer: list.body).contains(#""key":"reminder.daily""#))
             let ok = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(),

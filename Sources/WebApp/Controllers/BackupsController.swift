@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hummingbird
 import NIOCore
+import QuestCore
 import QuestStore
 
 /// `/parent/backups` (BACK-1): the backups the box keeps, one made now, one downloaded, and a
@@ -54,9 +55,7 @@ struct BackupsController {
     }
 
     func done(_ what: String, box: String? = nil) -> Response {
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "done", value: what)] + (box.map { [URLQueryItem(name: "box", value: $0)] } ?? [])
-        return .redirect(to: "/parent/backups?" + (query.percentEncodedQuery ?? ""))
+        .redirect(to: LocalLink.to("/parent/backups", [("done", what), ("box", box)]))
     }
 
     /// One of the listed backups by its file name (nothing else in or outside the folder).
@@ -200,12 +199,11 @@ struct BackupList: ResponseEncodable {
         try json(status: .ok)
     }
 
+    /// Dates as ISO 8601, as the API document says.
     func json(status: HTTPResponse.Status) throws -> Response {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
+        return try json(status: status, encoder: encoder)
     }
 }
 
@@ -239,7 +237,7 @@ struct BackupsView: Encodable {
             case nil: "other"
             }
             let escapedName = b.fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? ""
-            return Row(fileName: b.fileName, when: b.createdAt.formatted(format), kind: kind, size: ByteCountText.readable(b.sizeBytes),
+            return Row(fileName: b.fileName, when: b.createdAt.formatted(format), kind: kind, size: ByteText.format(b.sizeBytes),
                        link: "/parent/backups/" + escapedName)
         }
         noBackups = backups.isEmpty
@@ -257,12 +255,5 @@ struct BackupsView: Encodable {
         self.done = done
         self.boxNote = boxNote
         maximum = ByteCountText.kibibytes(BackupsController.maximumUploadBytes)
-    }
-}
-
-extension ByteCountText {
-    /// "12 KiB", "3.1 MiB".
-    static func readable(_ bytes: Int) -> String {
-        bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : "\(max(1, (bytes + 1023) / 1024)) KiB"
     }
 }

@@ -162,11 +162,16 @@ enum BoxNote {
 }
 
 enum WeekdayText {
+    /// The weekdays (1 = Sunday … 7 = Saturday) as the family's calendar starts the week.
+    static func order(_ calendar: Calendar) -> [Int] {
+        (0..<7).map { (calendar.firstWeekday - 1 + $0) % 7 + 1 }
+    }
+
     /// "Every day", "Mon–Fri", or "Mon, Wed, Sat", in the calendar's week order.
     static func list(_ days: [Int], calendar: Calendar) -> String {
         let set = Set(days)
         if set == Set(1...7) { return "Every day" }
-        let order = (0..<7).map { (calendar.firstWeekday - 1 + $0) % 7 + 1 }
+        let order = order(calendar)
         let chosen = order.filter(set.contains)
         let symbols = calendar.shortWeekdaySymbols
         // A run of three or more days in the week's order is shown as its ends.
@@ -175,5 +180,17 @@ enum WeekdayText {
             return "\(symbols[chosen[0] - 1])–\(symbols[chosen[chosen.count - 1] - 1])"
         }
         return chosen.map { symbols[$0 - 1] }.joined(separator: ", ")
+    }
+}
+
+/// A day's checkbox on a form with days (a quest's, a routine's), in the week's order.
+struct WeekdayChoice: Encodable {
+    var value: Int
+    var label: String
+    var checked: Bool
+
+    static func week(_ calendar: Calendar, checked: [Int]) -> [WeekdayChoice] {
+        let symbols = calendar.shortWeekdaySymbols
+        return WeekdayText.order(calendar).map { WeekdayChoice(value: $0, label: symbols[$0 - 1], checked: checked.contains($0)) }
     }
 }

@@ -56,9 +56,7 @@ struct QuestsController {
         }
         do {
             let saved = try await store(draft)
-            var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "quest", value: saved.name), URLQueryItem(name: "box", value: saved.box)]
-            return .redirect(to: "/quests/saved?" + (query.percentEncodedQuery ?? ""))
+            return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.name), ("box", saved.box)]))
         } catch let problem as FieldProblem {
             return try page(request, draft: draft, problem: problem, status: .unprocessableContent)
         }
@@ -136,8 +134,7 @@ extension FieldProblem {
         if field.hasPrefix("activeDays") {
             self.init(field: "days", message: "Quest days: \(problem.problem)")
         } else if field.hasPrefix("tasks[") {
-            let index = Int(field.dropFirst(6).prefix { $0.isNumber }) ?? 0
-            let position = index < sentTaskPositions.count ? sentTaskPositions[index] : 0
+            let position = problem.taskPosition(among: sentTaskPositions)
             self.init(field: "tasks[\(position)]", message: "Step \(position + 1): \(problem.problem)")
         } else if field == "tasks" {
             self.init(field: "tasks", message: "Steps: \(problem.problem)")
@@ -175,7 +172,6 @@ extension BoxLink.State {
 /// beside the field it concerns.
 struct NewQuestView: Encodable {
     struct Template: Encodable { var name: String; var steps: String; var link: String }
-    struct Day: Encodable { var value: Int; var label: String; var checked: Bool }
     struct Step: Encodable { var number: Int; var value: String; var error: String? }
 
     var csrf: String
@@ -183,7 +179,7 @@ struct NewQuestView: Encodable {
     var choosing: Bool
     var name: String
     var nameError: String?
-    var days: [Day]
+    var days: [WeekdayChoice]
     var daysError: String?
     var steps: [Step]
     var stepsError: String?
@@ -191,21 +187,14 @@ struct NewQuestView: Encodable {
     init(draft: QuestDraft?, problem: FieldProblem?, csrf: String, calendar: Calendar) {
         self.csrf = csrf
         templates = RoutineTemplates.all.map { t in
-            var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "template", value: t.name)]
-            return Template(
+            Template(
                 name: t.name, steps: t.suggestedTasks.isEmpty ? "Your own steps" : t.suggestedTasks.joined(separator: " · "),
-                link: "/quests/new?" + (query.percentEncodedQuery ?? ""))
+                link: LocalLink.to("/quests/new", [("template", t.name)]))
         }
         choosing = draft == nil
         let draft = draft ?? QuestDraft(name: "", days: Array(1...7), tasks: [])
         name = draft.name
-        // The week as the family's calendar starts it (1 = Sunday … 7 = Saturday).
-        let symbols = calendar.shortWeekdaySymbols
-        days = (0..<7).map { i in
-            let day = (calendar.firstWeekday - 1 + i) % 7 + 1
-            return Day(value: day, label: symbols[day - 1], checked: draft.days.contains(day))
-        }
+        days = WeekdayChoice.week(calendar, checked: draft.days)
         steps = (draft.tasks + Array(repeating: "", count: max(draft.extraSteps, 0))).enumerated().map { i, text in
             Step(number: i + 1, value: text, error: problem?.field == "tasks[\(i)]" ? problem?.message : nil)
         }

@@ -129,9 +129,7 @@ struct RoutinesController {
 
     /// Back to the routines with what happened and when the box takes it up.
     func savedRedirect(_ what: String) async -> Response {
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "done", value: what), URLQueryItem(name: "box", value: await services.box.reload().appliedText)]
-        return .redirect(to: "/parent?" + (query.percentEncodedQuery ?? ""))
+        .redirect(to: LocalLink.to("/parent", [("done", what), ("box", await services.box.reload().appliedText)]))
     }
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -289,7 +287,7 @@ enum UsualTime {
         let shown = DisplayText.escaped(String(text.prefix(20)))
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         // Digits only, two at most after a colon: "2:30", not "2:300" or "-1".
-        guard parts.count <= 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 5 && $0.allSatisfy(\.isASCIIDigit) }),
+        guard parts.count <= 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 5 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               parts.dropFirst().allSatisfy({ $0.count == 2 }), let numbers = Optional(parts.compactMap { Int($0) }),
               numbers.dropFirst().allSatisfy({ $0 < 60 }) else {
             return .failure(Problem(message: "“\(shown)” is not a time like 2:30 (minutes:seconds) or 5 (minutes)"))
@@ -302,10 +300,6 @@ enum UsualTime {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
-}
-
 extension FieldProblem {
     /// The routine check's problem beside its field in the editor: `activeDays[…]` is the
     /// days, `tasks[i].x` the i-th filled row, shown at its position on the page.
@@ -314,8 +308,7 @@ extension FieldProblem {
         if field.hasPrefix("activeDays") {
             self.init(field: "days", message: problem.problem)
         } else if field.hasPrefix("tasks[") {
-            let index = Int(field.dropFirst(6).prefix { $0.isNumber }) ?? 0
-            let position = index < rowPositions.count ? rowPositions[index] : 0
+            let position = problem.taskPosition(among: rowPositions)
             let part = field.hasSuffix(".displayName") ? "displayName" : (field.hasSuffix(".referenceDurationSeconds") ? "usual" : "name")
             self.init(field: "tasks[\(position)].\(part)", message: problem.problem)
         } else if field == "displayName" {
@@ -325,6 +318,15 @@ extension FieldProblem {
         } else {
             self.init(field: "name", message: problem.problem)
         }
+    }
+}
+
+extension RoutineDocument.Problem {
+    /// Where on the page the task a `tasks[i]…` problem names stands: `positions[i]`, the
+    /// page position of the i-th filled-in row sent (0 when the field names none).
+    func taskPosition(among positions: [Int]) -> Int {
+        let index = Int(field.dropFirst("tasks[".count).prefix { $0.isNumber }) ?? 0
+        return index < positions.count ? positions[index] : 0
     }
 }
 
@@ -342,7 +344,6 @@ enum PlayCountText {
 
 /// The editor page: every field with its problem beside it.
 struct RoutineFormView: Encodable {
-    struct Day: Encodable { var value: Int; var label: String; var checked: Bool }
     /// A task row. Its keys differ from the routine's (`taskName`, not `name`): Mustache looks
     /// a key missing in a row up in the routine, so a row without an error would show the
     /// routine's.
@@ -363,14 +364,13 @@ struct RoutineFormView: Encodable {
 
     var csrf: String
     var action: String
-    var isNew: Bool
     var title: String
     var revision: String
     var name: String
     var nameError: String?
     var displayName: String
     var displayNameError: String?
-    var days: [Day]
+    var days: [WeekdayChoice]
     var daysError: String?
     var isActive: Bool
     var reminderDefault: Bool
@@ -387,7 +387,6 @@ struct RoutineFormView: Encodable {
     init(form: RoutineForm, problem: FieldProblem?, id: UUID?, csrf: String, calendar: Calendar, reminderTime: ClockTime) {
         func error(_ field: String) -> String? { problem?.field == field ? problem?.message : nil }
         self.csrf = csrf
-        isNew = id == nil
         action = id.map { "/parent/routines/\($0.uuidString)" } ?? "/parent/routines"
         removeLink = id.map { "/parent/routines/\($0.uuidString)/remove" }
         title = id == nil ? "New routine" : "Edit “\(form.displayName.isEmpty ? form.name : form.displayName)”"
@@ -396,11 +395,7 @@ struct RoutineFormView: Encodable {
         nameError = error("name")
         displayName = form.displayName
         displayNameError = error("displayName")
-        let symbols = calendar.shortWeekdaySymbols
-        days = (0..<7).map { i in
-            let day = (calendar.firstWeekday - 1 + i) % 7 + 1
-            return Day(value: day, label: symbols[day - 1], checked: form.days.contains(day))
-        }
+        days = WeekdayChoice.week(calendar, checked: form.days)
         daysError = error("days")
         isActive = form.isActive
         reminderDefault = form.reminder != "off" && form.reminder != "at"

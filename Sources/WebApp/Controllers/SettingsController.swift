@@ -33,12 +33,10 @@ struct SettingsController {
         parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
         parent.post("settings") { request, _ in
             let form = try await services.changeForm(request)
-            let current = try services.database.settings()
-            let shown = SettingsCatalog.list(current, routines: []).map(\.key)
             // Only what the parent changed on the page: sent value differs from the one shown.
             var sent: [String: String] = [:]
             var changes: [(key: String, text: String)] = []
-            for key in shown {
+            for key in SettingsCatalog.keys {
                 guard let value = form.value("value." + key) else { continue }
                 let text = value.trimmingCharacters(in: .whitespaces)
                 sent[key] = text
@@ -52,9 +50,7 @@ struct SettingsController {
             guard !changes.isEmpty else { return .redirect(to: "/parent/settings") }
             try SettingsCatalog.set(all: changes, in: services.database)
             let box = await services.box.reload().appliedText
-            var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "changed", value: changes.map(\.key).joined(separator: ",")), URLQueryItem(name: "box", value: box)]
-            return .redirect(to: "/parent/settings?" + (query.percentEncodedQuery ?? ""))
+            return .redirect(to: LocalLink.to("/parent/settings", [("changed", changes.map(\.key).joined(separator: ",")), ("box", box)]))
         }
     }
 
