@@ -92,8 +92,53 @@ extension BoardProfile {
         return try parse(text, file: path)
     }
 
+    /// Where the first YAML anchor (`&a`) or alias (`*a`) starts, outside quotes and comments.
+    /// A few hundred bytes of aliases stand for millions of nodes ("billion laughs"), which the
+    /// YAML library would expand and hash for minutes; a board profile never needs them, so
+    /// they are refused before parsing. YAML lets no plain value start with & or *.
+    static func firstAnchorOrAlias(in yaml: String) -> (line: Int, column: Int)? {
+        var line = 1, column = 0
+        var previous: Unicode.Scalar = "\n"
+        var quote: Unicode.Scalar?
+        var escaped = false, comment = false
+        for c in yaml.unicodeScalars {
+            if c == "\n" {
+                line += 1
+                column = 0
+                comment = false
+                previous = c
+                continue
+            }
+            column += 1
+            defer { previous = c }
+            if comment { continue }
+            if let open = quote {
+                // In double quotes a backslash escapes.
+                if escaped { escaped = false } else if open == "\"" && c == "\\" { escaped = true } else if c == open { quote = nil }
+                continue
+            }
+            // In single quotes '' is one quote: the string goes on.
+            if c == "'" && previous == "'" {
+                quote = c
+                continue
+            }
+            let tokenStart = [" ", "\t", "\n", "[", "{", ",", ":", "-", "?"].contains(previous)
+            guard tokenStart else { continue }
+            switch c {
+            case "#": comment = true
+            case "\"", "'": quote = c
+            case "&", "*": return (line, column)
+            default: break
+            }
+        }
+        return nil
+    }
+
     public static func parse(_ yaml: String, file: String) throws -> BoardProfile {
         func fail(_ field: String, _ problem: String) -> BoardProfileError { BoardProfileError(file: file, field: field, problem: problem) }
+        if let (line, column) = firstAnchorOrAlias(in: yaml) {
+            throw fail("", "YAML anchors and aliases (& and *) are not used in board profiles (line \(line), column \(column))")
+        }
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)

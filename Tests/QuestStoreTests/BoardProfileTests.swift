@@ -1,4 +1,4 @@
-import BoardProfile
+@testable import BoardProfile
 import Foundation
 import Testing
 
@@ -63,6 +63,25 @@ struct BoardProfileTests {
             } catch {
                 Issue.record("unexpected \(error)")
             }
+        }
+    }
+
+    @Test("YAML anchors and aliases are refused before parsing (an alias bomb hung the parser for minutes under the fuzzer); & and * in quotes and comments are fine")
+    func anchorsAndAliases() throws {
+        // Nine levels of nine aliases each: 9^7 nodes from 600 bytes.
+        var bomb = "a: &a [x,x,x,x,x,x,x,x,x]\n"
+        for (previous, name) in zip("abcdefg", "bcdefgh") {
+            bomb += "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ",") + "]\n"
+        }
+        let started = ContinuousClock.now
+        #expect(throws: BoardProfileError(file: "bomb.yaml", field: "", problem: "YAML anchors and aliases (& and *) are not used in board profiles (line 1, column 4)")) {
+            try BoardProfile.parse(bomb, file: "bomb.yaml")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(BoardProfile.firstAnchorOrAlias(in: "lines:\n  - *led") ?? (0, 0) == (2, 5))
+        #expect(BoardProfile.firstAnchorOrAlias(in: "name: {a: &x 1}") ?? (0, 0) == (1, 11))
+        for fine in ["name: \"a *b & c\"", "name: 'it''s *not* an alias'", "name: x # a *comment &", "name: a*b&c", "d: \"esc \\\" *q\""] {
+            #expect(BoardProfile.firstAnchorOrAlias(in: fine) == nil, "\(fine)")
         }
     }
 
