@@ -9,7 +9,7 @@ public enum BoxProtocol {
     public static let version = 1
     /// A request line longer than this is refused (and skipped up to its newline).
     public static let maximumLineBytes = 64 * 1024
-    public static let commands = ["subscribe", "state", "reload", "test-output", "press"]
+    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "button-check"]
 }
 
 /// One line from a client.
@@ -17,7 +17,8 @@ public struct BoxRequest: Codable, Equatable, Sendable {
     public var command: String
     /// Echoed in the reply, so a client can match replies to requests.
     public var id: String?
-    /// `press`: the button role and "down", "up" or "tap".
+    /// `press`: the button role and "down", "up" or "tap"; `button-check`'s action is
+    /// "start" (the default) or "stop".
     public var button: String?
     public var action: String?
     /// `test-output`: an LED colour, a buzzer pattern, a sound name (any of them).
@@ -74,14 +75,17 @@ public struct BoxStatus: Codable, Equatable, Sendable {
     public var unsavedPlays: Int
     /// The quest loop's phase: idle, estimating, active, revealing, summary.
     public var phase: String
+    /// A button check holds the buttons: presses are told and start nothing.
+    public var buttonCheck: Bool
 
-    public init(board: String, soundDevice: String?, clockTrusted: Bool, dataVersion: Int, unsavedPlays: Int, phase: String) {
+    public init(board: String, soundDevice: String?, clockTrusted: Bool, dataVersion: Int, unsavedPlays: Int, phase: String, buttonCheck: Bool = false) {
         self.board = board
         self.soundDevice = soundDevice
         self.clockTrusted = clockTrusted
         self.dataVersion = dataVersion
         self.unsavedPlays = unsavedPlays
         self.phase = phase
+        self.buttonCheck = buttonCheck
     }
 }
 

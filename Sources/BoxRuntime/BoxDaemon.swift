@@ -89,6 +89,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var reflectionWeek: String?
     /// Buttons held down over the socket (`press` down … up): their level reads as pressed.
     private var socketHeld: Set<ButtonRole> = []
+    /// Socket clients holding a button check; it ends when the last lets go or leaves.
+    private var buttonCheckHolders: Set<Int32> = []
     /// The machine's last LED pattern, shown again after a wiring check.
     private var machineLED: LEDPattern = .off
     private var ledUnderTest = false
@@ -225,6 +227,7 @@ public final class BoxDaemon: @unchecked Sendable {
                     readButtonEdges(from: fd)
                 }
             }
+            if let departed = server?.takeDeparted(), !departed.isEmpty { releaseButtonCheck(of: departed) }
             if case .idle = state.phase {
                 if storeCheckDue {
                     storeCheckDue = false
@@ -403,8 +406,15 @@ public final class BoxDaemon: @unchecked Sendable {
     func step(_ event: QuestEvent) {
         let watched = server?.hasSubscribers == true
         let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
+        let checkingBefore = state.buttonCheck
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
+        if state.buttonCheck != checkingBefore {
+            // Ended by its time limit or a quest: nobody holds it any more.
+            if !state.buttonCheck { buttonCheckHolders.removeAll() }
+            logger.info("button check", metadata: ["on": "\(state.buttonCheck)"])
+            server?.broadcast(.event("box") { $0.box = status() })
+        }
         if watched, let server {
             for (i, role) in ButtonRole.allCases.enumerated() where state.debouncer.isPressed(role) != pressedBefore[i] {
                 let pressed = state.debouncer.isPressed(role)
@@ -663,10 +673,10 @@ public final class BoxDaemon: @unchecked Sendable {
     private func status() -> BoxStatus {
         BoxStatus(
             board: board.profile.name, soundDevice: control?.soundDevice(), clockTrusted: wallClockTrusted, dataVersion: dataVersion,
-            unsavedPlays: writes.pending.count, phase: state.phase.name)
+            unsavedPlays: writes.pending.count, phase: state.phase.name, buttonCheck: state.buttonCheck)
     }
 
-    private func handle(_ request: BoxRequest) -> BoxMessage {
+    private func handle(_ request: BoxRequest, from client: Int32) -> BoxMessage {
         switch request.command {
         case "subscribe", "state":
             var reply = BoxMessage.reply(to: request)
@@ -683,6 +693,8 @@ public final class BoxDaemon: @unchecked Sendable {
             return testOutput(request)
         case "press":
             return press(request)
+        case "button-check":
+            return buttonCheck(request, from: client)
         default:
             return .reply(to: request, error: "command: unknown")
         }
@@ -724,6 +736,36 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         logger.info("wiring check", metadata: ["led": "\(request.led ?? "-")", "buzzer": "\(request.buzzer ?? "-")", "sound": "\(request.sound ?? "-")"])
         return .reply(to: request)
+    }
+
+    /// The parent's wiring check and the first-run presence press hold the buttons for as
+    /// long as the asking client stays (at most the machine's limit): presses are told to
+    /// subscribers and start no quest. Only from idle, like `test-output`.
+    private func buttonCheck(_ request: BoxRequest, from client: Int32) -> BoxMessage {
+        switch request.action ?? "start" {
+        case "start":
+            guard case .idle = state.phase else {
+                return .reply(to: request, error: "button-check: a quest is running (\(state.phase.name)); the check waits until it ends")
+            }
+            buttonCheckHolders.insert(client)
+            if !state.buttonCheck { step(.buttonCheck(on: true, atNanos: clock.monotonicNanos())) }
+        case "stop":
+            releaseButtonCheck(of: [client])
+        default:
+            return .reply(to: request, error: "action: \"\(DisplayText.escaped(request.action ?? ""))\" is not one of start, stop")
+        }
+        var reply = BoxMessage.reply(to: request)
+        reply.box = status()
+        return reply
+    }
+
+    /// These clients let go of the button check (or left); the last one ends it.
+    private func releaseButtonCheck(of clients: [Int32]) {
+        let held = !buttonCheckHolders.isEmpty
+        buttonCheckHolders.subtract(clients)
+        if held, buttonCheckHolders.isEmpty, state.buttonCheck {
+            step(.buttonCheck(on: false, atNanos: clock.monotonicNanos()))
+        }
     }
 
     /// A button pushed over the socket, stamped now on CLOCK_MONOTONIC: "down" holds it until

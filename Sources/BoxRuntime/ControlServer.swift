@@ -22,6 +22,8 @@ final class ControlServer {
     let maximumQueuedBytes: Int
     let logger: Logger
     private(set) var clients: [Int32: Client] = [:]
+    /// Clients gone since `takeDeparted()` was last asked (the box lets go what they held).
+    private var departed: [Int32] = []
 
     init(path: String, maximumClients: Int, maximumQueuedBytes: Int = 256 * 1024, logger: Logger) throws {
         self.path = path
@@ -65,9 +67,10 @@ final class ControlServer {
         case tooLong
     }
 
-    /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle`,
-    /// whose reply is queued to the client (`subscribe` marks the client first).
-    func service(_ fd: Int32, ready: Int32, hello: () -> BoxMessage, handle: (BoxRequest) -> BoxMessage) {
+    /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle` with
+    /// the client's descriptor; the reply is queued to the client (`subscribe` and
+    /// `button-check` mark the client a subscriber first: a check is told its presses).
+    func service(_ fd: Int32, ready: Int32, hello: () -> BoxMessage, handle: (BoxRequest, Int32) -> BoxMessage) {
         if fd == listenFD { return acceptAll(hello: hello) }
         if ready & 2 != 0 { flush(fd) }
         guard ready & 1 != 0, clients[fd] != nil else { return }
@@ -85,11 +88,11 @@ final class ControlServer {
                 case .failure(let error):
                     send(.refusal(error), to: fd)
                 case .success(let request):
-                    if request.command == "subscribe" {
+                    if request.command == "subscribe" || request.command == "button-check" {
                         clients[fd]?.subscribed = true
                         hasSubscribers = true
                     }
-                    send(handle(request), to: fd)
+                    send(handle(request, fd), to: fd)
                 }
             }
         }
@@ -176,9 +179,17 @@ final class ControlServer {
         }
     }
 
+    /// The descriptors of clients that left since the last call. Asked right after the
+    /// loop's round of `service` calls, before a reused descriptor can send a request.
+    func takeDeparted() -> [Int32] {
+        defer { departed.removeAll() }
+        return departed
+    }
+
     private func drop(_ fd: Int32, reason: String?) {
         guard clients.removeValue(forKey: fd) != nil else { return }
         close(fd)
+        departed.append(fd)
         hasSubscribers = clients.values.contains(where: \.subscribed)
         if let reason {
             logger.warning("socket client dropped", metadata: ["reason": "\(reason)", "clients": "\(clients.count)"])

@@ -280,6 +280,7 @@ enum TraceLine {
         case .revealTimeout: "revealTimeout"
         case .summaryTimeout: "summaryTimeout"
         case .reflectionTimeout: "reflectionTimeout"
+        case .buttonCheckLimit: "buttonCheckLimit"
         }
     }
 

@@ -67,7 +67,7 @@ struct BoxProtocolTests {
         #expect(Set(events.compactMap { $0.screen?.kind }) == ["idle", "reflection", "estimating", "active", "reveal", "summary"])
         #expect(events.contains { $0.event == "reflection" && $0.reflection?.questsCompleted == 1 })
         #expect(Set(events.compactMap { $0.pattern }).isSuperset(of: ["reveal-spot_on", "reveal-close", "reveal-off", "reveal-way_off", "celebration"]))
-        let box = BoxStatus(board: "questbox-sim", soundDevice: "null", clockTrusted: true, dataVersion: 3, unsavedPlays: 0, phase: "idle")
+        let box = BoxStatus(board: "questbox-sim", soundDevice: "null", clockTrusted: true, dataVersion: 3, unsavedPlays: 0, phase: "idle", buttonCheck: true)
         var state = BoxMessage.reply(to: BoxRequest(command: "state", id: "7"))
         state.screen = events.first?.screen
         state.box = box
@@ -100,6 +100,7 @@ struct BoxProtocolTests {
             BoxRequest(command: "subscribe"), BoxRequest(command: "state", id: "a"), BoxRequest(command: "reload"),
             BoxRequest(command: "test-output", led: "red", buzzer: "reveal-close", sound: "level_up"),
             BoxRequest(command: "press", button: "stop", action: "down"),
+            BoxRequest(command: "button-check", action: "stop"),
         ]
         for r in samples {
             let data = try JSONEncoder().encode(r)
@@ -112,7 +113,7 @@ struct BoxProtocolTests {
             (#"{"id":"x"}"#, "command: missing"),
             (#"{"command":5}"#, "command: wrong type"),
             (#"{"command":"state","id":7}"#, "id: wrong type"),
-            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press)"#),
+            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press, button-check)"#),
         ]
         for (line, message) in bad {
             guard case .failure(let error) = BoxRequest.parse(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }

@@ -214,6 +214,52 @@ extension DaemonTests {
         #expect(wrong.ok == false && wrong.error == #"button: "start" is not one of lock, stop, up, down"#)
     }
 
+    @Test("button-check: the holder is told each press, which starts no quest; the box lets go when the holder leaves or stops")
+    func buttonCheckHeldByAClient() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let watcher = try BoxClient(path: rig.socketPath)
+        _ = try watcher.request(BoxRequest(command: "subscribe"))
+        var holder: BoxClient? = try BoxClient(path: rig.socketPath)
+        let held = try #require(holder).request(BoxRequest(command: "button-check"))
+        #expect(held.ok == true && held.box?.buttonCheck == true)
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == QuestMachine.buttonCheckNotice } else { false } })
+
+        try rig.press("BTN_LOCK")
+        let told = try events(from: try #require(holder)) { $0.event == "press" && $0.pressed == false }
+        #expect(told.contains { $0.event == "press" && $0.button == "lock" && $0.pressed == true })
+        #expect(try watcher.request(BoxRequest(command: "state")).box?.phase == "idle")
+        // Socket presses are held too (the simulated box's buttons).
+        #expect(try watcher.request(BoxRequest(command: "press", button: "lock")).ok == true)
+        usleep(150_000)
+        #expect(try watcher.request(BoxRequest(command: "state")).box?.phase == "idle")
+        let wrong = try watcher.request(BoxRequest(command: "button-check", action: "pause"))
+        #expect(wrong.ok == false && wrong.error == #"action: "pause" is not one of start, stop"#)
+
+        holder = nil  // the page went away: the check ends with its connection
+        let after = try events(from: watcher) { $0.event == "box" && $0.box?.buttonCheck == false }
+        #expect(after.last?.box?.buttonCheck == false)
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == nil } else { false } })
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+
+        // Not during a quest; and a holder's own "stop" lets go too (after the quest).
+        let refused = try watcher.request(BoxRequest(command: "button-check"))
+        #expect(refused.ok == false && refused.error?.contains("a quest is running (estimating)") == true)
+    }
+
+    @Test("button-check stop: two holders, the box lets go only when both have")
+    func buttonCheckTwoHolders() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let first = try BoxClient(path: rig.socketPath)
+        let second = try BoxClient(path: rig.socketPath)
+        #expect(try first.request(BoxRequest(command: "button-check")).box?.buttonCheck == true)
+        #expect(try second.request(BoxRequest(command: "button-check", action: "start")).box?.buttonCheck == true)
+        #expect(try first.request(BoxRequest(command: "button-check", action: "stop")).box?.buttonCheck == true)
+        #expect(try second.request(BoxRequest(command: "button-check", action: "stop")).box?.buttonCheck == false)
+    }
+
     @Test("a client that stops reading is dropped; the box and the other clients go on")
     func slowClientDropped() throws {
         let rig = try rig(routines: [], control: Self.control(queue: 16 * 1024))

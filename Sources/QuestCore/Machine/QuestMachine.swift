@@ -13,6 +13,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case summaryTimeout
     /// REFL-1: the weekly reflection goes away by itself if nobody presses.
     case reflectionTimeout
+    /// A button check left open ends by itself (`QuestMachine.buttonCheckLimitNanos`).
+    case buttonCheckLimit
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -29,6 +31,9 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     /// GAME-5 at start-up: the persisted in-progress task and the estimations its session
     /// already has.
     case restoreInProgress(InProgressTask, completedEstimations: [TaskEstimation], atNanos: MonotonicNanos)
+    /// The parent's wiring check (or the first-run presence press) holds the buttons, or
+    /// lets them go: while held, presses are debounced and told but do nothing in the game.
+    case buttonCheck(on: Bool, atNanos: MonotonicNanos)
 }
 
 /// What the shell must do. A `persist` is listed before the sound, light and screen that
@@ -131,6 +136,8 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var debouncer: ButtonDebouncer
     /// Hold-repeat count of each held up/down button.
     public var repeats: [ButtonRole: Int]
+    /// A button check holds the buttons: they are debounced and told, never played.
+    public var buttonCheck: Bool
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -138,6 +145,7 @@ public struct QuestState: Codable, Equatable, Sendable {
         self.phase = .idle(selectedRoutineID: nil, notice: nil)
         self.debouncer = ButtonDebouncer(windowNanos: rules.debounceMs * 1_000_000)
         self.repeats = [:]
+        self.buttonCheck = false
     }
 }
 
@@ -147,6 +155,9 @@ public struct QuestState: Codable, Equatable, Sendable {
 public enum QuestMachine: Sendable {
     public static let abandonedNotice = "Quest paused. Pick it up any time."
     public static let tooLongNotice = "That task ran past 3 hours, so it was set aside unscored."
+    public static let buttonCheckNotice = "Button check: presses show on the parent's page and start no quest."
+    /// A button check nobody ended (a page left open) gives the box back after 10 minutes.
+    public static let buttonCheckLimitNanos: MonotonicNanos = 10 * 60 * 1_000_000_000
 
     /// The first screen and lights, before any event.
     public static func start(_ state: QuestState, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
@@ -206,10 +217,30 @@ private struct Reducer {
             if case .idle(_, let notice) = state.phase { enterIdle(notice: notice) }
         case .restoreInProgress(let task, let completed, let t):
             restore(task, completed: completed, at: t)
+        case .buttonCheck(let on, let t):
+            checkButtons(on, at: t)
         }
     }
 
+    /// Starts a button check only while idle (a quest in play keeps its buttons); ends one
+    /// in any phase.
+    mutating func checkButtons(_ on: Bool, at t: MonotonicNanos) {
+        guard case .idle = state.phase else {
+            state.buttonCheck = false
+            return
+        }
+        guard on != state.buttonCheck else { return }
+        state.buttonCheck = on
+        if on {
+            emit(.scheduleTimer(.buttonCheckLimit, atNanos: t + QuestMachine.buttonCheckLimitNanos))
+        } else {
+            emit(.cancelTimer(.buttonCheckLimit))
+        }
+        enterIdle(notice: on ? QuestMachine.buttonCheckNotice : nil)
+    }
+
     mutating func press(_ role: ButtonRole, at t: MonotonicNanos) {
+        guard !state.buttonCheck else { return }
         switch state.phase {
         case .idle(let selected, _):
             switch role {
@@ -254,6 +285,7 @@ private struct Reducer {
     }
 
     mutating func release(_ role: ButtonRole, at t: MonotonicNanos) {
+        guard !state.buttonCheck else { return }
         switch role {
         case .up, .down:
             state.repeats[role] = nil
@@ -294,6 +326,8 @@ private struct Reducer {
             if case .revealing(let run, let index) = state.phase { advance(from: run, index, at: t) }
         case .summaryTimeout:
             if case .summary = state.phase { enterIdle(notice: nil) }
+        case .buttonCheckLimit:
+            checkButtons(false, at: t)
         case .reflectionTimeout:
             if case .reflection(let reflection, let selected) = state.phase {
                 dismiss(reflection)

@@ -37,6 +37,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .revealTimeout: 22
         case .summaryTimeout: 23
         case .reflectionTimeout: 24
+        case .buttonCheckLimit: 25
         }
     }
 }
