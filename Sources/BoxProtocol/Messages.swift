@@ -87,6 +87,18 @@ public struct BoxStatus: Codable, Equatable, Sendable {
         self.phase = phase
         self.buttonCheck = buttonCheck
     }
+
+    enum CodingKeys: String, CodingKey { case board, soundDevice, clockTrusted, dataVersion, unsavedPlays, phase, buttonCheck }
+
+    /// A box from before button checks sends no `buttonCheck`: it holds none.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            board: try c.decode(String.self, forKey: .board), soundDevice: try c.decodeIfPresent(String.self, forKey: .soundDevice),
+            clockTrusted: try c.decode(Bool.self, forKey: .clockTrusted), dataVersion: try c.decode(Int.self, forKey: .dataVersion),
+            unsavedPlays: try c.decode(Int.self, forKey: .unsavedPlays), phase: try c.decode(String.self, forKey: .phase),
+            buttonCheck: try c.decodeIfPresent(Bool.self, forKey: .buttonCheck) ?? false)
+    }
 }
 
 /// A screen as one flat object: its `kind` (idle, estimating, active, reveal, summary) beside

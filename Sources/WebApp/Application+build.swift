@@ -28,7 +28,9 @@ public struct WebServices: Sendable {
     let parents: ParentSessions
     let pinChecks: PINChecks
     /// One relay of the box's screens for every open kiosk page.
-    let kioskEvents: KioskEvents
+    let kioskEvents: BoxEventRelay
+    /// One relay of the box's presses for every open wiring page (holding a button check).
+    let wiringEvents: BoxEventRelay
     /// The first-run proof of being at the box.
     let presence: PresenceCheck
     /// `questbox doctor`, run for the health page.
@@ -42,8 +44,10 @@ public struct WebServices: Sendable {
         self.logger = logger
         parents = ParentSessions(clock: clock)
         pinChecks = PINChecks(database: database, clock: clock)
-        let kioskEvents = KioskEvents(socketPath: box.socketPath)
+        let kioskEvents = BoxEventRelay(socketPath: box.socketPath, channel: .kiosk)
         self.kioskEvents = kioskEvents
+        // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
+        wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: DoctorRunner.siblingProgram(), dataDirectory: (database.path as NSString).deletingLastPathComponent)
     }
@@ -102,6 +106,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let backups = BackupsController(services: services)
     backups.addRoutes(to: signedIn)
     backups.addAPIRoutes(to: signedInAPI)
+    let wiring = WiringController(services: services)
+    wiring.addRoutes(to: signedIn)
+    wiring.addAPIRoutes(to: signedInAPI)
     let health = HealthController(services: services)
     health.addRoutes(to: signedIn)
     health.addAPIRoutes(to: signedInAPI)

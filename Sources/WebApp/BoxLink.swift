@@ -22,20 +22,42 @@ public struct BoxLink: Sendable {
     /// Asks the box to re-read the store after a change (`applied`: now or after the quest).
     public func reload() async -> State { await ask(BoxRequest(command: "reload")) }
 
-    /// One request on a short connection, off the server's threads (the client blocks). A
-    /// refusal (`ok: false`) is `.offline` with the box's reason.
+    /// Why the box could not be reached, for whoever asked over the network: without the
+    /// socket's path.
+    static func reason(_ error: any Error, socketPath: String) -> String {
+        let text = "\(error)"
+        return text.hasPrefix(socketPath + ": ") ? String(text.dropFirst(socketPath.count + 2)) : text
+    }
+
+    /// Lights, buzzes or sounds one output for the wiring check (`test-output`).
+    public func testOutput(_ request: BoxRequest) async -> Result<BoxMessage, Refusal> { await exchange(request) }
+
+    /// Why a request got no yes: no box to ask, or the box said no (its one line).
+    public enum Refusal: Error, Sendable {
+        case offline(String)
+        case refused(String)
+    }
+
+    /// One request on a short connection, where a refusal (`ok: false`) is `.offline` with
+    /// the box's reason.
     func ask(_ request: BoxRequest) async -> State {
+        switch await exchange(request) {
+        case .success(let reply): .online(reply)
+        case .failure(.offline(let reason)), .failure(.refused(let reason)): .offline(reason: reason)
+        }
+    }
+
+    /// One request on a short connection, off the server's threads (the client blocks).
+    func exchange(_ request: BoxRequest) async -> Result<BoxMessage, Refusal> {
         let path = socketPath, timeout = timeoutMs
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do {
                     let client = try BoxClient(path: path, timeoutMs: timeout)
                     let reply = try client.request(request, timeoutMs: timeout)
-                    continuation.resume(returning: reply.ok == false ? .offline(reason: reply.error ?? "refused") : .online(reply))
+                    continuation.resume(returning: reply.ok == false ? .failure(.refused(reply.error ?? "refused")) : .success(reply))
                 } catch {
-                    // The reason goes to whoever asked over the network: without the path.
-                    let text = "\(error)"
-                    continuation.resume(returning: .offline(reason: text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text))
+                    continuation.resume(returning: .failure(.offline(Self.reason(error, socketPath: path))))
                 }
             }
         }

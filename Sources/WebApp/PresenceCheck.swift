@@ -176,7 +176,8 @@ final class PresenceCheck: Sendable {
 }
 
 /// The box's events on a thread of its own for a while (`lifetimeMs`), each handed to
-/// `handler`; `stop()` ends it at once. With no box it ends quietly (the code remains).
+/// `handler`, with the box's buttons held (`button-check`) meanwhile; `stop()` ends it at
+/// once. With no box it ends quietly (the code remains).
 final class BoxEventListener: Sendable {
     let socketPath: String
     let lifetimeMs: Int32
@@ -221,6 +222,9 @@ final class BoxEventListener: Sendable {
         guard let client = try? BoxClient(path: socketPath, timeoutMs: 800),
               (try? client.request(BoxRequest(command: "subscribe", id: "presence"), timeoutMs: 800))?.ok == true
         else { return }
+        // The box holds its buttons while this listens, so the press that proves presence
+        // starts no quest. During a quest it refuses; the press is still heard.
+        _ = try? client.request(BoxRequest(command: "button-check", id: "presence-check"), timeoutMs: 800)
         // The client closes its socket when released: forget the descriptor first, so stop()
         // never shuts down a number the process has since reused.
         withExtendedLifetime(client) {

@@ -3,13 +3,17 @@ import Glibc
 import Synchronization
 
 /// A stand-in for the running box on its socket, for tests of what the web app asks it: it
-/// greets each client, answers every request line with `ok` (a `reload` with `applied`),
+/// greets each client, answers every request line with `ok` (a `reload` with `applied`, a
+/// `button-check` with the box holding its buttons) or with the refusal set for its command,
 /// and keeps the commands it was sent. The real box is exercised by the browser tests.
 final class FakeBox: Sendable {
     let path: String
     private let listener: Int32
     private let received = Mutex<[String]>([])
     private let subscribers = Mutex<[Int32]>([])
+    private let connected = Mutex<Set<Int32>>([])
+    /// A command's refusal (`ok: false` with this error), as the box refuses during a quest.
+    let refusals = Mutex<[String: String]>([:])
 
     var commands: [String] { received.withLock { $0 } }
 
@@ -36,11 +40,13 @@ final class FakeBox: Sendable {
     }
 
     private func serve(_ client: Int32) {
+        connected.withLock { _ = $0.insert(client) }
         defer {
             subscribers.withLock { $0.removeAll { $0 == client } }
+            connected.withLock { _ = $0.remove(client) }
             close(client)
         }
-        send(#"{"type":"hello","protocol":1,"box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle"}}"#, to: client)
+        send(#"{"type":"hello","protocol":1,"box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false}}"#, to: client)
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -52,9 +58,18 @@ final class FakeBox: Sendable {
                 pending.removeFirst(end + 1)
                 let command = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["command"] as? String ?? "?"
                 received.withLock { $0.append(command) }
+                if let refusal = refusals.withLock({ $0[command] }) {
+                    send(#"{"type":"reply","command":"\#(command)","ok":false,"error":"\#(refusal)"}"#, to: client)
+                    continue
+                }
                 if command == "subscribe" { subscribers.withLock { $0.append(client) } }
-                let applied = command == "reload" ? #","applied":"now""# : ""
-                send(#"{"type":"reply","command":"\#(command)","ok":true\#(applied)}"#, to: client)
+                let extra = switch command {
+                case "reload": #","applied":"now""#
+                case "state": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false}"#
+                case "button-check": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":true}"#
+                default: ""
+                }
+                send(#"{"type":"reply","command":"\#(command)","ok":true\#(extra)}"#, to: client)
             }
         }
     }
@@ -70,6 +85,11 @@ final class FakeBox: Sendable {
     /// An event line to every subscriber, as the box sends them.
     func emit(_ json: String) {
         subscribers.withLock { all in for client in all { send(json, to: client) } }
+    }
+
+    /// Closes every client's connection, as a box that stops does.
+    func disconnectAll() {
+        connected.withLock { all in for client in all { shutdown(client, Int32(SHUT_RDWR)) } }
     }
 
     func stop() {

@@ -89,6 +89,9 @@ struct OpenAPITests {
         for days in [20, 13, 9, 8, 6, 5, 3, 2, 1, 0] {
             try recordQuest(db, at: now.addingTimeInterval(-Double(days) * 86_400 - 600), durations: [(60, 75)], routine: everyDay)
         }
+        // A box answers on the socket, so changes that ask it (the wiring check) get a 2xx.
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
         let services = try await makeServices(args, logger: Logger(label: "test"))
         let apiRoutes = buildRouter(services).routes.filter { "\($0.path)".hasPrefix("/api/v1") }.map { "\($0.method) \($0.path)" }.sorted()
         let app = try await buildApplication(args)

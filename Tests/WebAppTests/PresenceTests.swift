@@ -30,6 +30,7 @@ struct PresenceTests {
             let (_, waiting) = try await browser.get(client, "/parent/setup")
             #expect(waiting.contains("Press the box's big button now.") && waiting.contains("data-phase=\"waiting\""))
             #expect(box.subscriberCount == 1, "the page asks for the press once the box listens")
+            #expect(box.commands.contains("button-check"), "the box holds its buttons: the press starts no quest")
             box.emit(#"{"type":"event","event":"press","button":"stop","pressed":true}"#)
             box.emit(#"{"type":"event","event":"press","button":"lock","pressed":false}"#)
             try await Task.sleep(for: .milliseconds(200))
@@ -113,7 +114,7 @@ struct PresenceTests {
             let (_, kiosk) = try await other.get(client, "/kiosk")
             #expect(!kiosk.contains("Set-up code <strong>") || kiosk.contains("Set-up code <strong></strong>"))
         }
-        #expect(String(buffer: KioskEvents.setupFrame(waiting: true)) == "event: setup\ndata: {\"waiting\":true}\n\n")
+        #expect(String(buffer: BoxEventRelay.setupFrame(waiting: true)) == "event: setup\ndata: {\"waiting\":true}\n\n")
     }
 
     @Test("PAR-1: two claims at once fail both; claims are spaced 2 s; a claim lasts 2 minutes; 5 wrong codes end a claim and 10 in all pause codes for 15 minutes")

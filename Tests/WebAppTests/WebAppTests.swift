@@ -182,7 +182,7 @@ struct WebAppTests {
 
     @Test("an event frame is one data line whatever the screen holds; no id or time is added (GAME-2)")
     func kioskEventFrame() {
-        let frame = String(buffer: KioskEvents.frame(KioskView(kind: "active", headline: "Go\n<script>x</script>", lines: ["a\r\nb"])))
+        let frame = String(buffer: BoxEventRelay.kioskFrame(KioskView(kind: "active", headline: "Go\n<script>x</script>", lines: ["a\r\nb"])))
         let lines = frame.components(separatedBy: "\n")
         #expect(lines.count == 4 && lines[0] == "event: screen" && lines[1].hasPrefix("data: {") && lines[2].isEmpty && lines[3].isEmpty, "\(lines)")
         #expect(frame == "event: screen\ndata: {\"headline\":\"Go\\n<script>x</script>\",\"kind\":\"active\",\"lines\":[\"a\\r\\nb\"]}\n\n")

@@ -8,7 +8,7 @@ import QuestCore
 /// here adds one.
 struct KioskController {
     let services: WebServices
-    var events: KioskEvents { services.kioskEvents }
+    var events: BoxEventRelay { services.kioskEvents }
 
     func addRoutes(to router: Router<WebRequestContext>) {
         router.get("/kiosk") { _, context in try await kiosk(onTheBox: context.isFromThisMachine) }
