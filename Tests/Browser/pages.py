@@ -87,6 +87,17 @@ def wait_for(by, selector, timeout=10):
         time.sleep(0.05)
 
 
+def gone(element, timeout=10):
+    """Waits until `element` left the page (the form's own buttons load a new one)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            element.is_enabled()
+        except Exception:      # stale: the new page is here
+            return
+        time.sleep(0.05)
+
+
 def normal(text):
     return re.sub(r"\s+", " ", text).strip()
 
@@ -177,13 +188,15 @@ def make_a_quest(path):
 
 def first_run(path):
     """PAR-1: no PIN yet; the parent starts the set-up, presses the box's big button (over the
-    simulated box's socket) and chooses a PIN. The press also reaches the game, so the box is
-    put back to its idle screen after (last week's card away, or the quest abandoned)."""
+    simulated box's socket) and chooses a PIN. The box holds its buttons while the page
+    listens, so the press starts no quest: the box is still at its idle screen after."""
     viewport(1024, 768)
     visit("/parent")
     driver.find_element(By.CSS_SELECTOR, "form[action='/parent/claim'] button").click()
     ask = wait_for(By.CSS_SELECTOR, "p.ask")
     check(bool(ask) and "Press the box's big button now." in ask[0].text, "/parent/setup: no request to press")
+    held = ask_box(path, {"command": "state"}).get("box", {}).get("buttonCheck")
+    check(held is True, f"the box does not hold its buttons while the set-up listens: {held}")
     screenshot("parent-setup", width=1024)
     viewport(1024, 768)
     press(path, "lock")    # the page asks only once the web app listens to the box
@@ -196,18 +209,20 @@ def first_run(path):
     if check(bool(signed_in), "/parent: not signed in after setting the PIN"):
         signed_in[0].click()
         check(bool(wait_for(By.ID, "pin")), "/parent: still open after signing out")
-    kind = ask_box(path, {"command": "state"}).get("screen", {}).get("kind")
-    if kind == "reflection":
-        press(path, "down")
-    elif kind == "estimating":
-        ask_box(path, {"command": "press", "button": "stop", "action": "down"})
-        time.sleep(3.3)    # held 3 s: the quest is abandoned
-        ask_box(path, {"command": "press", "button": "stop", "action": "up"})
-    deadline = time.time() + 5
-    while kind != "idle" and time.time() < deadline:
+    state = ask_box(path, {"command": "state"})
+    kind = (state.get("screen") or {}).get("kind")
+    check(kind == "idle" and state.get("box", {}).get("phase") == "idle", f"the set-up press reached the game: {kind}")
+    check(box_check_ended(path), "the box still holds its buttons after the set-up")
+
+
+def box_check_ended(path, timeout=6):
+    """True once the box no longer holds its buttons for a check (within `timeout`)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if ask_box(path, {"command": "state"}).get("box", {}).get("buttonCheck") is False:
+            return True
         time.sleep(0.1)
-        kind = ask_box(path, {"command": "state"}).get("screen", {}).get("kind")
-    check(kind == "idle", f"the box is not back at idle after the set-up press: {kind}")
+    return False
 
 
 def box_screen(path, kind, timeout=5):
@@ -226,6 +241,9 @@ def first_estimate(path):
     held 3 s), so the box is idle again."""
     time.sleep(0.4)
     press(path, "lock")
+    if box_screen(path, "reflection", timeout=1) is not None:
+        time.sleep(0.4)
+        press(path, "lock")    # the week's first press shows last week's card (REFL-1)
     screen = box_screen(path, "estimating")
     check(screen is not None, "the box did not start a quest on lock")
     ask_box(path, {"command": "press", "button": "stop", "action": "down"})
@@ -248,8 +266,9 @@ def parent_edits(path):
         driver.find_element(By.ID, f"task-{number}-name").send_keys(name)
         driver.find_element(By.ID, f"task-{number}-display").send_keys(shown)
         driver.find_element(By.ID, f"task-{number}-usual").send_keys(usual)
+    before = driver.find_element(By.ID, "task-1-name")
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Move task 2 up']").click()
-    wait_for(By.ID, "task-1-name")
+    gone(before)
     order = [e.get_attribute("value") for e in wait_for(By.CSS_SELECTOR, "input[name=taskName]")]
     check(order[:2] == ["piece", "scales"], f"/parent/routines: moving task 2 up gave {order}")
     screenshot("parent-routine", width=1024)
@@ -286,10 +305,43 @@ def parent_edits(path):
         idle = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
         check("Piano Quest" in idle, f"the box lost the routine after restoring the backup that has it: {idle}")
 
+    wiring_check(path)
+
     # The box's health: `questbox doctor`'s checks, run for the page.
     visit("/parent/health")
     health = normal(driver.find_element(By.TAG_NAME, "main").text)
     check("integrity ok" in health and "last backup" in health, f"/parent/health: {health[:300]!r}")
+
+
+def wiring_check(path):
+    """PAR-1 wiring check: with the page open each press of the box lights its tile and starts
+    no quest; an LED colour is tried from the page; leaving the page gives the buttons back."""
+    viewport(1024, 768)
+    visit("/parent/wiring")
+    check(bool(wait_for(By.CSS_SELECTOR, "body[data-listening='1']")), "/parent/wiring: the page is not listening to the box")
+    for button in ["lock", "stop", "up", "down"]:
+        time.sleep(0.4)
+        press(path, button)
+        seen = wait_for(By.CSS_SELECTOR, f"li[data-button='{button}'].seen", timeout=3)
+        check(bool(seen) and "works" in seen[0].text, f"/parent/wiring: the {button} press did not light its tile")
+    box = ask_box(path, {"command": "state"})
+    check(box.get("box", {}).get("phase") == "idle" and box.get("box", {}).get("buttonCheck") is True,
+          f"the presses of the wiring check reached the game: {box.get('box')}")
+    check("Button check" in json.dumps(box.get("screen")), f"the box's screen does not say the buttons are checked: {box.get('screen')}")
+    driver.find_element(By.CSS_SELECTOR, "button[name=led][value=green]").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and "The LED shows green for 2 seconds." in done[0].text, f"/parent/wiring: {[d.text for d in done]}")
+    check(bool(wait_for(By.CSS_SELECTOR, "body[data-listening='1']")), "/parent/wiring: not listening after the reload")
+    kept = wait_for(By.CSS_SELECTOR, "li.seen")
+    check(len(kept) == 4, f"/parent/wiring: trying an output forgot the buttons seen: {[k.text for k in kept]}")
+    time.sleep(0.4)
+    press(path, "up")
+    again = wait_for(By.XPATH, "//li[@data-button='up'][contains(., '2 presses')]", timeout=3)
+    check(bool(again), "/parent/wiring: a second press of up is not counted")
+    screenshot("parent-wiring", width=1024)
+    viewport(1024, 768)
+    visit("/parent")
+    check(box_check_ended(path), "the box still holds its buttons 6 s after the wiring page was left")
 
 
 def parent_area():
@@ -315,13 +367,17 @@ def parent_area():
     screenshot("parent", width=1024)
     if box_socket:
         parent_edits(box_socket)
-    for page in ("/parent", "/parent/settings", "/parent/routines/new"):
+    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/wiring"):
         viewport(375, 812, mobile=True)
         visit(page)
         w, _, vw, _ = size()
         check(w <= vw, f"{page}: {w} px wide on a {vw} px phone")
     viewport(375, 812, mobile=True)
     visit("/parent")
+    if box_socket:
+        # The wiring page just left gives the box its buttons back (its stream is found gone
+        # at its next keep-alive, within 2 s).
+        check(box_check_ended(box_socket), "the box still holds its buttons after the wiring page was left")
     w, _, vw, _ = size()
     check(w <= vw, f"/parent: {w} px wide on a {vw} px phone")
     driver.find_element(By.CSS_SELECTOR, "form.sign-out button").click()

@@ -5,7 +5,18 @@
 (function () {
   const status = document.getElementById("wiring-status");
   if (!status || !window.EventSource) return;
-  const counts = {};
+  // Kept for this tab, so trying an output (a form that loads the page again) keeps the
+  // buttons already seen working.
+  let counts = {};
+  try { counts = JSON.parse(sessionStorage.getItem("wiring-counts") || "{}") || {}; } catch (_) { counts = {}; }
+  function showCount(tile, button) {
+    const n = Number(counts[button]) || 0;
+    if (n < 1) return;
+    tile.classList.add("seen");
+    const state = tile.querySelector(".button-state");
+    if (state) state.textContent = "works ✓ (" + n + (n === 1 ? " press)" : " presses)");
+  }
+  for (const tile of document.querySelectorAll("li[data-button]")) showCount(tile, tile.dataset.button);
   const events = new EventSource("/parent/wiring/events");
   events.addEventListener("check", function (e) {
     let check = {};
@@ -22,9 +33,8 @@
     if (!tile) return;
     tile.classList.toggle("pressed", press.pressed === true);
     if (press.pressed !== true) return;
-    counts[press.button] = (counts[press.button] || 0) + 1;
-    tile.classList.add("seen");
-    const state = tile.querySelector(".button-state");
-    if (state) state.textContent = "works ✓ (" + counts[press.button] + (counts[press.button] === 1 ? " press)" : " presses)");
+    counts[press.button] = (Number(counts[press.button]) || 0) + 1;
+    try { sessionStorage.setItem("wiring-counts", JSON.stringify(counts)); } catch (_) { /* private mode: this load only */ }
+    showCount(tile, press.button);
   });
 })();
