@@ -19,7 +19,11 @@ for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-sh
     options.add_argument(arg)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_script_timeout(60)
 problems = []
+# axe-core (Tests/Browser/axe.sh), run on each page the test reaches.
+axe_source = open(os.environ["AXE_JS"]).read() if os.environ.get("AXE_JS") else None
+axe_checked = []
 
 
 def check(ok, message):
@@ -85,6 +89,31 @@ def wait_for(by, selector, timeout=10):
         if found or time.time() > deadline:
             return found
         time.sleep(0.05)
+
+
+def accessible(page):
+    """axe-core's WCAG 2.1 A and AA rules and its best practices on the page as shown now:
+    any serious or critical violation is a problem (the minor ones are printed)."""
+    if not check(axe_source is not None, "axe-core is missing (AXE_JS)"):
+        return
+    for v in axe_violations():
+        serious = v["impact"] in ("serious", "critical")
+        check(not serious, f"{page}: axe {v['id']} ({v['impact']}): {v['help']} at {v['nodes']}")
+        if not serious:
+            print(f"axe (minor) {page}: {v['id']}: {v['help']} at {v['nodes']}")
+    axe_checked.append(page)
+
+
+def axe_violations():
+    """axe-core's violations on the page as shown now: id, impact, help, where."""
+    driver.execute_script(axe_source)
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}})
+          .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                                                   nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))))
+          .catch(e => done([{id: "axe-failed", impact: "critical", help: String(e), nodes: []}]));
+    """)
 
 
 def gone(element, timeout=10):
@@ -155,6 +184,7 @@ def follow_a_quest(path):
     sw, sh, vw, vh = size()
     check(sw <= vw and sh <= vh, f"/kiosk: the reveal scrolls at 800×480 ({sw}×{sh})")
     screenshot("kiosk-reveal", full_page=False)
+    accessible("/kiosk (reveal)")
     for entry in driver.get_log("browser"):
         check(entry["level"] != "SEVERE", f"/kiosk: console error: {entry['message']}")
     print("kiosk: press → page (ms):", {k: (round(v) if v is not None else None) for k, v in delays.items()})
@@ -367,11 +397,12 @@ def parent_area():
     screenshot("parent", width=1024)
     if box_socket:
         parent_edits(box_socket)
-    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/wiring"):
+    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring"):
         viewport(375, 812, mobile=True)
         visit(page)
         w, _, vw, _ = size()
         check(w <= vw, f"{page}: {w} px wide on a {vw} px phone")
+        accessible(page)
     viewport(375, 812, mobile=True)
     visit("/parent")
     if box_socket:
@@ -385,6 +416,11 @@ def parent_area():
 
 
 try:
+    # The check has teeth: a page with an unlabelled image and field fails it.
+    if axe_source is not None:
+        driver.get("data:text/html,<html><body><img src='x.png'><input></body></html>")
+        found = {v["id"] for v in axe_violations()}
+        check({"image-alt", "label"} <= found, f"axe-core misses what is wrong with a bad page: {found}")
     # The player's home, desktop.
     viewport(1024, 768)
     visit("/")
@@ -409,11 +445,12 @@ try:
     screenshot("stats", width=1024)
 
     # A 375 px phone: nothing wider than the screen on any page.
-    for path in ("/", "/stats", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session"):
+    for path in ("/", "/stats", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session", "/parent"):
         viewport(375, 812, mobile=True)
         visit(path)
         w, _, vw, _ = size()
         check(w <= vw, f"{path}: {w} px wide on a {vw} px phone (horizontal scroll)")
+        accessible(path)
     viewport(375, 812, mobile=True)
     visit("/stats")
     screenshot("stats-phone", width=375)
@@ -438,6 +475,7 @@ try:
 finally:
     driver.quit()
 
+print(f"axe-core: {len(axe_checked)} page states checked: {', '.join(axe_checked)}")
 for p in problems:
     print("problem:", p)
 print(f"browser: {len(problems)} problem(s)")

@@ -40,5 +40,6 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 mkdir -p docs/screenshots
-/usr/bin/python3 Tests/Browser/pages.py "http://127.0.0.1:$port" docs/screenshots "$data/questbox.sock" \
+Tests/Browser/axe.sh "$work/axe.min.js"
+AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "http://127.0.0.1:$port" docs/screenshots "$data/questbox.sock" \
     || { echo "--- the simulated box:"; tail -n 20 "$work/box.log"; echo "--- questbox-web:"; tail -n 20 "$work/web.log"; exit 1; }
