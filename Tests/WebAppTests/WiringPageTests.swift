@@ -113,6 +113,16 @@ struct WiringPageTests {
             #expect(choices["buttons"]?.map { $0["id"] ?? "" } == ["lock", "stop", "up", "down"])
             #expect(choices["sounds"]?.count == 12 && choices["leds"]?.count == 7 && choices["buzzerPatterns"]?.count == 6)
 
+            // The API document names exactly the outputs the page offers.
+            let document = try await client.execute(uri: "/api/openapi.json", method: .get)
+            let paths = try #require(try JSONSerialization.jsonObject(with: Data(buffer: document.body)) as? [String: Any])["paths"] as? [String: Any]
+            let operation = ((paths?["/api/v1/parent/wiring"] as? [String: Any])?["post"] as? [String: Any])?["requestBody"] as? [String: Any]
+            let body = ((operation?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+            let fields = try #require(body?["properties"] as? [String: [String: [String]]])
+            #expect(fields["led"]?["enum"] == WiringController.leds.map(\.id))
+            #expect(fields["buzzer"]?["enum"] == WiringController.buzzerPatterns.map(\.id))
+            #expect(fields["sound"]?["enum"] == WiringController.sounds.map(\.id))
+
             func post(_ body: String, token: Bool = true) async throws -> TestResponse {
                 try await client.execute(uri: "/api/v1/parent/wiring", method: .post, headers: browser.jsonHeaders(token: token), body: ByteBuffer(string: body))
             }
