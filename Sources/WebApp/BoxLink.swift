@@ -1,5 +1,6 @@
 import BoxProtocol
 import Foundation
+import Synchronization
 
 /// The web app's way to the running box: the daemon's local socket, never its memory.
 /// Each question is one short connection, asked off the server's threads (the client
@@ -8,19 +9,33 @@ public struct BoxLink: Sendable {
     public let socketPath: String
     /// How long the box may take to answer before the page says "offline".
     public var timeoutMs: Int32 = 800
+    /// The box's state as last asked, shared by every copy of this link.
+    let recentState: RecentState
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    /// `stateFreshMs`: how long one `state` answer serves every page that asks.
+    public init(socketPath: String, stateFreshMs: Int = 250) {
+        self.socketPath = socketPath
+        recentState = RecentState(freshNanos: UInt64(stateFreshMs) * 1_000_000)
+    }
 
     public enum State: Sendable {
         case online(BoxMessage)
         case offline(reason: String)
     }
 
-    /// The box's current screen and status (`state` over the socket).
-    public func state() async -> State { await ask(BoxRequest(command: "state")) }
+    /// The box's current screen and status (`state` over the socket). However many pages
+    /// ask at once, the box is asked once, and its answer serves for `stateFreshMs`: a flood
+    /// of requests to the web costs the box a few connections a second, never one each.
+    public func state() async -> State {
+        await recentState.get { await ask(BoxRequest(command: "state")) }
+    }
 
     /// Asks the box to re-read the store after a change (`applied`: now or after the quest).
-    public func reload() async -> State { await ask(BoxRequest(command: "reload")) }
+    /// The next `state` is asked anew.
+    public func reload() async -> State {
+        defer { recentState.forget() }
+        return await ask(BoxRequest(command: "reload"))
+    }
 
     /// Why the box could not be reached, for whoever asked over the network: without the
     /// socket's path.
@@ -62,4 +77,56 @@ public struct BoxLink: Sendable {
             }
         }
     }
+}
+
+/// One `state` answer shared by the pages asking within its freshness, and the askers who
+/// wait while it is being asked.
+final class RecentState: Sendable {
+    private struct Held {
+        var answer: BoxLink.State?
+        var askedAt: UInt64 = 0
+        var waiting: [CheckedContinuation<BoxLink.State, Never>]?
+    }
+    private let held = Mutex(Held())
+    let freshNanos: UInt64
+
+    init(freshNanos: UInt64) { self.freshNanos = freshNanos }
+
+    func get(_ ask: @Sendable () async -> BoxLink.State) async -> BoxLink.State {
+        enum Next { case ready(BoxLink.State), wait, ask }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let next = held.withLock { h -> Next in
+            if let answer = h.answer, now &- h.askedAt < freshNanos { return .ready(answer) }
+            if h.waiting != nil { return .wait }
+            h.waiting = []
+            return .ask
+        }
+        switch next {
+        case .ready(let answer):
+            return answer
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                // Asked and answered meanwhile: the answer is there.
+                let answer = held.withLock { h -> BoxLink.State? in
+                    if h.waiting == nil { return h.answer ?? .offline(reason: "no answer") }
+                    h.waiting?.append(continuation)
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        case .ask:
+            let answer = await ask()
+            let waiting = held.withLock { h in
+                defer { h.waiting = nil }
+                h.answer = answer
+                h.askedAt = DispatchTime.now().uptimeNanoseconds
+                return h.waiting ?? []
+            }
+            for continuation in waiting { continuation.resume(returning: answer) }
+            return answer
+        }
+    }
+
+    /// The next `get` asks the box.
+    func forget() { held.withLock { $0.answer = nil } }
 }

@@ -188,6 +188,28 @@ struct WebAppTests {
         #expect(frame == "event: screen\ndata: {\"headline\":\"Go\\n<script>x</script>\",\"kind\":\"active\",\"lines\":[\"a\\r\\nb\"]}\n\n")
     }
 
+    @Test("a flood of pages asking the box's state costs the box one connection per 250 ms, and a change asks anew")
+    func stateAskedOnceForMany() async throws {
+        let (args, _) = try TestArguments.fresh()
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let link = BoxLink(socketPath: args.socketPath)
+        let answers = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<40 { group.addTask { if case .online = await link.state() { true } else { false } } }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(answers.count == 40 && answers.allSatisfy { $0 }, "every asker gets the box's answer")
+        #expect(box.commands.filter { $0 == "state" }.count == 1, "\(box.commands)")
+        _ = await link.state()
+        #expect(box.commands.filter { $0 == "state" }.count == 1, "fresh: served again")
+        try await Task.sleep(for: .milliseconds(300))
+        _ = await link.state()
+        #expect(box.commands.filter { $0 == "state" }.count == 2, "stale after 250 ms: asked again")
+        _ = await link.reload()
+        _ = await link.state()
+        #expect(box.commands.filter { $0 == "state" }.count == 3, "after a reload: asked again")
+    }
+
     @Test("with no box running, the state says offline and the kiosk says so; nothing fails")
     func offline() async throws {
         let (args, _) = try TestArguments.fresh()
