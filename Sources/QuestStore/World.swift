@@ -5,7 +5,10 @@ import QuestCore
 extension QuestDatabase {
     /// Everything the quest machine needs from storage, as one value: routines, profile,
     /// per-task memory, completed plays and settings, in the box's calendar.
-    public func loadWorld(calendar: Calendar, bootID: String) throws -> QuestWorld {
+    /// `taskMemory: false` leaves out what only estimating needs (last estimates, recent
+    /// times: three scans of the whole history, most of the load's time), for a reader that
+    /// only shows what is offered, as the web's home does.
+    public func loadWorld(calendar: Calendar, bootID: String, taskMemory: Bool = true) throws -> QuestWorld {
         let settings = try settings()
         var cal = calendar
         if let first = settings.firstWeekday { cal.firstWeekday = first }
@@ -13,7 +16,7 @@ extension QuestDatabase {
         // plays come from one read, so the profile agrees with the plays it was derived from.
         let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
         return QuestWorld(
-            routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: try taskMemories(),
+            routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: taskMemory ? try taskMemories() : [:],
             plays: plays, settings: settings.game, calendar: cal, bootID: bootID, reminders: try lastReminders())
     }
 

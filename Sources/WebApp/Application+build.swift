@@ -35,6 +35,27 @@ public struct WebServices: Sendable {
     let presence: PresenceCheck
     /// `questbox doctor`, run for the health page.
     let doctor: DoctorRunner
+    /// The player's home and stats as last read: each read serves every page for 2 s (a
+    /// flood of requests reads five years of history once per 2 s, not once each). Plays on
+    /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
+    let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
+    let recentStats = RecentValue<Result<StatsReport, any Error>>(freshNanos: 2_000_000_000)
+
+    /// The player's home, read at most once per 2 s.
+    func playerHome() async throws -> PlayerHome {
+        try await recentHome.get { [self] in Result { try PlayerHome.load(from: database, calendar: calendar, now: Date()) } }.get()
+    }
+
+    /// The stats, read at most once per 2 s.
+    func stats() async throws -> StatsReport {
+        try await recentStats.get { [self] in Result { try StatsReport.load(from: database, now: Date(), calendar: calendar) } }.get()
+    }
+
+    /// This process changed the store: the next pages read it anew.
+    func forgetRecentReads() {
+        recentHome.forget()
+        recentStats.forget()
+    }
 
     init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
         self.database = database
@@ -80,6 +101,7 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
+    router.add(middleware: ForgetRecentReads(services: services))
     PlayerController(services: services).addRoutes(to: router)
     KioskController(services: services).addRoutes(to: router)
     SetupController(services: services).addRoutes(to: router)

@@ -10,12 +10,12 @@ public struct BoxLink: Sendable {
     /// How long the box may take to answer before the page says "offline".
     public var timeoutMs: Int32 = 800
     /// The box's state as last asked, shared by every copy of this link.
-    let recentState: RecentState
+    let recentState: RecentValue<State>
 
     /// `stateFreshMs`: how long one `state` answer serves every page that asks.
     public init(socketPath: String, stateFreshMs: Int = 250) {
         self.socketPath = socketPath
-        recentState = RecentState(freshNanos: UInt64(stateFreshMs) * 1_000_000)
+        recentState = RecentValue(freshNanos: UInt64(stateFreshMs) * 1_000_000)
     }
 
     public enum State: Sendable {
@@ -79,54 +79,57 @@ public struct BoxLink: Sendable {
     }
 }
 
-/// One `state` answer shared by the pages asking within its freshness, and the askers who
-/// wait while it is being asked.
-final class RecentState: Sendable {
+/// A value made at most once per `freshNanos` however many ask: askers while it is being
+/// made wait for it, askers within its freshness get it as it is (the box's state, the
+/// stats read from five years of history).
+final class RecentValue<Value: Sendable>: Sendable {
     private struct Held {
-        var answer: BoxLink.State?
-        var askedAt: UInt64 = 0
-        var waiting: [CheckedContinuation<BoxLink.State, Never>]?
+        var value: Value?
+        var madeAt: UInt64 = 0
+        var waiting: [CheckedContinuation<Value?, Never>]?
     }
+    private enum Next { case ready(Value), wait, make }
     private let held = Mutex(Held())
     let freshNanos: UInt64
 
     init(freshNanos: UInt64) { self.freshNanos = freshNanos }
 
-    func get(_ ask: @Sendable () async -> BoxLink.State) async -> BoxLink.State {
-        enum Next { case ready(BoxLink.State), wait, ask }
+    func get(_ make: @Sendable () async -> Value) async -> Value {
         let now = DispatchTime.now().uptimeNanoseconds
         let next = held.withLock { h -> Next in
-            if let answer = h.answer, now &- h.askedAt < freshNanos { return .ready(answer) }
+            if let value = h.value, now &- h.madeAt < freshNanos { return .ready(value) }
             if h.waiting != nil { return .wait }
             h.waiting = []
-            return .ask
+            return .make
         }
         switch next {
-        case .ready(let answer):
-            return answer
+        case .ready(let value):
+            return value
         case .wait:
-            return await withCheckedContinuation { continuation in
-                // Asked and answered meanwhile: the answer is there.
-                let answer = held.withLock { h -> BoxLink.State? in
-                    if h.waiting == nil { return h.answer ?? .offline(reason: "no answer") }
+            let made: Value? = await withCheckedContinuation { continuation in
+                // Made meanwhile: it is there.
+                let value = held.withLock { h -> Value?? in
+                    if h.waiting == nil { return .some(h.value) }
                     h.waiting?.append(continuation)
-                    return nil
+                    return .none
                 }
-                if let answer { continuation.resume(returning: answer) }
+                if let value { continuation.resume(returning: value) }
             }
-        case .ask:
-            let answer = await ask()
+            if let made { return made }
+            return await get(make)   // forgotten while it was made: make it anew
+        case .make:
+            let value = await make()
             let waiting = held.withLock { h in
                 defer { h.waiting = nil }
-                h.answer = answer
-                h.askedAt = DispatchTime.now().uptimeNanoseconds
+                h.value = value
+                h.madeAt = DispatchTime.now().uptimeNanoseconds
                 return h.waiting ?? []
             }
-            for continuation in waiting { continuation.resume(returning: answer) }
-            return answer
+            for continuation in waiting { continuation.resume(returning: value) }
+            return value
         }
     }
 
-    /// The next `get` asks the box.
-    func forget() { held.withLock { $0.answer = nil } }
+    /// The next `get` makes it anew.
+    func forget() { held.withLock { $0.value = nil } }
 }

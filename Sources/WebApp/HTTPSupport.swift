@@ -84,6 +84,18 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
+/// After any request that may change the store (not GET or HEAD), the home and stats are
+/// read anew: what a page of this app changed shows on the next page at once.
+struct ForgetRecentReads<Context: RequestContext>: RouterMiddleware {
+    let services: WebServices
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method != .get, request.method != .head else { return try await next(request, context) }
+        defer { services.forgetRecentReads() }
+        return try await next(request, context)
+    }
+}
+
 /// Errors become a plain page with the status and a short reason; anything unexpected is
 /// logged in full and shown as "something went wrong", never with a path or a stack.
 struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import QuestCore
 import QuestStore
 import StoreFixtures
+import Synchronization
 import Testing
 @testable import WebApp
 
@@ -208,6 +209,41 @@ struct WebAppTests {
         _ = await link.reload()
         _ = await link.state()
         #expect(box.commands.filter { $0 == "state" }.count == 3, "after a reload: asked again")
+    }
+
+    @Test("the home and stats are read once per 2 s for any number of pages; a change made through the app is shown at once")
+    func recentReads() async throws {
+        final class Reads: Sendable { let count = Mutex(0) }
+        let reads = Reads()
+        let recent = RecentValue<Int>(freshNanos: 2_000_000_000)
+        let values = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    await recent.get {
+                        try? await Task.sleep(for: .milliseconds(50))   // a read of five years
+                        return reads.count.withLock { $0 += 1; return $0 }
+                    }
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: 1, count: 40), "one read served all 40")
+        recent.forget()
+        #expect(await recent.get { reads.count.withLock { $0 += 1; return $0 } } == 2)
+
+        // Through the app: a quest the player makes is on the home page at once.
+        let (args, _) = try TestArguments.fresh(routines: [everyDay])
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            let (_, before) = try await browser.get(client, "/")
+            #expect(before.contains("Daily Quest") && !before.contains("Kite Flying"))
+            _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
+            let saved = try await browser.post(client, "/quests", [("name", "Kite Flying")] + (1...7).map { ("day", "\($0)") } + [("task", "Untangle"), ("action", "save")])
+            #expect(saved.status.code < 400, "\(saved.status)")
+            let (_, after) = try await browser.get(client, "/")
+            #expect(after.contains("Kite Flying"))
+        }
     }
 
     @Test("with no box running, the state says offline and the kiosk says so; nothing fails")

@@ -8,7 +8,7 @@ struct APIController {
 
     func addRoutes(to group: RouterGroup<WebRequestContext>) {
         group.get("state") { _, _ in await state() }
-        group.get("player") { _, _ in try PlayerHome.load(from: services.database, calendar: services.calendar, now: Date()) }
+        group.get("player") { _, _ in try await services.playerHome() }
         // A program's way to the token every change needs (X-CSRF-Token), with its cookie.
         group.get("session") { request, _ in
             let (token, cookie) = services.csrf.token(for: request)

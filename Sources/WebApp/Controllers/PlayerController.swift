@@ -13,7 +13,7 @@ struct PlayerController {
     }
 
     func home() async throws -> HTML {
-        let model = try PlayerHome.load(from: services.database, calendar: services.calendar, now: Date())
+        let model = try await services.playerHome()
         return try services.resources.page("home", model)
     }
 }
@@ -38,7 +38,8 @@ struct PlayerHome: Codable, Sendable {
     var stillLearning: Bool
 
     static func load(from database: QuestDatabase, calendar: Calendar, now: Date) throws -> PlayerHome {
-        let world = try database.loadWorld(calendar: calendar, bootID: "web")
+        // What is offered today needs no task's memory (it is for the estimate screen).
+        let world = try database.loadWorld(calendar: calendar, bootID: "web", taskMemory: false)
         let rules = GameRules.standard
         let (_, effects) = QuestMachine.start(QuestState(world: world, rules: rules), env: QuestEnvironment(now: now, newID: UUID()))
         var idle: IdleScreen?

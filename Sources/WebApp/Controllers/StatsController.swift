@@ -5,21 +5,17 @@ import QuestStore
 
 /// `/stats`: the 30-day accuracy trend (TREND-1), personal bests, the player's per-task
 /// patterns (INS-1) and the weekly reflection with the four weeks before it (REFL-1), read
-/// from the store on each request. Curiosity framing only: no comparison with anyone else's
+/// from the store at most once per 2 s (`WebServices.stats`). Curiosity framing only: no comparison with anyone else's
 /// times (SPEC §9).
 struct StatsController {
     let services: WebServices
 
     func addRoutes(to router: Router<WebRequestContext>) {
-        router.get("/stats") { _, _ in try services.resources.page("stats", StatsPage(try report())) }
+        router.get("/stats") { _, _ in try services.resources.page("stats", StatsPage(try await services.stats())) }
     }
 
     func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
-        group.get("stats") { _, _ in try report() }
-    }
-
-    func report() throws -> StatsReport {
-        try StatsReport.load(from: services.database, now: Date(), calendar: services.calendar)
+        group.get("stats") { _, _ in try await services.stats() }
     }
 }
 

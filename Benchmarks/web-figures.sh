@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The web app's figures (#13), on the release build with five years of play in the store
+# (store-bench's fixture: 29,216 estimations) and a simulated box running on it:
+#   - start to ready: from spawning questbox-web to its first answer on /api/v1/state;
+#   - wake-ups (context switches of all its threads) over 10 s idle with no page open
+#     (goal 0), and with one kiosk page's event stream open;
+#   - server time of /, /stats and /api/v1/state under wrk at 1 and 8 connections, p50/p99
+#     (target ≤ 50 ms p99 on this 2-core machine);
+#   - resident memory idle and after the load (target ≤ 40 MB);
+#   - the box's CPU time while wrk hammers /api/v1/state at 8 connections.
+#   Benchmarks/web-figures.sh [SECONDS per wrk run, default 10]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+source scripts/setup.sh
+install_missing_packages wrk curl
+# Built as for the Pi (README): the Swift runtime linked in, so memory is the product's.
+for product in questbox-web questbox store-bench; do swift build -c release --static-swift-stdlib --product "$product" >&2; done
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+work=$(mktemp -d /tmp/questbox-webfig.XXXXXX)
+web=""
+box=""
+cleanup() { [[ -n $web ]] && kill "$web" 2>/dev/null; [[ -n $box ]] && kill "$box" 2>/dev/null; jobs -p | xargs -r kill 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$bin/store-bench" --keep "$work/data" --iterations 1 >/dev/null
+"$bin/questbox" routine import deploy/example-routine.json --data "$work/data" >/dev/null
+"$bin/questbox" settings set reminders false --data "$work/data" >/dev/null
+mkfifo "$work/keys"
+"$bin/questbox" simulate --data "$work/data" < "$work/keys" > "$work/box.log" 2>&1 &
+box=$!
+exec 3> "$work/keys"
+for _ in $(seq 100); do [[ -S "$work/data/questbox.sock" ]] && break; sleep 0.1; done
+
+# The threads' context switches, summed: each is a wake-up (or a preemption).
+switches() {
+    local total=0 n
+    for status in /proc/"$1"/task/*/status; do
+        n=$(awk '/ctxt_switches/ { s += $2 } END { print s + 0 }' "$status" 2>/dev/null || echo 0)
+        total=$((total + n))
+    done
+    echo "$total"
+}
+rss_kib() { awk '/^VmRSS/ { print $2 }' /proc/"$1"/status; }
+hwm_kib() { awk '/^VmHWM/ { print $2 }' /proc/"$1"/status; }
+cpu_ms() { awk '{ printf "%d", ($14 + $15) * 1000 / '"$(getconf CLK_TCK)"' }' /proc/"$1"/stat; }
+
+port=$((20000 + RANDOM % 20000))
+base="http://127.0.0.1:$port"
+start=$(date +%s%N)
+"$bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$work/data" > "$work/web.log" 2>&1 &
+web=$!
+until curl -fsS -o /dev/null "$base/api/v1/state" 2>/dev/null; do
+    kill -0 "$web" 2>/dev/null || { cat "$work/web.log"; exit 1; }
+done
+ready=$(( ($(date +%s%N) - start) / 1000000 ))
+
+sleep 3
+before=$(switches "$web"); sleep 10; idle_wakeups=$(( $(switches "$web") - before ))
+idle_rss=$(rss_kib "$web")
+curl -sN "$base/kiosk/events" > /dev/null &
+kiosk=$!
+sleep 2
+before=$(switches "$web"); sleep 10; kiosk_wakeups=$(( $(switches "$web") - before ))
+kill "$kiosk"; wait "$kiosk" 2>/dev/null || true
+
+echo "web-figures: release build (Swift runtime linked statically), $(nproc) cores, five years of play (29,216 estimations), a simulated box on the same store"
+echo "start to ready                     ${ready} ms"
+echo "wake-ups in 10 s idle, no page     ${idle_wakeups}"
+echo "wake-ups in 10 s, one kiosk open   ${kiosk_wakeups}"
+echo "resident memory idle               $((idle_rss / 1024)) MiB (${idle_rss} KiB)"
+printf "%-16s %5s %10s %10s %10s\n" "wrk ${seconds} s" "conns" "p50 ms" "p99 ms" "req/s"
+latency() { awk -v want="$2" '$1 == want { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 } printf "%.2f", v }' "$1"; }
+for path in / /stats /api/v1/state; do
+    for conns in 1 8; do
+        threads=$(( conns < 2 ? 1 : 2 ))
+        box_cpu=$(cpu_ms "$box")
+        wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency "$base$path" > "$work/wrk.txt"
+        box_cpu=$(( $(cpu_ms "$box") - box_cpu ))
+        rps=$(awk '/^Requests\/sec/ { print $2 }' "$work/wrk.txt")
+        errors=$(awk '/Non-2xx|Socket errors/ { print }' "$work/wrk.txt")
+        printf "%-16s %5s %10s %10s %10s%s\n" "$path" "$conns" "$(latency "$work/wrk.txt" 50%)" "$(latency "$work/wrk.txt" 99%)" "$rps" \
+            "$([[ $path == /api/v1/state && $conns == 8 ]] && echo "   (the box's CPU meanwhile: ${box_cpu} ms)")"
+        [[ -z $errors ]] || echo "  $errors"
+    done
+done
+echo "resident memory after the load     $(( $(rss_kib "$web") / 1024 )) MiB (peak $(( $(hwm_kib "$web") / 1024 )) MiB)"
