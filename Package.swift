@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock",
+                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -103,7 +103,7 @@ let package = Package(
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]),
         .executableTarget(
             name: "questbox-web",
-            dependencies: ["WebApp", "QuestStore", "BoxProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(
             name: "WebAppTests",

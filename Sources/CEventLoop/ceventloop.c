@@ -19,6 +19,8 @@
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #endif
 
 int qb_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
@@ -132,6 +134,22 @@ int qb_prefetch_mapped_code(void) {
 void qb_release_free_memory(void) {
 #if defined(__GLIBC__)
     malloc_trim(0);
+#endif
+}
+
+int qb_nice_this_thread(int nice) {
+    // Linux: a thread's nice value is its own (setpriority on its thread id).
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) == 0 ? 0 : errno;
+}
+
+void qb_malloc_for_bursts(void) {
+#if defined(__GLIBC__)
+    // A fixed mmap threshold: glibc would otherwise raise it to the largest block freed, and
+    // every later read of the history would stay in the heap for good. Two arenas for the
+    // server's threads, and free memory past 1 MiB at a heap's top given back.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_ARENA_MAX, 2);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
 #endif
 }
 

@@ -1,4 +1,5 @@
 import BoxProtocol
+import CEventLoop
 import Foundation
 import Hummingbird
 import Logging
@@ -43,12 +44,16 @@ public struct WebServices: Sendable {
 
     /// The player's home, read at most once per 2 s.
     func playerHome() async throws -> PlayerHome {
-        try await recentHome.get { [self] in Result { try PlayerHome.load(from: database, calendar: calendar, now: Date()) } }.get()
+        try await recentHome.get { [self] in
+            await BackgroundRead.run { Result { try PlayerHome.load(from: database, calendar: calendar, now: Date()) } }
+        }.get()
     }
 
     /// The stats, read at most once per 2 s.
     func stats() async throws -> StatsReport {
-        try await recentStats.get { [self] in Result { try StatsReport.load(from: database, now: Date(), calendar: calendar) } }.get()
+        try await recentStats.get { [self] in
+            await BackgroundRead.run { Result { try StatsReport.load(from: database, now: Date(), calendar: calendar) } }
+        }.get()
     }
 
     /// This process changed the store: the next pages read it anew.
@@ -137,4 +142,20 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     OpenAPIController(resources: services.resources).addRoutes(to: router)
     AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
     return router
+}
+
+/// A read of the store on a thread of its own at a lower priority (nice 10): it blocks for
+/// tens of milliseconds, and the server's two threads meanwhile answer pages from what they
+/// have instead of queueing behind it.
+enum BackgroundRead {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                _ = qb_nice_this_thread(10)
+                continuation.resume(returning: body())
+            }
+            thread.name = "store-read"
+            thread.start()
+        }
+    }
 }

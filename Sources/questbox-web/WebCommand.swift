@@ -2,6 +2,7 @@
 // writes the box's SQLite store and talks to the running box only through its socket.
 import ArgumentParser
 import BoxProtocol
+import CEventLoop
 import Foundation
 import Hummingbird
 import Logging
@@ -33,6 +34,7 @@ struct WebCommand: AsyncParsableCommand, AppArguments {
     }
 
     func run() async throws {
+        qb_malloc_for_bursts()   // a burst of /stats reads leaves no heap behind
         var logger = Logger(label: "questbox-web")
         logger.logLevel = .info
         do {

@@ -45,6 +45,13 @@ int qb_wallclock_timerfd_read(int fd);
 #define CEVENTLOOP_MEM_H
 /// Hands memory freed after start-up back to the system (glibc malloc_trim); no-op elsewhere.
 void qb_release_free_memory(void);
+
+/// For a server whose requests read large blocks in bursts (the web app): big blocks are
+/// mapped and unmapped, so a burst leaves no heap behind (glibc mallopt); no-op elsewhere.
+void qb_malloc_for_bursts(void);
+
+/// Sets the calling thread's nice value (0 or errno).
+int qb_nice_this_thread(int nice);
 /// Asks the kernel to read the process's executable and libraries into the page cache
 /// (POSIX_FADV_WILLNEED), so the first reveal does not wait on code paged in from the SD
 /// card. Resident memory is unchanged: pages are cached, not mapped. Returns the number of
