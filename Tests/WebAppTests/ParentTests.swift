@@ -76,7 +76,7 @@ struct ParentTests {
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age=43200") && cookie.contains("Path=/"))
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
-            #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 tasks · played 2 times in the last 30 days"))
+            #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 task · played twice in the last 30 days"))
             // Tokens are hex; routine ids (in links) are UUIDs: neither is a figure.
             let text = page.replacingOccurrences(of: #"value="[0-9a-f]+""#, with: "", options: .regularExpression)
                 .replacingOccurrences(of: #"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, with: "", options: .regularExpression)

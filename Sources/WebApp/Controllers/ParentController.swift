@@ -120,6 +120,11 @@ struct ParentHome: Encodable {
         var createdByPlayer: Bool
         var taskCount: Int
         var playedLast30Days: Int
+        /// The page's words for the two counts ("1 task", "played twice"); not in the API.
+        var tasksText = ""
+        var playedText = ""
+
+        enum CodingKeys: String, CodingKey { case id, name, displayName, days, isActive, createdByPlayer, taskCount, playedLast30Days }
     }
 
     var routines: [Routine]
@@ -142,10 +147,12 @@ struct ParentHome: Encodable {
         let since = services.calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()
         let counts = try services.database.completedPlayCounts(since: since)
         return try services.database.routines().map { r in
-            Routine(
+            let played = counts[r.id] ?? 0
+            return Routine(
                 id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: services.calendar),
                 isActive: r.isActive, createdByPlayer: r.createdBy == .player, taskCount: r.tasks.count,
-                playedLast30Days: counts[r.id] ?? 0)
+                playedLast30Days: played, tasksText: r.tasks.count == 1 ? "1 task" : "\(r.tasks.count) tasks",
+                playedText: played == 0 ? "not played in the last 30 days" : "played \(PlayCountText.times(played)) in the last 30 days")
         }
     }
 }
