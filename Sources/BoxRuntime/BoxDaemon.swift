@@ -759,11 +759,11 @@ public final class BoxDaemon: @unchecked Sendable {
         return reply
     }
 
-    /// These clients let go of the button check (or left); the last one ends it.
+    /// These clients let go of the button check (or left); the last one ends it. (A check
+    /// on always has a holder: they are cleared when it ends by itself.)
     private func releaseButtonCheck(of clients: [Int32]) {
-        let held = !buttonCheckHolders.isEmpty
         buttonCheckHolders.subtract(clients)
-        if held, buttonCheckHolders.isEmpty, state.buttonCheck {
+        if buttonCheckHolders.isEmpty, state.buttonCheck {
             step(.buttonCheck(on: false, atNanos: clock.monotonicNanos()))
         }
     }

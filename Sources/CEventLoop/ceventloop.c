@@ -19,9 +19,9 @@
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#endif
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#endif
 
 int qb_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
 

@@ -1,6 +1,7 @@
 import BoxProtocol
 import Foundation
 import Hummingbird
+import QuestCore
 import Synchronization
 
 /// The box's events relayed from its socket to pages as Server-Sent Events, through one
@@ -218,7 +219,8 @@ struct WiringCheckStatus: Encodable {
 
     init(box: BoxStatus?) {
         let held = box?.buttonCheck == true
-        self.init(listening: held, reason: held ? nil : "The check ended (it lasts at most 10 minutes). Reload the page to go on.")
+        let limit = QuestMachine.buttonCheckLimitNanos / 60_000_000_000
+        self.init(listening: held, reason: held ? nil : "The check ended (it lasts at most \(limit) minutes). Reload the page to go on.")
     }
 }
 

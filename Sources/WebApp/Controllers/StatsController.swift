@@ -5,8 +5,8 @@ import QuestStore
 
 /// `/stats`: the 30-day accuracy trend (TREND-1), personal bests, the player's per-task
 /// patterns (INS-1) and the weekly reflection with the four weeks before it (REFL-1), read
-/// from the store at most once per 2 s (`WebServices.stats`). Curiosity framing only: no comparison with anyone else's
-/// times (SPEC §9).
+/// from the store at most once per 2 s (`WebServices.stats`). Curiosity framing only: no
+/// comparison with anyone else's times (SPEC §9).
 struct StatsController {
     let services: WebServices
 

@@ -12,18 +12,18 @@ struct WiringController {
     let services: WebServices
 
     /// What the page offers, in the order it shows them.
-    static let buttons: [(id: String, label: String)] = [
-        ("lock", "Big button"), ("stop", "Stop"), ("up", "Up"), ("down", "Down"),
+    static let buttons: [WiringChoice] = [
+        WiringChoice("lock", "Big button"), WiringChoice("stop", "Stop"), WiringChoice("up", "Up"), WiringChoice("down", "Down"),
     ]
-    static let leds: [(id: String, label: String)] = LEDColor.allCases.filter { $0 != .off }.map { ($0.rawValue, $0.rawValue.capitalized) }
-    static let buzzerPatterns: [(id: String, label: String)] = BuzzerPattern.testable.map { pattern in
+    static let leds: [WiringChoice] = LEDColor.allCases.filter { $0 != .off }.map { WiringChoice($0.rawValue, $0.rawValue.capitalized) }
+    static let buzzerPatterns: [WiringChoice] = BuzzerPattern.testable.map { pattern in
         let labels = ["tap": "Tap", "celebration": "Celebration", "reveal-spot_on": "Reveal: spot on", "reveal-close": "Reveal: close",
                       "reveal-off": "Reveal: off", "reveal-way_off": "Reveal: way off"]
-        return (pattern.name, labels[pattern.name] ?? pattern.name)
+        return WiringChoice(pattern.name, labels[pattern.name] ?? pattern.name)
     }
-    static let sounds: [(id: String, label: String)] = SoundID.allCases.map { sound in
+    static let sounds: [WiringChoice] = SoundID.allCases.map { sound in
         let words = sound.rawValue.split(separator: "_").joined(separator: " ")
-        return (sound.rawValue, words.prefix(1).uppercased() + words.dropFirst())
+        return WiringChoice(sound.rawValue, words.prefix(1).uppercased() + words.dropFirst())
     }
 
     /// One output to try: its kind (`led`, `buzzer`, `sound`) and value, checked against the
@@ -32,7 +32,7 @@ struct WiringController {
         var kind: String
         var value: String
 
-        static let kinds: [(kind: String, noun: String, choices: [(id: String, label: String)])] = [
+        static let kinds: [(kind: String, noun: String, choices: [WiringChoice])] = [
             ("led", "an LED colour", WiringController.leds), ("buzzer", "a buzzer pattern", WiringController.buzzerPatterns),
             ("sound", "a sound", WiringController.sounds),
         ]
@@ -129,13 +129,23 @@ struct WiringController {
     }
 }
 
+/// One thing the wiring check offers: the box's name for it and the page's.
+struct WiringChoice: Encodable, Sendable {
+    var id: String
+    var label: String
+
+    init(_ id: String, _ label: String) {
+        self.id = id
+        self.label = label
+    }
+}
+
 /// Everything the wiring check offers (the page's lists and the API's).
 struct WiringChoices: Encodable {
-    struct Choice: Encodable { var id: String; var label: String }
-    var buttons = WiringController.buttons.map { Choice(id: $0.id, label: $0.label) }
-    var leds = WiringController.leds.map { Choice(id: $0.id, label: $0.label) }
-    var buzzerPatterns = WiringController.buzzerPatterns.map { Choice(id: $0.id, label: $0.label) }
-    var sounds = WiringController.sounds.map { Choice(id: $0.id, label: $0.label) }
+    var buttons = WiringController.buttons
+    var leds = WiringController.leds
+    var buzzerPatterns = WiringController.buzzerPatterns
+    var sounds = WiringController.sounds
 }
 
 struct WiringView: Encodable {
