@@ -17,20 +17,11 @@ install_missing_packages wrk curl
 # Built as for the Pi (README): the Swift runtime linked in, so memory is the product's.
 for product in questbox-web questbox store-bench; do swift build -c release --static-swift-stdlib --product "$product" >&2; done
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
-work=$(mktemp -d /tmp/questbox-webfig.XXXXXX)
-web=""
-box=""
-cleanup() { [[ -n $web ]] && kill "$web" 2>/dev/null; [[ -n $box ]] && kill "$box" 2>/dev/null; jobs -p | xargs -r kill 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$bin/store-bench" --keep "$work/data" --iterations 1 >/dev/null
-"$bin/questbox" routine import deploy/example-routine.json --data "$work/data" >/dev/null
-"$bin/questbox" settings set reminders false --data "$work/data" >/dev/null
-mkfifo "$work/keys"
-"$bin/questbox" simulate --data "$work/data" < "$work/keys" > "$work/box.log" 2>&1 &
-box=$!
-exec 3> "$work/keys"
-for _ in $(seq 100); do [[ -S "$work/data/questbox.sock" ]] && break; sleep 0.1; done
+source Tests/web-rig.sh
+rig_begin webfig "$bin"
+"$bin/store-bench" --keep "$data" --iterations 1 >/dev/null
+"$bin/questbox" routine import deploy/example-routine.json --data "$data" >/dev/null
+rig_start_box
 
 # The threads' context switches, summed: each is a wake-up (or a preemption).
 switches() {
@@ -45,14 +36,8 @@ rss_kib() { awk '/^VmRSS/ { print $2 }' /proc/"$1"/status; }
 hwm_kib() { awk '/^VmHWM/ { print $2 }' /proc/"$1"/status; }
 cpu_ms() { awk '{ printf "%d", ($14 + $15) * 1000 / '"$(getconf CLK_TCK)"' }' /proc/"$1"/stat; }
 
-port=$((20000 + RANDOM % 20000))
-base="http://127.0.0.1:$port"
 start=$(date +%s%N)
-"$bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$work/data" > "$work/web.log" 2>&1 &
-web=$!
-until curl -fsS -o /dev/null "$base/api/v1/state" 2>/dev/null; do
-    kill -0 "$web" 2>/dev/null || { cat "$work/web.log"; exit 1; }
-done
+rig_start_web
 ready=$(( ($(date +%s%N) - start) / 1000000 ))
 
 sleep 3

@@ -20,32 +20,12 @@ if [[ ! -x $venv/bin/st ]]; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$version" >&2
 fi
 
-work=$(mktemp -d /tmp/questbox-apifuzz.XXXXXX)
-web=""
-box=""
-cleanup() { [[ -n $web ]] && kill "$web" 2>/dev/null; [[ -n $box ]] && kill "$box" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-data="$work/data"
+source Tests/web-rig.sh
+rig_begin apifuzz "$bin"
 "$bin/questbox" routine import deploy/example-routine.json --data "$data" >/dev/null
-"$bin/questbox" settings set reminders false --data "$data" >/dev/null
 printf '2468\n2468\n' | "$bin/questbox" pin set --data "$data" >/dev/null
-mkfifo "$work/keys"
-"$bin/questbox" simulate --data "$data" < "$work/keys" > "$work/box.log" 2>&1 &
-box=$!
-exec 3> "$work/keys"
-for _ in $(seq 100); do [[ -S "$data/questbox.sock" ]] && break; sleep 0.1; done
-[[ -S "$data/questbox.sock" ]] || { cat "$work/box.log"; echo "apifuzz: the simulated box did not start" >&2; exit 1; }
-
-port=$((20000 + RANDOM % 20000))
-base="http://127.0.0.1:$port"
-"$bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$data" --resources Sources/WebApp/Resources > "$work/web.log" 2>&1 &
-web=$!
-for _ in $(seq 100); do
-    curl -fsS "$base/api/v1/state" >/dev/null 2>&1 && break
-    kill -0 "$web" 2>/dev/null || { cat "$work/web.log"; echo "apifuzz: questbox-web did not start" >&2; exit 1; }
-    sleep 0.1
-done
+rig_start_box
+rig_start_web --resources Sources/WebApp/Resources
 
 # A program's session: the token, then the parent's sign-in with the PIN.
 csrf=$(curl -fsS -c "$work/cookies" "$base/api/v1/session" | python3 -c 'import json, sys; print(json.load(sys.stdin)["csrf"])')
@@ -65,5 +45,5 @@ if ! kill -0 "$web" 2>/dev/null; then echo "apifuzz: questbox-web died"; tail -n
 # The parent's session held all along, so the parent's operations were answered, not refused.
 signed_in=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $cookie" "$base/api/v1/parent/settings")
 [[ $signed_in == 200 ]] || { echo "apifuzz: the parent's session ended during the run ($signed_in)" >&2; status=1; }
-if ((status != 0)); then echo "--- questbox-web:"; tail -n 20 "$work/web.log"; fi
+if ((status != 0)); then rig_logs; fi
 exit "$status"

@@ -1,0 +1,60 @@
+# The web app's rig for the scripts that drive it (Tests/Browser/run.sh, Tests/APIFuzz/run.sh,
+# Benchmarks/web-figures.sh), sourced: a work folder removed on exit, `questbox simulate` on
+# a store there, `questbox-web` on a random local port beside it.
+#   source Tests/web-rig.sh; rig_begin NAME BIN_DIR; … rig_start_box; rig_start_web [ARGS…]
+# Sets: $work, $data (the store's folder), $box and $web (their pids), $port, $base.
+
+rig_begin() {
+    rig_name=$1
+    rig_bin=$2
+    work=$(mktemp -d "/tmp/questbox-$rig_name.XXXXXX")
+    data="$work/data"
+    web=""
+    box=""
+    trap rig_cleanup EXIT
+}
+
+rig_cleanup() {
+    [[ -n $web ]] && kill "$web" 2>/dev/null
+    [[ -n $box ]] && kill "$box" 2>/dev/null
+    jobs -p | xargs -r kill 2>/dev/null
+    rm -rf "$work"
+}
+
+# The simulated box on $data (its socket beside the store), reminders off so no chime or
+# yellow light comes unasked. Keys would come on stdin; the scripts press over the socket,
+# so stdin is a FIFO held open (no key, no end of input) until the script ends.
+rig_start_box() {
+    "$rig_bin/questbox" settings set reminders false --data "$data" >/dev/null
+    mkfifo "$work/keys"
+    "$rig_bin/questbox" simulate --data "$data" < "$work/keys" > "$work/box.log" 2>&1 &
+    box=$!
+    exec 3> "$work/keys"
+    for _ in $(seq 100); do [[ -S "$data/questbox.sock" ]] && break; sleep 0.1; done
+    [[ -S "$data/questbox.sock" ]] || { cat "$work/box.log"; echo "$rig_name: the simulated box did not start" >&2; exit 1; }
+}
+
+# questbox-web on $data (extra arguments passed on), ready once it answers /api/v1/state
+# (asked every 10 ms, so a start-to-ready time taken around this call is that close).
+rig_start_web() {
+    port=$((20000 + RANDOM % 20000))
+    base="http://127.0.0.1:$port"
+    "$rig_bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$data" "$@" > "$work/web.log" 2>&1 &
+    web=$!
+    for _ in $(seq 1000); do
+        curl -fsS -o /dev/null "$base/api/v1/state" 2>/dev/null && return 0
+        kill -0 "$web" 2>/dev/null || break
+        sleep 0.01
+    done
+    cat "$work/web.log"
+    echo "$rig_name: questbox-web did not start" >&2
+    exit 1
+}
+
+# The last lines of both logs, after a failure.
+rig_logs() {
+    echo "--- the simulated box:"
+    tail -n 20 "$work/box.log"
+    echo "--- questbox-web:"
+    tail -n 20 "$work/web.log"
+}
