@@ -40,7 +40,7 @@ public struct WebServices: Sendable {
     /// flood of requests reads five years of history once per 2 s, not once each). Plays on
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
     let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
-    let recentStats = RecentValue<Result<StatsReport, any Error>>(freshNanos: 2_000_000_000)
+    let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
 
     /// The player's home, read at most once per 2 s.
     func playerHome() async throws -> PlayerHome {
@@ -49,10 +49,16 @@ public struct WebServices: Sendable {
         }.get()
     }
 
-    /// The stats, read at most once per 2 s.
-    func stats() async throws -> StatsReport {
+    /// The stats and their page, read and rendered at most once per 2 s: the page is the
+    /// same for every visitor, so a flood of requests costs one render per read.
+    func stats() async throws -> RenderedStats {
         try await recentStats.get { [self] in
-            await BackgroundRead.run { Result { try StatsReport.load(from: database, now: Date(), calendar: calendar) } }
+            await BackgroundRead.run {
+                Result {
+                    let report = try StatsReport.load(from: database, now: Date(), calendar: calendar)
+                    return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report)))
+                }
+            }
         }.get()
     }
 
@@ -84,8 +90,8 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
     let logger = logger ?? Logger(label: "questbox-web")
     let services = try await makeServices(arguments, logger: logger)
     let router = buildRouter(services)
-    return Application(
-        router: router,
+    return WebServer(
+        responder: router.buildResponder(),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "questbox"),
         logger: logger)
 }

@@ -11,15 +11,21 @@ struct StatsController {
     let services: WebServices
 
     func addRoutes(to router: Router<WebRequestContext>) {
-        router.get("/stats") { _, _ in try services.resources.page("stats", StatsPage(try await services.stats())) }
+        router.get("/stats") { _, _ in try await services.stats().page }
     }
 
     func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
-        group.get("stats") { _, _ in try await services.stats() }
+        group.get("stats") { _, _ in try await services.stats().report }
     }
 }
 
 extension StatsReport: ResponseEncodable {}
+
+/// A read of the stats with its page rendered.
+struct RenderedStats: Sendable {
+    let report: StatsReport
+    let page: HTML
+}
 
 /// The stats page's view of a `StatsReport`: words and the chart, nothing computed in the
 /// template.

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// The web app's server: Hummingbird's `Application` with one difference. `Application` keeps
+/// the `Date` header in a cache that a 1 s timer refreshes, so an idle box woke the web
+/// process every second (about 6 context switches a second with its threads) with nobody
+/// asking. Here the header is formatted when a response needs it, at most once a second, and
+/// a web app with no page open sleeps until a request comes.
+public struct WebServer<Responder: HTTPResponder>: ApplicationProtocol
+where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+    public let responder: Responder
+    public let configuration: ApplicationConfiguration
+    public let logger: Logger
+    private let whenRunning: @Sendable (any Channel) async -> Void
+
+    public init(
+        responder: Responder, configuration: ApplicationConfiguration, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) {
+        self.responder = responder
+        self.configuration = configuration
+        self.logger = logger
+        self.whenRunning = onServerRunning
+    }
+
+    @Sendable public func onServerRunning(_ channel: any Channel) async {
+        await whenRunning(channel)
+    }
+
+    /// Serves until a graceful shutdown (SIGTERM/SIGINT through `runService`).
+    public func run() async throws {
+        let dateHeader = HTTPDateHeader()
+        let responder = self.responder
+        let logger = self.logger
+        let serverName = configuration.serverName
+        let serverConfiguration = ServerConfiguration(
+            address: configuration.address, serverName: serverName, backlog: configuration.backlog,
+            reuseAddress: configuration.reuseAddress, availableConnectionsDelegate: configuration.availableConnectionsDelegate)
+        let server = try self.server.buildServer(
+            configuration: serverConfiguration, eventLoopGroup: eventLoopGroup, logger: logger
+        ) { (request, responseWriter: consuming ResponseWriter, channel) in
+            var requestLogger = logger
+            requestLogger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+            let context = Responder.Context(source: .init(channel: channel, logger: requestLogger))
+            var response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch let error as HTTPParserError {
+                throw error
+            } catch {
+                // The error middleware answers everything it knows; this is the last resort.
+                requestLogger.debug("unanswered error", metadata: ["error.type": "\(error)"])
+                response = Response(status: .internalServerError, body: .init())
+            }
+            response.headers[.date] = dateHeader.now()
+            if let serverName { response.headers[.server] = serverName }
+            do {
+                try await responseWriter.write(response: response.head, body: response.body)
+            } catch is HTTPParserError {
+                // Rethrowing the parser's error would make the channel write a second response.
+                throw ResponseAlreadyStarted()
+            }
+        } onServerRunning: { channel in
+            await self.onServerRunning(channel)
+        }
+        let group = ServiceGroup(configuration: .init(services: services + [server], logger: logger))
+        try await group.run()
+    }
+
+    /// The channel closes without another response.
+    struct ResponseAlreadyStarted: Error {}
+}
+
+/// The `Date` header (RFC 9110 IMF-fixdate), formatted when a response needs it and kept
+/// for the rest of that second. Wall time: the header is a calendar fact.
+final class HTTPDateHeader: Sendable {
+    private let last = Mutex<(second: Int, text: String)>((Int.min, ""))
+
+    func now() -> String {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &time)
+        let second = Int(time.tv_sec)
+        return last.withLock { last in
+            if last.second != second { last = (second, Self.format(epochSeconds: second)) }
+            return last.text
+        }
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Thu, 01 Jan 1970 00:00:00 GMT` for 0.
+    static func format(epochSeconds: Int) -> String {
+        var seconds = time_t(epochSeconds)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil,
+              weekdays.indices.contains(Int(parts.tm_wday)), months.indices.contains(Int(parts.tm_mon))
+        else { return "Thu, 01 Jan 1970 00:00:00 GMT" }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekdays[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}
