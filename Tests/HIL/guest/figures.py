@@ -4,146 +4,16 @@ gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script pr
 buttons for both at once: each press is two pull writes back to back, one on the box's
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
-import bisect, json, os, random, re, signal, subprocess, sys, time
+import json, os, random, re, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
+from kernel_trace import RAISE, SETS, Presses, edges_raised, interval_errors, loop_stages, percentile, press_to_output, process_usage, raises, tracing
 
 ZSTART, ZSTOP = 8, 9
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 restart = sys.argv[6:]
 box = Box(sysfs)
-fds = {line: os.open(f"{sysfs}/sim_gpio{line}/pull", os.O_WRONLY) for line in (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP)}
-
-
-write_calls = []                              # (line, before, after) of each press's write
-
-
-def pull(line, pressed):
-    t = now()
-    os.pwrite(fds[line], b"pull-down" if pressed else b"pull-up", 0)
-    if pressed:
-        write_calls.append((line, t, now()))
-    return t
-
-
-# The reference for when an edge happened: the moment gpio-sim raised the line's interrupt
-# (its irq_sim_set_irqchip_state), recorded by the kernel's function tracer on
-# CLOCK_MONOTONIC. A press's write call is slow and jittery under emulation; the edge is one
-# instant inside it, and that instant, not the time read before the call, is what the box
-# and gpiozero both try to measure.
-TRACE = "/sys/kernel/tracing"
-
-
-RAISE, SETS = "irq_sim_set_irqchip_state", ("gpio_sim_set", "gpio_sim_set_multiple")
-# A function call (`name <-caller`) or an event (`name: payload`).
-TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)(?:: (.*))?", re.M)
-
-
-def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
-    """Starts tracing calls of `functions` (only by `pid`, if given) and `events` (with
-    their `filters`), or stops and returns them as (tid, CLOCK_MONOTONIC s, function or
-    event, event payload or "")."""
-    if on:
-        if not os.path.exists(f"{TRACE}/trace_clock"):
-            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
-        for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
-                            ("buffer_size_kb", "16384"), ("set_ftrace_filter", " ".join(functions)),
-                            ("set_ftrace_pid", str(pid) if pid else ""), ("set_event", " ".join(events)), *filters,
-                            ("current_tracer", "function"), ("trace", ""),
-                            ("tracing_on", "1")):
-            with open(f"{TRACE}/{name}", "w") as f:
-                f.write(value)
-        return None
-    with open(f"{TRACE}/tracing_on", "w") as f:
-        f.write("0")
-    with open(f"{TRACE}/trace") as f:
-        calls = [(int(m.group(1)), float(m.group(2)), m.group(3), m.group(4) or "") for m in TRACED.finditer(f.read())]
-    with open(f"{TRACE}/current_tracer", "w") as f:
-        f.write("nop")
-    return calls
-
-
-def loop_stages(calls, presses, loop, within=0.1):
-    """Each press's way to its LED in three stages (ms), from a trace with the loop thread's
-    sched_waking and sched_switch events: interrupt → loop woken, woken → loop on a CPU,
-    on a CPU → its line set. A press that found the loop already running (woken by
-    something else) counts 0 for the first two."""
-    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
-    times = [e[0] for e in events]
-    edges = edges_raised(presses, raises(calls))
-    stages = []
-    for line, a, _ in presses:
-        edge = edges.get((line, a))
-        if edge is None:
-            continue
-        woken = running = None
-        for t, tid, name, payload in events[bisect.bisect_left(times, edge):]:
-            if t - edge > within:
-                break
-            if name == "sched_waking" and woken is None:
-                woken = t
-            elif name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
-                running = t
-                woken = woken if woken is not None else t
-            elif name in SETS and tid == loop:
-                woken = woken if woken is not None else edge       # it was running already
-                running = running if running is not None else woken
-                stages.append(((woken - edge) * 1000, (running - woken) * 1000, (t - running) * 1000))
-                break
-    return stages
-
-
-def raises(calls):
-    return [t for _, t, function, _ in calls if function == RAISE]
-
-
-def press_to_output(calls, presses, tids, within=0.1):
-    """Kernel to kernel: for each press's write call (line, before, after), from the
-    interrupt gpio-sim raised inside it to the first output line set by one of `tids`
-    (ms; None when either is missing)."""
-    edges = edges_raised(presses, raises(calls))
-    sets = sorted(t for tid, t, function, _ in calls if function in SETS and tid in tids)
-    out = []
-    for line, a, _ in presses:
-        edge = edges.get((line, a))
-        k = bisect.bisect_left(sets, edge) if edge is not None else len(sets)
-        out.append((sets[k] - edge) * 1000 if k < len(sets) and sets[k] - edge <= within else None)
-    return out
-
-
-def edges_raised(calls, raised):
-    """{(line, before): the interrupt raised inside that write call}; a call with none or
-    several inside it has no entry."""
-    raised, out = sorted(raised), {}
-    for line, a, b in calls:
-        # The trace prints whole microseconds: a call's bounds are widened by one.
-        inside = raised[bisect.bisect_left(raised, a - 1e-6):bisect.bisect_right(raised, b + 1e-6)]
-        if len(inside) == 1:
-            out[(line, a)] = inside[0]
-    return out
-
-
-def percentile(values, p):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
-
-
-def process_usage(pid):
-    """(CPU seconds, context switches summed over threads, {thread: switches}, RSS kB)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    cpu = (int(stat[11]) + int(stat[12])) / ticks
-    switches, per_thread = 0, {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            status = open(f"/proc/{pid}/task/{tid}/status").read()
-            name = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
-        except FileNotFoundError:
-            continue
-        n = sum(int(m) for m in re.findall(r"(?:non)?voluntary_ctxt_switches:\s+(\d+)", status))
-        switches += n
-        per_thread[f"{name}/{tid}"] = n
-    rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{pid}/status").read()).group(1))
-    return cpu, switches, per_thread, rss
+writer = Presses(sysfs, (LOCK, STOP, UP, DOWN, ZSTART, ZSTOP))
+pull, write_calls = writer.pull, writer.calls
 
 
 results = {}
@@ -221,24 +91,13 @@ time.sleep(0.2)
 zero = json.load(open(zero_out))
 
 
-def interval_errors(start_times, stop_times, inj, lines, reference):
-    """|measured − injected| per interval in ms; the injected interval runs between the two
-    presses' edges as `reference` dates them ("raised": the traced interrupt; "before": the
-    time read before the write call)."""
-    assert len(start_times) == 200 and len(stop_times) == 200, f"{len(start_times)} starts and {len(stop_times)} stops seen, 200 each pressed"
-    order = sorted(range(200), key=lambda i: inj[("stop", i)])        # stops arrive in time order
-    stop_of = {i: stop_times[rank] for rank, i in enumerate(order)}
-    at = (lambda kind, i: inj[(kind, i)]) if reference == "before" else \
-        (lambda kind, i: raised[(lines[kind], inj[(kind, i)])])
-    return [abs((stop_of[i] - start_times[i]) - (at("stop", i) - at("start", i))) * 1000 for i in range(200)]
-
-
 assert len(zero["start"]) == 400, f"gpiozero saw {len(zero['start'])} start presses, 400 were made"
 presses_traced = sum(1 for line, a, _ in timing_calls if (line, a) in raised)
 assert presses_traced == len(timing_calls), f"{presses_traced} of {len(timing_calls)} presses have exactly one traced interrupt inside their write"
 for name, (st, sp), lines in (("questbox", (edges["up"], edges["down"]), {"start": UP, "stop": DOWN}),
                               ("gpiozero", (zero["start"][:200], zero["stop"]), {"start": ZSTART, "stop": ZSTOP})):
-    for reference, key in (("raised", "timing"), ("before", "timing_write")):
+    assert len(st) == 200 and len(sp) == 200, f"{name}: {len(st)} starts and {len(sp)} stops seen, 200 each pressed"
+    for reference, key in ((raised, "timing"), (None, "timing_write")):
         errs = interval_errors(st, sp, injected[name], lines, reference)
         results[name].update({f"{key}_p50_ms": percentile(errs, 50), f"{key}_p99_ms": percentile(errs, 99), f"{key}_max_ms": max(errs)})
 # The injection's own noise: how long a press's write call took; and for the box, where its
