@@ -54,7 +54,7 @@ public struct Questbox: ParsableCommand {
     public static func run(arguments: [String]) -> Int32 {
         var command: ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = try parseAsRoot(dataOptionAfterSubcommand(arguments))
         } catch {
             return usageFailure(error)
         }
@@ -68,6 +68,15 @@ public struct Questbox: ParsableCommand {
         } catch {
             return fail(runtimeMessage(error))
         }
+    }
+
+    /// `questbox --data DIR stats` reads as `questbox stats --data DIR`: the data folder is
+    /// an option of each command that opens the store, and people write it first too.
+    static func dataOptionAfterSubcommand(_ arguments: [String]) -> [String] {
+        guard let first = arguments.first else { return arguments }
+        if first == "--data", arguments.count >= 2 { return Array(arguments.dropFirst(2)) + ["--data", arguments[1]] }
+        if first.hasPrefix("--data=") { return Array(arguments.dropFirst()) + [first] }
+        return arguments
     }
 
     /// ArgumentParser's own message (help is no error), with the pointer at --help.
@@ -112,10 +121,15 @@ struct RoutineCommand: ParsableCommand {
             let documents = try RoutineDocument.parse(Data(try InputFile.read(file, maximumBytes: RoutineDocument.maximumBytes)), file: file)
             let db = try options.open()
             // Build every routine first: nothing is written unless all of them are valid.
-            let routines = try documents.map { doc in doc.routine(existing: try db.routine(named: doc.name), newID: UUID.init) }
-            for routine in routines { try db.saveRoutine(routine) }
+            let routines = try documents.map { doc in
+                let existing = try db.routine(named: doc.name)
+                return (routine: doc.routine(existing: existing, newID: UUID.init), updated: existing != nil)
+            }
+            for (routine, _) in routines { try db.saveRoutine(routine) }
             BoxNotifier.reload(options)
-            for r in routines { print("imported \(DisplayText.escaped(r.name)) (\(r.tasks.count) task\(r.tasks.count == 1 ? "" : "s"))") }
+            for (r, updated) in routines {
+                print("\(updated ? "updated" : "imported") \(DisplayText.escaped(r.name)) (\(counted(r.tasks.count, "task")))")
+            }
         }
     }
 
@@ -126,11 +140,10 @@ struct RoutineCommand: ParsableCommand {
 
         func run() throws {
             let docs = try options.open(access: .readOnly).routines().map(RoutineDocument.init)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(docs) + Data("\n".utf8)
+            let data = try jsonText(docs)
             if let to {
                 guard FileManager.default.createFile(atPath: to, contents: data) else { throw CLIError("\(to): cannot write file") }
+                print("wrote \(counted(docs.count, "routine")) to \(DisplayText.escaped(to))")
             } else {
                 FileHandle.standardOutput.write(data)
             }
@@ -149,7 +162,7 @@ struct RoutineCommand: ParsableCommand {
                 let days = r.activeDays.sorted().map { dayNames.indices.contains($0) ? dayNames[$0] : "?" }.joined(separator: " ")
                 // Stored names are escaped: a name with ESC or CR must not act on the terminal.
                 let shown = r.displayName.isEmpty ? "(no display name)" : DisplayText.escaped(r.displayName)
-                print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(r.tasks.count) tasks\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
+                print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(counted(r.tasks.count, "task"))\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
             }
         }
     }
@@ -191,13 +204,13 @@ struct HistoryCommand: ParsableCommand {
         let entries = estimations.map { e in
             Entry(
                 routineDisplayName: e.routineDisplayName, taskDisplayName: e.taskDisplayName, estimatedSeconds: e.estimatedSeconds,
-                actualSeconds: e.actualSeconds, differenceSeconds: e.differenceSeconds, accuracyPercent: e.accuracyPercent,
+                actualSeconds: e.actualSeconds, differenceSeconds: e.differenceSeconds, accuracyPercent: (e.accuracyPercent * 10).rounded() / 10,
                 rating: e.rating.rawValue, recordedAt: ISO8601.string(e.recordedAt), isCalibration: e.isCalibration)
         }
         if json { return try printJSON(entries) }
         if entries.isEmpty { print("no estimations yet") }
         for e in entries {
-            print("\(e.recordedAt)  \(DisplayText.escaped(e.routineDisplayName)) · \(DisplayText.escaped(e.taskDisplayName)): guessed \(DurationText.format(seconds: e.estimatedSeconds)), took \(DurationText.format(seconds: e.actualSeconds)) → \(e.rating)\(e.isCalibration ? " (calibration)" : "")")
+            print("\(e.recordedAt)  \(DisplayText.escaped(e.routineDisplayName)) · \(DisplayText.escaped(e.taskDisplayName)): guessed \(DurationText.format(seconds: e.estimatedSeconds)), took \(DurationText.format(seconds: e.actualSeconds)) → \(AccuracyRating(rawValue: e.rating)?.words ?? e.rating)\(e.isCalibration ? " (a first quest: the box was learning)" : "")")
         }
     }
 }
@@ -210,7 +223,7 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: .current)
         if json { return try printJSON(report) }
-        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(report.currentStreak) day(s)\(report.availableJokers.map { " · \($0) joker(s)" } ?? "")")
+        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(counted(report.currentStreak, "day"))\(report.availableJokers.map { " · \(counted($0, "joker"))" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
         for pb in report.personalBests { print("Personal best · \(DisplayText.escaped(pb.taskDisplayName)): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
         if let r = report.weeklyReflection {
@@ -397,13 +410,20 @@ enum PINInput {
 // MARK: output
 
 func printJSON<T: Encodable>(_ value: T) throws {
+    FileHandle.standardOutput.write(try jsonText(value))
+}
+
+/// Pretty JSON with sorted keys and a final newline; an empty list is `[]` (Foundation's
+/// pretty printer writes it over three lines).
+func jsonText<T: Encodable>(_ value: T) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .custom { date, encoder in
         var c = encoder.singleValueContainer()
         try c.encode(ISO8601.string(date))
     }
-    FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+    let data = try encoder.encode(value)
+    return (data == Data("[\n\n]".utf8) ? Data("[]".utf8) : data) + Data("\n".utf8)
 }
 
 enum ISO8601 {

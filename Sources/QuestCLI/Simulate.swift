@@ -110,7 +110,7 @@ struct SimulateCommand: ParsableCommand {
         let before = sim.log.count
         sim.runUntilQuiet()
         try perform(sim.log[before...])
-        if !trace { print("simulated \(script.presses.count) button edges; \(printer.saved) estimation(s) saved") }
+        if !trace { print("simulated \(script.presses.count) button edges; \(counted(printer.saved, "estimation")) saved") }
     }
 }
 

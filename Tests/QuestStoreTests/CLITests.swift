@@ -87,7 +87,15 @@ struct CLITests {
         let before = try db1.routine(named: "School Morning")!
         try db1.close()
         let changed = Self.sample.replacingOccurrences(of: "\"Pack Bag\"", with: "\"Bag Check\"")
-        #expect(try run(["routine", "import", write(changed, in: dir), "--data", data]).status == 0)
+        let reimported = try run(["routine", "import", write(changed, in: dir), "--data", data])
+        #expect(reimported.status == 0)
+        #expect(reimported.stdout == "updated School Morning (2 tasks)\nupdated Weekend (1 task)\n")
+        // Written to a file, the export says where it went.
+        let exportPath = (dir as NSString).appendingPathComponent("routines.json")
+        let wrote = try run(["routine", "export", "--to", exportPath, "--data", data])
+        #expect(wrote.status == 0 && wrote.stdout == "wrote 2 routines to \(exportPath)\n")
+        #expect(FileManager.default.contents(atPath: exportPath).map { String(decoding: $0, as: UTF8.self) }
+            == (try run(["routine", "export", "--data", data])).stdout)
         let db2 = try QuestDatabase(path: DataDirectory.databasePath(in: data))
         let after = try db2.routine(named: "School Morning")!
         #expect(after.id == before.id && after.tasks.map(\.id) == before.tasks.map(\.id))
@@ -95,7 +103,7 @@ struct CLITests {
 
         let list = try run(["routine", "list", "--data", data])
         #expect(list.stdout.contains("School Morning — \"Morning Quest\" · Mon Tue Wed Thu Fri · 2 tasks"))
-        #expect(list.stdout.contains("Weekend — \"(no display name)\" · Sun Sat · 1 tasks · paused · player's"))
+        #expect(list.stdout.contains("Weekend — \"(no display name)\" · Sun Sat · 1 task · paused · player's"))
         #expect(try run(["routine", "remove", "Weekend", "--data", data]).status == 0)
         let missing = try run(["routine", "remove", "Weekend", "--data", data])
         #expect(missing.status != 0 && missing.stderr == "questbox: no routine named \"Weekend\"\n")
@@ -132,7 +140,7 @@ struct CLITests {
             #expect(r.stdout.isEmpty)
         }
         // The valid first routine of the last list was not written either.
-        #expect(try run(["routine", "export", "--data", data]).stdout == "[\n\n]\n")
+        #expect(try run(["routine", "export", "--data", data]).stdout == "[]\n")
         let unreadable = try run(["routine", "import", (dir as NSString).appendingPathComponent("none.json"), "--data", data])
         #expect(unreadable.status != 0 && unreadable.stderr.hasSuffix("none.json: no such file\n"))
     }
@@ -159,6 +167,18 @@ struct CLITests {
         #expect(entries[0]["isCalibration"] as? Bool == true)
         #expect((entries[0]["recordedAt"] as? String)?.hasSuffix("Z") == true)
         #expect(Set(entries[0].keys) == ["routineDisplayName", "taskDisplayName", "estimatedSeconds", "actualSeconds", "differenceSeconds", "accuracyPercent", "rating", "recordedAt", "isCalibration"])
+
+        // Rounded to a tenth: 1.5 s off of 121.5 s.
+        #expect(entries[0]["accuracyPercent"] as? Double == 98.8)
+        // In words, not the stored ids; the data folder may come before the command too.
+        let text = try run(["--data", dir, "history"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("Morning Quest · Tooth Time: guessed 2m, took 2m 2s → spot on (a first quest: the box was learning)"), "\(text.stdout)")
+        #expect(text.stdout.contains("→ off (a first quest"))
+        #expect(!text.stdout.contains("spot_on") && !text.stdout.contains("calibration"))
+        let statsText = try run(["--data=\(dir)", "stats"])
+        #expect(statsText.status == 0 && statsText.stdout.hasPrefix("Level 1 · 245 XP"), "\(statsText.stdout)")
+        #expect(!statsText.stdout.contains("(s)"))
 
         let stats = try run(["stats", "--json", "--data", dir])
         #expect(stats.status == 0)

@@ -53,7 +53,7 @@ struct SimulateTests {
         #expect(FileManager.default.createFile(atPath: events, contents: Data(Self.script([(0, 121_500), (1, 240_000), (0, 110_000)], bounce: true).utf8)))
         let run = try runProcess(questbox, ["simulate", "--events", events, "--now", "2026-11-23T07:00:00Z", "--data", data])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.hasSuffix("3 estimation(s) saved\n"))
+        #expect(run.stdout.hasSuffix("3 estimations saved\n"))
 
         let history = try runProcess(questbox, ["history", "--json", "--data", data])
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
@@ -107,7 +107,7 @@ struct SimulateTests {
         }
         let badNow = try runProcess(questbox, ["simulate", "--events", (dir as NSString).appendingPathComponent("bad.events"), "--now", "tomorrow", "--data", data])
         #expect(badNow.stderr == "questbox: --now: \"tomorrow\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)\n")
-        #expect(try runProcess(questbox, ["history", "--json", "--data", data]).stdout == "[\n\n]\n")
+        #expect(try runProcess(questbox, ["history", "--json", "--data", data]).stdout == "[]\n")
     }
 
     @Test("the events parser keeps order, comments and blank lines out")

@@ -4,6 +4,16 @@ public enum AccuracyRating: String, Codable, Sendable, Equatable, CaseIterable {
     case close
     case off
     case wayOff = "way_off"
+
+    /// The band in words, for lists (`questbox history`): "spot on", "way off".
+    public var words: String {
+        switch self {
+        case .spotOn: "spot on"
+        case .close: "close"
+        case .off: "off"
+        case .wayOff: "way off"
+        }
+    }
 }
 
 public enum SessionStatus: String, Codable, Sendable, Equatable {
