@@ -23,16 +23,30 @@ struct DataOptions: ParsableArguments {
     func open(footprint: QuestDatabase.Footprint = .standard, access: QuestDatabase.Access = .readWrite) throws -> QuestDatabase {
         let dir = directory
         // Reading creates nothing (no folder, no file) and works on a read-only card.
-        if access == .readWrite {
-            do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError("\(dir): cannot create data directory (\(error.localizedDescription))")
-            }
+        if access == .readWrite { try Self.makeFolder(dir) }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CLIError("\(dir): not a folder (--data names the box's data folder)")
         }
         let path = DataDirectory.databasePath(in: dir)
         openedDatabase.withLock { $0 = path }
         return try QuestDatabase(path: path, footprint: footprint, access: access)
+    }
+}
+
+extension DataOptions {
+    /// `mkdir -p`, failing with the system's own reason and the folder it stopped at.
+    static func makeFolder(_ path: String) throws {
+        var made = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            made += "/" + part
+            guard mkdir(made, 0o755) != 0 else { continue }
+            let failure = errno
+            var isFolder: ObjCBool = false
+            if failure == EEXIST, FileManager.default.fileExists(atPath: made, isDirectory: &isFolder), isFolder.boolValue { continue }
+            let reason = failure == EEXIST ? "a file is in the way" : String(cString: strerror(failure))
+            throw CLIError("\(path): cannot create the data folder (\(made): \(reason))")
+        }
     }
 }
 

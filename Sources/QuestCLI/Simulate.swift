@@ -87,6 +87,9 @@ struct SimulateCommand: ParsableCommand {
         // A script plays exactly its presses: the weekly reflection (REFL-1), offered by the
         // running box before a week's first quest, would take a lock press meant for the quest.
         let world = try db.loadWorld(calendar: Calendar.current, bootID: "simulate-\(UUID().uuidString.prefix(8))")
+        guard !world.routines.isEmpty else {
+            throw CLIError("\(options.directory): no routines to play yet — import one first: questbox routine import FILE (deploy/example-routine.json is one)")
+        }
         var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
         var printer = EffectPrinter(trace: trace)
 

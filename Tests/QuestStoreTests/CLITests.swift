@@ -61,6 +61,22 @@ struct CLITests {
         #expect(try run(["stats", "--data", data]).status == 0)
         #expect(try run(["backups", "--data", data]).stdout == "no backups yet\n")
         #expect(!FileManager.default.fileExists(atPath: data))
+        // A file where the folder should be, and a folder that cannot be made: one line each.
+        let file = write("not a folder", in: temporaryDirectory(), name: "file")
+        let notFolder = try run(["stats", "--data", file])
+        #expect(notFolder.status != 0 && notFolder.stderr == "questbox: \(file): not a folder (--data names the box's data folder)\n")
+        let inside = (file as NSString).appendingPathComponent("data")
+        let cannot = try run(["routine", "import", write(Self.sample, in: temporaryDirectory()), "--data", inside])
+        #expect(cannot.status != 0 && cannot.stderr == "questbox: \(inside): cannot create the data folder (\(file): a file is in the way)\n", "\(cannot.stderr)")
+    }
+
+    @Test("simulate with no routine in the store says how to add one, and fails")
+    func simulateWithoutRoutines() throws {
+        let dir = temporaryDirectory()
+        let events = write("0 lock down\n80 lock up\n", in: dir, name: "quest.events")
+        let r = try run(["simulate", "--events", events, "--data", dir])
+        #expect(r.status != 0)
+        #expect(r.stderr == "questbox: \(dir): no routines to play yet — import one first: questbox routine import FILE (deploy/example-routine.json is one)\n")
     }
 
     @Test("routine import → export round-trips; a re-import keeps ids; list shows them")
