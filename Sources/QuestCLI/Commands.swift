@@ -127,7 +127,7 @@ struct RoutineCommand: ParsableCommand {
         subcommands: [Import.self, Export.self, List.self, Remove.self])
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add or update routines from a JSON file (see README).")
+        static let configuration = CommandConfiguration(abstract: "Add or update routines from a JSON file (the format `questbox routine export` prints).")
         @Argument(help: "JSON file with one routine or a list of them.") var file: String
         @OptionGroup var options: DataOptions
 
@@ -320,7 +320,7 @@ struct RepairCommand: ParsableCommand {
 
 struct BoardsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "boards", abstract: "Board profiles (SPEC §7).", subcommands: [List.self, Validate.self])
+        commandName: "boards", abstract: "Board profiles: which GPIO lines are the buttons, the LED and the buzzer.", subcommands: [List.self, Validate.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The board profiles found, and where.")

@@ -266,6 +266,11 @@ struct CLITests {
         let r = try run(["frobnicate"])
         #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1)
         #expect(try run(["--help"]).status == 0)
+        // Someone with only the binary has no spec or README to look at: help says it all.
+        for command in [[], ["routine"], ["routine", "import"], ["boards"], ["run"], ["settings"], ["web"], ["simulate"]] {
+            let help = try run(command + ["--help"])
+            #expect(help.status == 0 && !help.stdout.contains("SPEC") && !help.stdout.contains("README"), "\(command): \(help.stdout)")
+        }
     }
 
     @Test("data directory: --data, then $QUESTBOX_DATA, then /var/lib for root, else ~/.local/share")
