@@ -142,7 +142,7 @@ struct RoutineCommand: ParsableCommand {
             for (routine, _) in routines { try db.saveRoutine(routine) }
             BoxNotifier.reload(options)
             for (r, updated) in routines {
-                print("\(updated ? "updated" : "imported") \(DisplayText.escaped(r.name)) (\(counted(r.tasks.count, "task")))")
+                print("\(updated ? "updated" : "imported") \(DisplayText.escaped(r.name)) (\(CountText.counted(r.tasks.count, "task")))")
             }
         }
     }
@@ -157,7 +157,7 @@ struct RoutineCommand: ParsableCommand {
             let data = try jsonText(docs)
             if let to {
                 guard FileManager.default.createFile(atPath: to, contents: data) else { throw CLIError("\(to): cannot write file") }
-                print("wrote \(counted(docs.count, "routine")) to \(DisplayText.escaped(to))")
+                print("wrote \(CountText.counted(docs.count, "routine")) to \(DisplayText.escaped(to))")
             } else {
                 FileHandle.standardOutput.write(data)
             }
@@ -176,7 +176,7 @@ struct RoutineCommand: ParsableCommand {
                 let days = r.activeDays.sorted().map { dayNames.indices.contains($0) ? dayNames[$0] : "?" }.joined(separator: " ")
                 // Stored names are escaped: a name with ESC or CR must not act on the terminal.
                 let shown = r.displayName.isEmpty ? "(no display name)" : DisplayText.escaped(r.displayName)
-                print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(counted(r.tasks.count, "task"))\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
+                print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(CountText.counted(r.tasks.count, "task"))\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")
             }
         }
     }
@@ -237,7 +237,7 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: .current)
         if json { return try printJSON(report) }
-        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(counted(report.currentStreak, "day"))\(report.availableJokers.map { " · \(counted($0, "joker"))" } ?? "")")
+        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(CountText.counted(report.currentStreak, "day"))\(report.availableJokers.map { " · \(CountText.counted($0, "joker"))" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
         for pb in report.personalBests { print("Personal best · \(DisplayText.escaped(pb.taskDisplayName)): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
         if let r = report.weeklyReflection {
@@ -312,7 +312,7 @@ struct RepairCommand: ParsableCommand {
         guard try !db.inconsistentSessionXP().isEmpty else { return print("nothing to repair") }
         let safety = try db.backup(kind: .manual, now: Date())
         let fixed = try db.repairSessionXP()
-        print("recomputed the XP of \(fixed) quest\(fixed == 1 ? "" : "s") from their estimations; the data before is saved as \(safety.path)")
+        print("recomputed the XP of \(CountText.counted(fixed, "quest")) from their estimations; the data before is saved as \(safety.path)")
     }
 }
 
@@ -383,7 +383,7 @@ struct PINCommand: ParsableCommand {
             switch try options.open().verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
             case .accepted: print("PIN accepted")
             case .rejected(let left):
-                print("wrong PIN; \(left) more tr\(left == 1 ? "y" : "ies") before the parent area locks")
+                print("wrong PIN; \(CountText.counted(left, "more try", plural: "more tries")) before the parent area locks")
                 throw ExitCode(1)
             case .lockedOut(let seconds):
                 print("locked after too many wrong PINs; try again in \(DurationText.format(seconds: Double(seconds)))")

@@ -133,7 +133,7 @@ public struct Doctor {
                 if mismatched.isEmpty {
                     add(.ok, "totals from the history: \(profile.sessionsCompleted) quests, \(profile.totalXP) XP, level \(profile.level())")
                 } else {
-                    add(.warn, "\(counted(mismatched.count, "completed quest")) \(mismatched.count == 1 ? "stores" : "store") XP that is not their estimations' plus the completion bonus (first: session \(mismatched[0].uuidString)) — run `questbox repair` to recompute it from the estimations")
+                    add(.warn, "\(CountText.counted(mismatched.count, "completed quest")) \(mismatched.count == 1 ? "stores" : "store") XP that is not their estimations' plus the completion bonus (first: session \(mismatched[0].uuidString)) — run `questbox repair` to recompute it from the estimations")
                 }
                 // Rows the box cannot read are skipped by every reader; say which.
                 let content = try db.contentReport(limit: 5)
@@ -144,7 +144,7 @@ public struct Doctor {
                     add(.warn, "unreadable row skipped: \(line) — restore a backup from before it changed (`questbox backups`)")
                 }
                 if content.rowTotal > content.rows.count {
-                    add(.warn, "\(counted(content.rowTotal - content.rows.count, "more unreadable value")) skipped")
+                    add(.warn, "\(CountText.counted(content.rowTotal - content.rows.count, "more unreadable value")) skipped")
                 }
                 if let last = try db.lastBackup() {
                     let age = now().timeIntervalSince(last.createdAt)
@@ -214,7 +214,7 @@ struct DoctorCommand: ParsableCommand {
             try printJSON(Report(canRun: failures == 0, runningBox: running, findings: findings))
         } else {
             for f in findings { print(f.line) }
-            print(failures == 0 ? "the box can run" : "the box cannot run: \(counted(failures, "problem")) above")
+            print(failures == 0 ? "the box can run" : "the box cannot run: \(CountText.counted(failures, "problem")) above")
         }
         if failures > 0 { throw ExitCode(1) }
     }

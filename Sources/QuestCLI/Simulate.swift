@@ -113,7 +113,7 @@ struct SimulateCommand: ParsableCommand {
         let before = sim.log.count
         sim.runUntilQuiet()
         try perform(sim.log[before...])
-        if !trace { print("simulated \(script.presses.count) button edges; \(counted(printer.saved, "estimation")) saved") }
+        if !trace { print("simulated \(script.presses.count) button edges; \(CountText.counted(printer.saved, "estimation")) saved") }
     }
 }
 

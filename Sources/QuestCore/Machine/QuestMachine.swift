@@ -438,10 +438,10 @@ private struct Reducer {
         let world = state.world
         switch world.settings.streakPolicy {
         case .pause:
-            return "Streak: \(world.profile.currentStreak) day\(world.profile.currentStreak == 1 ? "" : "s")"
+            return "Streak: \(CountText.counted(world.profile.currentStreak, "day"))"
         case .joker:
             let r = JokerStreakCalculator.evaluate(plays: world.plays, today: env.now, calendar: world.calendar, rules: rules)
-            return "Streak: \(r.currentStreak) day\(r.currentStreak == 1 ? "" : "s") · jokers: \(r.availableJokers)"
+            return "Streak: \(CountText.counted(r.currentStreak, "day")) · jokers: \(r.availableJokers)"
         }
     }
 

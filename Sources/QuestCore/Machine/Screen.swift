@@ -101,7 +101,7 @@ extension Screen {
                 lines.append("\(marker) \(q.name)\(badge)\(q.playedToday ? " ✓" : "")")
             }
             if s.calibrationSessionsLeft > 0 {
-                lines.append("Learning your patterns: \(s.calibrationSessionsLeft) \(s.calibrationSessionsLeft == 1 ? "quest" : "quests") to go")
+                lines.append("Learning your patterns: \(CountText.counted(s.calibrationSessionsLeft, "quest")) to go")
             }
             return lines
         case .estimating(let s):

@@ -25,7 +25,7 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     /// The card in words, absorbable in 15 seconds (seed 000): counts, never what was missed.
     public var summaryLines: [String] {
         var lines = ["Your week \(weekIdentifier)",
-                     "\(questsCompleted) quest\(questsCompleted == 1 ? "" : "s") · \(streakContextString)",
+                     "\(CountText.counted(questsCompleted, "quest")) · \(streakContextString)",
                      "Average accuracy \(Int(averageAccuracy.rounded()))%" + (accuracyChangeVsPriorWeek.map { change in
                          let points = Int(change.rounded())
                          return points == 0 ? " (same as the week before)" : " (\(points > 0 ? "+" : "")\(points) vs the week before)"
