@@ -4,9 +4,9 @@ gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script pr
 buttons for both at once: each press is two pull writes back to back, one on the box's
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
-import json, os, random, re, signal, subprocess, sys, time
+import json, os, random, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
-from kernel_trace import RAISE, SETS, Presses, edges_raised, interval_errors, loop_stages, percentile, press_to_output, process_usage, raises, tracing
+from kernel_trace import RAISE, SETS, Presses, box_edges, edges_raised, interval_errors, loop_stages, percentile, press_to_output, process_usage, raises, tracing
 
 ZSTART, ZSTOP = 8, 9
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -76,11 +76,7 @@ zero_calls = tracing(False)
 zero_tids = {int(tid) for tid in os.listdir(f"/proc/{zero_pid}/task")}
 
 # What the box measured: the kernel edge timestamps its loop received (logged with --verbose).
-edges = {"up": [], "down": []}
-for line in open(daemon_log):
-    m = re.search(r"button=(up|down) ns=(\d+) pressed=true .*\bedge\b", line)
-    if m:
-        edges[m.group(1)].append(int(m.group(2)) / 1e9)
+edges = dict(zip(("up", "down"), box_edges(daemon_log)))
 os.kill(zero_pid, signal.SIGTERM)
 deadline = time.monotonic() + 20
 while not os.path.exists(zero_out) or os.path.getsize(zero_out) == 0:

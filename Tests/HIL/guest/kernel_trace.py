@@ -143,6 +143,17 @@ def process_usage(pid):
     return cpu, switches, per_thread, rss
 
 
+def box_edges(log, since=float("-inf"), until=float("inf")):
+    """The kernel edge stamps (s) of BTN_UP and BTN_DOWN presses a box run with --verbose
+    logged (between `since` and `until`), as (ups, downs), each in time order."""
+    edges = {"up": [], "down": []}
+    for line in open(log):
+        m = re.search(r"button=(up|down) ns=(\d+) pressed=true .*\bedge\b", line)
+        if m and since <= int(m.group(2)) / 1e9 <= until:
+            edges[m.group(1)].append(int(m.group(2)) / 1e9)
+    return edges["up"], edges["down"]
+
+
 def interval_errors(measured_starts, measured_stops, injected, lines, raised=None):
     """|measured − injected| per interval in ms. `injected` maps ("start" | "stop", i) to the
     time read before that press's write; the injected interval runs between the two presses'

@@ -10,7 +10,7 @@ sides alike:
 usage: web_load.py SYSFS BOX_LOG STATS_URL RESTART_CMD…   (prints one JSON object)"""
 import json, os, random, re, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
-from kernel_trace import RAISE, SETS, Presses, edges_raised, interval_errors, percentile, press_to_output, process_usage, raises, tracing
+from kernel_trace import RAISE, SETS, Presses, box_edges, edges_raised, interval_errors, percentile, press_to_output, process_usage, raises, tracing
 
 sysfs, box_log, stats_url = sys.argv[1], sys.argv[2], sys.argv[3]
 restart = sys.argv[4:]
@@ -57,16 +57,6 @@ class Load:
                                       "non_2xx": int(errors.group(1)) if errors else 0})
 
 
-def box_edges(since, until):
-    """The kernel edge stamps (s) the box logged for BTN_UP and BTN_DOWN presses in a window."""
-    edges = {"up": [], "down": []}
-    for line in open(box_log):
-        m = re.search(r"button=(up|down) ns=(\d+) pressed=true .*\bedge\b", line)
-        if m and since <= int(m.group(2)) / 1e9 <= until:
-            edges[m.group(1)].append(int(m.group(2)) / 1e9)
-    return edges["up"], edges["down"]
-
-
 def timing_round(rng, condition):
     """INTERVALS intervals of 0.5–8 s, overlapping (a start every 0.4 s): |box − kernel| (ms)."""
     starts = [1.0 + 0.4 * i for i in range(INTERVALS)]
@@ -92,7 +82,7 @@ def timing_round(rng, condition):
     calls = writer.calls[first_call:]
     raised = edges_raised(calls, raises(tracing(False)))
     assert all((line, a) in raised for line, a, _ in calls), "a press without exactly one traced interrupt inside its write"
-    measured_starts, measured_stops = box_edges(t0, now())
+    measured_starts, measured_stops = box_edges(box_log, t0, now())
     if len(measured_starts) != INTERVALS or len(measured_stops) != INTERVALS:
         # Which presses the box did not log, by when they were made (s after t0).
         logged = sorted(measured_starts + measured_stops)
