@@ -76,11 +76,10 @@ public final class BoxDaemon: @unchecked Sendable {
     /// quest nothing is read (a change would wait for the quest's end anyway), so following
     /// the store costs the quest nothing.
     private var storeCheckDue = false
-    /// SQLite appends to the WAL (the inotify event) a moment before it publishes the commit
-    /// in shared memory (no event): when the version has not moved yet, look again shortly.
+    /// SQLite appends to the WAL (the inotify event) before it publishes the commit in shared
+    /// memory (no event): when the version has not moved yet, look again (`StoreRecheckSchedule`).
     private var storeRecheckAt: MonotonicNanos?
     private var storeRechecksLeft: [Int64] = []
-    static let storeRecheckDelaysMs: [Int64] = [30, 300]
     /// Re-reads of the store, for the `box` status (1: the load at start).
     private var dataVersion = 1
     /// A change arrived during a quest: it applies when the box is idle again.
@@ -219,7 +218,7 @@ public final class BoxDaemon: @unchecked Sendable {
                     calendarChanged(reason: cancelled || isLateForArmedTime() ? "wall clock set" : armedForReminder ? "reminder" : "midnight")
                 case storeWatchFD:
                     _ = qb_inotify_drain(storeWatchFD)
-                    storeRechecksLeft = Self.storeRecheckDelaysMs
+                    storeRechecksLeft = StoreRecheckSchedule.gapsMs
                     storeCheckDue = true
                 case let fd where server?.owns(fd) == true:
                     server?.service(fd, ready: ready[i], hello: { .hello(status()) }, handle: handle)
