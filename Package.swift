@@ -31,6 +31,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "QuestCore"),
+        // The version from `git describe`, written before every build (scripts/version.sh).
+        .plugin(name: "VersionStamp", capability: .buildTool()),
+        .target(name: "BuildVersion", plugins: ["VersionStamp"]),
         // Reading files handed to the box as hostile input: regular files only, size-capped.
         .target(name: "InputFiles"),
         .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat",
+                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat", "BuildVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -107,7 +110,7 @@ let package = Package(
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]),
         .executableTarget(
             name: "questbox-web",
-            dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(
             name: "WebAppTests",

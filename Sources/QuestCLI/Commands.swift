@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardProfile
+import BuildVersion
 import Foundation
 import RoutineFormat
 import Synchronization
@@ -57,6 +58,7 @@ public struct Questbox: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
+        version: BuildVersion.text,
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
                       BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, WebCommand.self, BoardsCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
 

@@ -2,6 +2,7 @@
 // writes the box's SQLite store and talks to the running box only through its socket.
 import ArgumentParser
 import BoxProtocol
+import BuildVersion
 import CEventLoop
 import Foundation
 import Hummingbird
@@ -12,7 +13,8 @@ import WebApp
 @main
 struct WebCommand: AsyncParsableCommand, AppArguments {
     static let configuration = CommandConfiguration(
-        commandName: "questbox web", abstract: "Serve the web app: the kiosk view, the player's pages and the parent's area.")
+        commandName: "questbox web", abstract: "Serve the web app: the kiosk view, the player's pages and the parent's area.",
+        version: BuildVersion.text)
 
     @Option(name: .long, help: "Address to listen on (0.0.0.0: every network of the box).") var listen = "0.0.0.0"
     @Option(name: .long, help: "TCP port.") var port = 8080

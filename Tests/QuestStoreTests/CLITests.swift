@@ -273,6 +273,29 @@ struct CLITests {
         }
     }
 
+    @Test("--version: the commit it was built from, as scripts/version.sh and the Debian package name it")
+    func version() throws {
+        let printed = try run(["--version"])
+        #expect(printed.status == 0 && printed.stderr.isEmpty)
+        let line = printed.stdout.trimmingCharacters(in: .newlines)
+        // 0.1.0+git172.g5b6b795, with .dirty when built from changed files.
+        let parts = line.split(separator: "+", maxSplits: 1).map(String.init)
+        #expect(parts.count == 2 && parts[0].split(separator: ".").count == 3 && parts[0].split(separator: ".").allSatisfy { Int($0) != nil }, "\(line)")
+        let fields = parts.last?.split(separator: ".").map(String.init) ?? []
+        if fields.first == "unknown" { return }  // built outside a git checkout
+        #expect(fields.count >= 2 && fields[0].hasPrefix("git") && fields[1].hasPrefix("g"), "\(line)")
+        guard fields.count >= 2, let count = Int(fields[0].dropFirst(3)) else { return }
+        // The hash names a commit of this repository, and the count is that commit's.
+        let commit = String(fields[1].dropFirst())
+        let counted = try runProcess("/usr/bin/git", ["-C", packageRoot, "rev-list", "--count", commit])
+        #expect(counted.status == 0 && Int(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == count, "\(line): \(counted)")
+        // The web app's program says the same.
+        let web = productPath("questbox-web")
+        if FileManager.default.isExecutableFile(atPath: web) {
+            #expect(try runProcess(web, ["--version"]).stdout == printed.stdout)
+        }
+    }
+
     @Test("data directory: --data, then $QUESTBOX_DATA, then /var/lib for root, else ~/.local/share")
     func dataDirectory() {
         #expect(DataDirectory.resolve(option: "/x", environment: ["QUESTBOX_DATA": "/y"], isRoot: true, home: "/h") == "/x")
