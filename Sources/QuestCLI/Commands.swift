@@ -322,7 +322,7 @@ struct RepairCommand: ParsableCommand {
 
 struct BoardsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "boards", abstract: "Board profiles: which GPIO lines are the buttons, the LED and the buzzer.", subcommands: [List.self, Validate.self])
+        commandName: "boards", abstract: "Board profiles: which GPIO lines are the buttons, the LED and the buzzer.", subcommands: [List.self, Validate.self, Wiring.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The board profiles found, and where.")
@@ -337,6 +337,24 @@ struct BoardsCommand: ParsableCommand {
                 case .failure(let e): print("\(name) — invalid: \(e)")
                 }
             }
+        }
+    }
+
+    struct Wiring: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw a board's wiring on the Raspberry Pi's 40-pin header, as an SVG picture.",
+            discussion: "Example: questbox boards wiring rpi4 --to wiring.svg (then open it in a browser).")
+        @Argument(help: "A profile's name (see boards list) or its file.") var board: String
+        @Option(name: .long, help: "Write the picture to this file instead of standard output.") var to: String?
+
+        func run() throws {
+            let profile = try BoardCatalog.resolve(board, in: BoardCatalog.searchDirectories())
+            let svg = try WiringDiagram.svg(for: profile)
+            guard let to else { return print(svg, terminator: "") }
+            guard FileManager.default.createFile(atPath: to, contents: Data(svg.utf8)) else {
+                throw CLIError("\(to): cannot write the picture there (is the folder there, and writable?)")
+            }
+            print("wrote the \(profile.name) wiring to \(to)")
         }
     }
 
