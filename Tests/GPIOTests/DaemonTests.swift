@@ -98,7 +98,11 @@ struct DaemonTests {
             finished.unlock()
         }
         thread.start()
-        usleep(100_000)
+        // Tests press right away: wait until the loop runs (its first screen), however busy
+        // the machine is — a fixed sleep let presses race a slow start.
+        let started = Date()
+        while display.lastShown == nil && Date().timeIntervalSince(started) < 30 { usleep(10_000) }
+        if display.lastShown == nil { Issue.record("the box's loop showed no screen within 30 s") }
         return Rig(
             gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, display: display, thread: thread, clock: clock, finished: finished,
             directory: dir)
