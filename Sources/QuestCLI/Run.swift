@@ -12,8 +12,12 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run the box: buttons, lights, buzzer, the quest loop (the daemon systemd starts).")
 
+    /// EX_CONFIG: the unit's RestartPreventExitStatus, so a box with no board waits for one
+    /// instead of restarting every two seconds.
+    static let noBoardExitStatus: Int32 = 78
+
     @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
-    @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0).") var sound: String?
+    @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0; default: $QUESTBOX_SOUND).") var sound: String?
     @Flag(name: .long, help: "Also log every button edge, level read and screen (debug level).") var verbose = false
     @Option(name: .long, help: "How many socket clients (watch, the web app) at once.") var socketClients = 4
     @Option(name: .long, help: ArgumentHelp(
@@ -36,8 +40,11 @@ struct RunCommand: ParsableCommand {
         }
         var logger = Logger(label: "questbox")
         logger.logLevel = verbose ? .debug : .info
-        guard let name = board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"] else {
-            throw CLIError("no board chosen: pass --board NAME or set QUESTBOX_BOARD (see questbox boards list)")
+        // An empty QUESTBOX_BOARD (the package's /etc/default/questbox before a parent picks
+        // one) is no board. The exit status tells systemd not to restart a box that cannot run.
+        guard let name = (board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"]).flatMap({ $0.isEmpty ? nil : $0 }) else {
+            _ = Questbox.fail("no board chosen: pass --board NAME or set QUESTBOX_BOARD (for the service: in /etc/default/questbox, then systemctl restart questbox); questbox boards list shows them")
+            throw ExitCode(Self.noBoardExitStatus)
         }
         let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
         let clock = LiveSystemClock()
@@ -54,7 +61,7 @@ struct RunCommand: ParsableCommand {
         ])
         let settings = try db.settings()
         let audio = EngineSoundOutput.start(
-            device: sound, card: profile.audioCard, latencyMs: profile.audioLatencyMs,
+            device: (sound ?? ProcessInfo.processInfo.environment["QUESTBOX_SOUND"]).flatMap { $0.isEmpty ? nil : $0 }, card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
         defer { audio.engine.stop() }
         let engine = audio.engine

@@ -105,6 +105,18 @@ struct DoctorTests {
         #expect(none.status != 0 && none.stderr.contains("no board chosen"))
     }
 
+    @Test("run with no board (none, or the package's empty QUESTBOX_BOARD): one line saying where to set it, exit 78 so systemd does not restart-loop")
+    func runWithNoBoard() throws {
+        let dir = temporaryDirectory()
+        for environment in [["PATH": "/usr/bin:/bin"], ["PATH": "/usr/bin:/bin", "QUESTBOX_BOARD": ""]] {
+            let r = try runProcess(productPath("questbox"), ["run", "--data", dir], environment: environment)
+            #expect(r.status == 78, "\(environment)")
+            #expect(r.stderr == "questbox: no board chosen: pass --board NAME or set QUESTBOX_BOARD (for the service: in /etc/default/questbox, then systemctl restart questbox); questbox boards list shows them\n")
+        }
+        let unit = try String(contentsOfFile: "\(packageRoot)/deploy/questbox.service", encoding: .utf8)
+        #expect(unit.contains("RestartPreventExitStatus=78"))
+    }
+
     @Test("on this machine, with no GPIO chip, doctor says so and exits ≠ 0")
     func noChipMachine() throws {
         guard Doctor.systemChipPaths().isEmpty else { return }  // only meaningful without GPIO hardware
