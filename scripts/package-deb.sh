@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Builds the Debian package questbox_<version>_<arch>.deb from a release build with the Swift
+# runtime linked statically (the Pi needs no Swift installed):
+#   scripts/package-deb.sh [OUT_DIR]        (default: .build/deb; prints the package's path)
+# /usr/bin/questbox and questbox-web; boards, sounds and the web app's templates under
+# /usr/share/questbox/; the services; a sysusers.d user (gpio, audio, i2c) and a tmpfiles.d
+# folder for /var/lib/questbox; /etc/default/questbox (the board) as a conffile. Depends is
+# computed by dpkg-shlibdeps, so a bookworm build depends on libgpiod2 (libgpiod 1.6) and a
+# trixie build on libgpiod3 (2.x). The version is scripts/version.sh's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+install_missing_packages dpkg-dev patchelf
+out=$(realpath -m "${1:-.build/deb}")
+version=$(scripts/version.sh)
+arch=$(dpkg --print-architecture)
+# The maintainer: $DEBFULLNAME <$DEBEMAIL>, else the newest commit's author.
+maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQuest Box developers")} <${DEBEMAIL:-$(git log -1 --format=%ae 2>/dev/null || echo "questbox@example.org")}>"
+# A build folder of its own: other release builds in .build (not static) would otherwise be
+# taken as up to date and a binary needing libswiftCore.so packaged.
+flags=(-c release --static-swift-stdlib --scratch-path .build/deb-build)
+
+echo "package: release build of questbox and questbox-web (the first takes several minutes)" >&2
+for product in questbox questbox-web; do swift build "${flags[@]}" --product "$product" >&2; done
+bin=$(swift build "${flags[@]}" --show-bin-path)
+for program in questbox questbox-web; do
+    if ldd "$bin/$program" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
+        echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2
+        exit 1
+    fi
+done
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/questbox
+install -d "$root/DEBIAN"
+for program in questbox questbox-web; do
+    install -D -m 755 "$bin/$program" "$root/usr/bin/$program"
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+    # The toolchain's library path is useless on the Pi: the Swift runtime is linked in.
+    patchelf --remove-rpath "$root/usr/bin/$program"
+done
+# Man pages from the programs' own help (scripts/manpage.py).
+install -d "$root/usr/share/man/man1"
+for program in questbox questbox-web; do
+    python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
+    chmod 644 "$root/usr/share/man/man1/$program.1.gz"
+done
+share=$root/usr/share/questbox
+install -d "$share/boards" "$share/sounds" "$share/web"
+install -m 644 Boards/*.yaml "$share/boards/"
+install -m 644 Sounds/*.wav "$share/sounds/"
+cp -r Sources/WebApp/Resources/templates Sources/WebApp/Resources/assets "$share/web/"
+find "$share/web" -type d -exec chmod 755 {} + && find "$share/web" -type f -exec chmod 644 {} +
+install -D -m 644 deploy/questbox.service "$root/usr/lib/systemd/system/questbox.service"
+install -D -m 644 deploy/questbox-web.service "$root/usr/lib/systemd/system/questbox-web.service"
+install -D -m 644 deploy/questbox.sysusers "$root/usr/lib/sysusers.d/questbox.conf"
+install -D -m 644 deploy/questbox.tmpfiles "$root/usr/lib/tmpfiles.d/questbox.conf"
+install -D -m 644 deploy/questbox.default "$root/etc/default/questbox"
+doc=$root/usr/share/doc/questbox
+install -D -m 644 deploy/questbox-web.avahi.service "$doc/examples/questbox-web.avahi.service"
+install -D -m 644 deploy/example-routine.json "$doc/examples/example-routine.json"
+install -D -m 644 deploy/example-quest.events "$doc/examples/example-quest.events"
+
+# copyright: this project, the Swift runtime and every package the build resolved (the
+# programs link a subset of them statically). Apache-2.0 is named, not copied (Debian ships
+# its text in /usr/share/common-licenses); other licences and every NOTICE are copied whole.
+licence_of() {  # FILE: "Apache-2.0" or the file's text
+    if grep -q "Apache License" "$1" && grep -q "END OF TERMS AND CONDITIONS" "$1"; then
+        echo "License: Apache-2.0 (/usr/share/common-licenses/Apache-2.0)"
+        # What follows the licence's appendix (Swift's Runtime Library Exception).
+        sed -n '/^## Runtime Library Exception/,$p' "$1"
+    else
+        cat "$1"
+    fi
+}
+{
+    echo "TimeQuest Box"
+    echo "Copyright 2026 the TimeQuest Box developers. The project has not chosen a licence yet."
+    echo "Sounds/*.wav are made by the project's own recipe (Sounds/Recipe)."
+    echo
+    echo "Statically linked into /usr/bin/questbox and /usr/bin/questbox-web: the Swift runtime and"
+    echo "Foundation, and packages of this build's resolved graph (a subset of those listed below)."
+    swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+    echo
+    echo "== Swift runtime and Foundation (swift.org) =="
+    licence_of "$swift_root/share/swift/LICENSE.txt"
+    for checkout in .build/checkouts/*/; do
+        name=$(basename "$checkout")
+        echo
+        echo "== $name =="
+        for file in "$checkout"LICENSE* "$checkout"NOTICE*; do
+            [[ -f $file ]] && licence_of "$file"
+        done
+    done
+    echo
+    echo "== libyaml (embedded in Yams as CYaml) =="
+    echo "Copyright (c) 2017-2020 Ingy döt Net; Copyright (c) 2006-2016 Kirill Simonov. MIT licence, the text as for Yams above."
+} > "$stage/copyright"
+install -m 644 "$stage/copyright" "$doc/copyright"
+{
+    echo "questbox ($version) unstable; urgency=medium"
+    echo
+    git log -n 20 --format='  * %s' 2>/dev/null | cut -c1-78 || echo "  * Built outside a git checkout."
+    echo
+    echo " -- $maintainer  $(git log -1 --format=%aD 2>/dev/null || date -R)"
+} > "$stage/changelog.Debian"
+gzip -9n -c "$stage/changelog.Debian" > "$doc/changelog.gz"
+chmod 644 "$doc/changelog.gz"
+install -D -m 644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/questbox"
+
+# Depends from the programs' shared libraries (dpkg-shlibdeps wants a debian/control).
+mkdir -p "$stage/src/debian"
+printf 'Source: questbox\n\nPackage: questbox\nArchitecture: any\n' > "$stage/src/debian/control"
+depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" deploy/debian/control.in > "$root/DEBIAN/control"
+echo /etc/default/questbox > "$root/DEBIAN/conffiles"
+for script in preinst postinst prerm postrm; do install -m 755 "deploy/debian/$script" "$root/DEBIAN/$script"; done
+(cd "$root" && find usr etc -type f -exec md5sum {} + | sort -k 2) > "$root/DEBIAN/md5sums"
+chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
+
+mkdir -p "$out"
+deb="$out/questbox_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
+echo "$deb"
