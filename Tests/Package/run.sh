@@ -60,13 +60,14 @@ in_root sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/
 in_root sh -c "cd / && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /tmp/try" > "$root/tmp/quest.txt" 2>&1 \
     || { cat "$root/tmp/quest.txt" >&2; fail "simulate --events failed"; }
 grep -q "estimations\? saved" "$root/tmp/quest.txt" || { cat "$root/tmp/quest.txt" >&2; fail "the simulated quest did not finish"; }
-in_root questbox boards wiring rpi4 | grep -q "<svg" || fail "boards wiring rpi4"
+in_root questbox boards wiring rpi4 > "$root/tmp/wiring.svg" && grep -q "^<svg" "$root/tmp/wiring.svg" || fail "boards wiring rpi4"
 in_root sh -c "man -w questbox >/dev/null 2>&1 || test -f /usr/share/man/man1/questbox.1.gz" || fail "no man page"
 
 # What the maintainer scripts set up.
 in_root systemd-analyze verify --man=no /usr/lib/systemd/system/questbox.service /usr/lib/systemd/system/questbox-web.service 2> "$root/tmp/verify.txt" \
     || { cat "$root/tmp/verify.txt" >&2; fail "systemd-analyze verify"; }
-in_root id -nG questbox | tr ' ' '\n' | sort | tr '\n' ' ' | grep -q "audio gpio i2c questbox" || fail "questbox's groups: $(in_root id -nG questbox)"
+groups=$(in_root id -nG questbox | tr ' ' '\n' | sort | tr '\n' ' ')
+[[ $groups == "audio gpio i2c questbox " ]] || fail "questbox's groups: $groups"
 [[ $(in_root stat -c '%U %a' /var/lib/questbox) == "questbox 750" ]] || fail "/var/lib/questbox: $(in_root stat -c '%U %a' /var/lib/questbox)"
 for unit in questbox questbox-web; do
     [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled"
