@@ -26,6 +26,7 @@ mkdir -p "$(dirname "$cache")"
 if [[ ! -f $cache ]]; then
     echo "package: debootstrap bookworm (once; cached in $cache)" >&2
     base=$(mktemp -d)
+    chmod 755 "$base"  # a root's / that only root may enter locks out _apt and the service's user
     debootstrap --variant=minbase bookworm "$base" http://deb.debian.org/debian >&2
     tar -C "$base" -cf "$cache.tmp" . && mv "$cache.tmp" "$cache"
     rm -rf "$base"
@@ -37,6 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 tar -C "$root" -xf "$cache"
+chmod 755 "$root"
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
