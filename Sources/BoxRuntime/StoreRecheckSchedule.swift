@@ -12,8 +12,8 @@ public enum StoreRecheckSchedule {
     public static let steadyGapMs: Int64 = 250
     public static let lookForMs: Int64 = 10_000
 
-    /// The gaps between looks, each from the one before.
-    public static var gapsMs: [Int64] {
+    /// The gaps between looks, each from the one before (made once, handed out per event).
+    public static let gapsMs: [Int64] = {
         var gaps = firstGapsMs
         var total = gaps.reduce(0, +)
         while total < lookForMs {
@@ -21,5 +21,5 @@ public enum StoreRecheckSchedule {
             total += steadyGapMs
         }
         return gaps
-    }
+    }()
 }

@@ -16,6 +16,12 @@ struct RunCommand: ParsableCommand {
     /// instead of restarting every two seconds.
     static let noBoardExitStatus: Int32 = 78
 
+    /// The option, else the environment variable; empty counts as not chosen (the package's
+    /// /etc/default/questbox has `QUESTBOX_BOARD=` and `QUESTBOX_SOUND=` until a parent sets them).
+    static func chosen(_ option: String?, orVariable name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        (option ?? environment[name]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
     @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (e.g. null, default, plughw:CARD=Headphones,DEV=0; default: $QUESTBOX_SOUND).") var sound: String?
     @Flag(name: .long, help: "Also log every button edge, level read and screen (debug level).") var verbose = false
@@ -42,7 +48,7 @@ struct RunCommand: ParsableCommand {
         logger.logLevel = verbose ? .debug : .info
         // An empty QUESTBOX_BOARD (the package's /etc/default/questbox before a parent picks
         // one) is no board. The exit status tells systemd not to restart a box that cannot run.
-        guard let name = (board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"]).flatMap({ $0.isEmpty ? nil : $0 }) else {
+        guard let name = Self.chosen(board, orVariable: "QUESTBOX_BOARD") else {
             _ = Questbox.fail("no board chosen: pass --board NAME or set QUESTBOX_BOARD (for the service: in /etc/default/questbox, then systemctl restart questbox); questbox boards list shows them")
             throw ExitCode(Self.noBoardExitStatus)
         }
@@ -61,7 +67,7 @@ struct RunCommand: ParsableCommand {
         ])
         let settings = try db.settings()
         let audio = EngineSoundOutput.start(
-            device: (sound ?? ProcessInfo.processInfo.environment["QUESTBOX_SOUND"]).flatMap { $0.isEmpty ? nil : $0 }, card: profile.audioCard, latencyMs: profile.audioLatencyMs,
+            device: Self.chosen(sound, orVariable: "QUESTBOX_SOUND"), card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)
         defer { audio.engine.stop() }
         let engine = audio.engine

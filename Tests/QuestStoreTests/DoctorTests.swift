@@ -1,6 +1,6 @@
 import Foundation
 import GPIO
-import QuestCLI
+@testable import QuestCLI
 import StoreFixtures
 import Testing
 @testable import QuestStore
@@ -115,6 +115,15 @@ struct DoctorTests {
         }
         let unit = try String(contentsOfFile: "\(packageRoot)/deploy/questbox.service", encoding: .utf8)
         #expect(unit.contains("RestartPreventExitStatus=78"))
+    }
+
+    @Test("board and sound: the option, else the variable; an empty variable (the package's defaults file) is not a choice")
+    func chosenBoardAndSound() {
+        #expect(RunCommand.chosen("rpi5", orVariable: "QUESTBOX_BOARD", environment: ["QUESTBOX_BOARD": "rpi4"]) == "rpi5")
+        #expect(RunCommand.chosen(nil, orVariable: "QUESTBOX_BOARD", environment: ["QUESTBOX_BOARD": "rpi4"]) == "rpi4")
+        #expect(RunCommand.chosen(nil, orVariable: "QUESTBOX_SOUND", environment: ["QUESTBOX_SOUND": ""]) == nil)
+        #expect(RunCommand.chosen(nil, orVariable: "QUESTBOX_SOUND", environment: [:]) == nil)
+        #expect(RunCommand.chosen("", orVariable: "QUESTBOX_SOUND", environment: ["QUESTBOX_SOUND": "null"]) == nil)
     }
 
     @Test("on this machine, with no GPIO chip, doctor says so and exits ≠ 0")
