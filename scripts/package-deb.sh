@@ -16,13 +16,10 @@ version=$(scripts/version.sh)
 arch=$(dpkg --print-architecture)
 # The maintainer: $DEBFULLNAME <$DEBEMAIL>, else the newest commit's author.
 maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQuest Box developers")} <${DEBEMAIL:-$(git log -1 --format=%ae 2>/dev/null || echo "questbox@example.org")}>"
-# A build folder of its own: other release builds in .build (not static) would otherwise be
-# taken as up to date and a binary needing libswiftCore.so packaged.
-flags=(-c release --static-swift-stdlib --scratch-path .build/deb-build)
 
 echo "package: release build of questbox and questbox-web (the first takes several minutes)" >&2
-for product in questbox questbox-web; do swift build "${flags[@]}" --product "$product" >&2; done
-bin=$(swift build "${flags[@]}" --show-bin-path)
+for product in questbox questbox-web; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
+bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
 for program in questbox questbox-web; do
     if ldd "$bin/$program" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
         echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2

@@ -31,3 +31,9 @@ if ! command -v swift >/dev/null 2>&1; then
     echo "setup: Swift 6.1 or newer is needed: install it from swift.org (or swiftly) and run again" >&2
     exit 1
 fi
+
+# The one release build every script shares (run.sh, the package, the figures): the Swift
+# runtime linked in as on the Pi, in a folder of its own. Builds with other flags in the same
+# folder rebuilt each other in turn (minutes each), and a non-static binary found there was
+# once taken as up to date and packaged.
+RELEASE_BUILD=(-c release --static-swift-stdlib --scratch-path .build/release-static)

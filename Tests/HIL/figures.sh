@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The side-by-side figures of #6: this project's `questbox run` and a gpiozero 2.x program
-# watching the same gpio-sim chip in one VM run. Prints a Markdown table (README shows the
+# watching the same gpio-sim chip in one VM run. Prints a Markdown table (docs/hil.md shows the
 # latest). Not part of CI: about 10 minutes, plus a release build the first time.
 #   Tests/HIL/figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/setup.sh
 cache=${HIL_CACHE:-/tmp/questbox-hil}
 Tests/HIL/prepare.sh
-# Built as for the Pi (README): the Swift runtime linked in, so memory compares like for like.
-swift build -c release --static-swift-stdlib --product questbox >&2
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# Built as the package is (RELEASE_BUILD): the Swift runtime linked in, so memory compares like for like.
+swift build "${RELEASE_BUILD[@]}" --product questbox >&2
+bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
 mkdir -p .build/hil
 cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 venv="$cache/gpiozero-venv"

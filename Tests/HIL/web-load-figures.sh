@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The box unaffected by its web app (#13): in one VM run, the box's timing error and press →
 # LED with questbox-web idle beside it and with wrk hammering the web's /stats in the guest,
-# rounds alternating. Prints a Markdown table (README "Web figures" shows the latest). Not
+# rounds alternating. Prints a Markdown table (docs/web.md "Web figures" shows the latest). Not
 # part of CI: about 10 minutes, plus a release build the first time.
 #   Tests/HIL/web-load-figures.sh
 set -euo pipefail
@@ -9,9 +9,9 @@ cd "$(dirname "$0")/../.."
 source scripts/setup.sh
 install_missing_packages wrk curl
 Tests/HIL/prepare.sh
-# Built as for the Pi (README): the Swift runtime linked in.
-for product in questbox questbox-web store-bench; do swift build -c release --static-swift-stdlib --product "$product" >&2; done
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# Built as the package is (RELEASE_BUILD): the Swift runtime linked in.
+for product in questbox questbox-web store-bench; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
+bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
 # Five years of play (store-bench's fixture), made on the host; the guest copies it.
 store=.build/hil/web-load-store
 rm -rf "$store"
