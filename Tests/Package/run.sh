@@ -5,16 +5,25 @@
 # like the HIL kernel): apt-get install ./questbox.deb,
 # the installed program alone (no checkout) shows its version, its boards and plays a quest,
 # the units verify, the user/folder/enablement exist, a quest is stored in /var/lib/questbox;
-# remove keeps it; purge keeps a final backup in /var/backups/questbox.
+# remove keeps it; purge keeps a final backup in /var/backups/questbox. Then, in another fresh
+# root, an upgrade from an earlier commit's package (Tests/Package/old-package.sh, cached) with
+# plays in place: refused while its backup cannot be made, then made with every play kept.
 #   Tests/Package/run.sh [DEB]     (default: build one with scripts/package-deb.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
 install_missing_packages debootstrap lintian
 fail() { echo "FAIL package: $*" >&2; exit 1; }
+# The upgrade test starts from the package of this commit (the first whose package installs
+# in a fresh root); made before this checkout's build, which then leaves the shared release
+# folder in this checkout's state.
+old_commit=${PACKAGE_OLD_COMMIT:-a9bcce8}
+old_deb=$(Tests/Package/old-package.sh "$old_commit")
 deb=${1:-$(scripts/package-deb.sh)}
 deb=$(realpath "$deb")
 version=$(dpkg-deb -f "$deb" Version)
+old_version=$(dpkg-deb -f "$old_deb" Version)
+dpkg --compare-versions "$old_version" lt "$version" || fail "the old package's version $old_version is not older than $version"
 
 echo "package: lintian $deb" >&2
 lintian --fail-on error,warning "$deb" 2>&1 | grep -v "running with root privileges" >&2 || true
@@ -31,23 +40,38 @@ if [[ ! -f $cache ]]; then
     tar -C "$base" -cf "$cache.tmp" . && mv "$cache.tmp" "$cache"
     rm -rf "$base"
 fi
-root=$(mktemp -d /tmp/questbox-chroot.XXXXXX)
+roots=()
 cleanup() {
-    for m in proc dev/pts dev; do umount -l "$root/$m" 2>/dev/null || true; done
-    rm -rf "$root"
+    local r m
+    for r in "${roots[@]}"; do
+        for m in proc dev/pts dev; do umount -l "$r/$m" 2>/dev/null || true; done
+        rm -rf "$r"
+    done
 }
 trap cleanup EXIT
-tar -C "$root" -xf "$cache"
-chmod 755 "$root"
-mount -t proc proc "$root/proc"
-mount --bind /dev "$root/dev"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp "$deb" "$root/tmp/"
+# Sets $root to a fresh root from the cache, with both packages in its /tmp.
+fresh_root() {
+    root=$(mktemp -d /tmp/questbox-chroot.XXXXXX)
+    roots+=("$root")
+    tar -C "$root" -xf "$cache"
+    chmod 755 "$root"
+    mount -t proc proc "$root/proc"
+    mount --bind /dev "$root/dev"
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    cp "$deb" "$old_deb" "$root/tmp/"
+    in_root apt-get update -qq >&2
+}
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+apt_install() { in_root sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $1"; }
+# The plays of /var/lib/questbox, read as the service's user, in full (history --json).
+history_json() { in_root runuser -u questbox -- questbox history --json --data /var/lib/questbox; }
+play_as_service() {
+    in_root runuser -u questbox -- sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/example-routine.json --data /var/lib/questbox >/dev/null && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /var/lib/questbox >/dev/null"
+}
 
-echo "package: apt-get install ./$(basename "$deb") in the fresh root" >&2
-in_root apt-get update -qq >&2
-in_root sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/$(basename "$deb")" > "$root/tmp/install.log" 2>&1 \
+echo "package: apt-get install ./$(basename "$deb") in a fresh root" >&2
+fresh_root
+apt_install "/tmp/$(basename "$deb")" > "$root/tmp/install.log" 2>&1 \
     || { cat "$root/tmp/install.log" >&2; fail "apt-get install failed"; }
 grep -q "choose the board in /etc/default/questbox" "$root/tmp/install.log" || fail "the install did not say where to choose the board"
 
@@ -77,17 +101,53 @@ done
 grep -q '^/etc/default/questbox$' <(dpkg-deb -I "$deb" conffiles) || fail "/etc/default/questbox is not a conffile"
 
 # The family's data: a quest played as the service's user, then remove and purge.
-in_root runuser -u questbox -- sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/example-routine.json --data /var/lib/questbox >/dev/null && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /var/lib/questbox >/dev/null"
-plays() { in_root runuser -u questbox -- questbox history --json --data /var/lib/questbox | grep -c '"estimatedSeconds"' || true; }
+play_as_service
+plays() { history_json | grep -c '"estimatedSeconds"' || true; }
 played=$(plays)
 (( played > 0 )) || fail "no play stored in /var/lib/questbox"
 in_root apt-get remove -y -qq questbox > "$root/tmp/remove.log" 2>&1 || { cat "$root/tmp/remove.log" >&2; fail "remove"; }
 [[ -f $root/var/lib/questbox/questbox.sqlite ]] || fail "remove lost /var/lib/questbox"
 ls "$root"/var/lib/questbox/backups/*.sqlite >/dev/null 2>&1 || fail "remove made no final backup"
-in_root sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/$(basename "$deb")" >/dev/null 2>&1 || fail "reinstall"
+apt_install "/tmp/$(basename "$deb")" >/dev/null 2>&1 || fail "reinstall"
 [[ $(plays) == "$played" ]] || fail "after remove and reinstall: $(plays) plays, was $played"
 in_root apt-get purge -y -qq questbox > "$root/tmp/purge.log" 2>&1 || { cat "$root/tmp/purge.log" >&2; fail "purge"; }
 [[ ! -e $root/var/lib/questbox ]] || fail "purge left /var/lib/questbox"
 ls "$root"/var/backups/questbox/questbox-final-*.sqlite >/dev/null 2>&1 || fail "purge kept no final backup"
 grep -q "the last backup is kept as /var/backups/questbox/" "$root/tmp/purge.log" || fail "purge did not say where the backup is"
-echo "PASS package: $(basename "$deb"): lintian clean; installed in a fresh bookworm root; version, boards, a quest, units, user, folder; $played plays kept by remove; purge kept the final backup"
+
+# An upgrade from the older package, in another fresh root, with the family's data in place.
+echo "package: upgrade from $(basename "$old_deb") in a fresh root" >&2
+fresh_root
+apt_install "/tmp/$(basename "$old_deb")" > "$root/tmp/old-install.log" 2>&1 || { cat "$root/tmp/old-install.log" >&2; fail "installing $old_version"; }
+play_as_service
+play_as_service
+history_json > "$root/tmp/before.json"
+old_plays=$(grep -c '"estimatedSeconds"' "$root/tmp/before.json" || true)
+(( old_plays > 0 )) || fail "no play stored by $old_version"
+backups() { { find "$root/var/lib/questbox/backups" -name '*.sqlite' 2>/dev/null || true; } | wc -l; }
+backups_before=$(backups)
+# A backup that cannot be made stops the upgrade before the new version touches the data.
+in_root mkdir -p /var/lib/questbox/backups
+in_root chmod 000 /var/lib/questbox/backups
+if apt_install "/tmp/$(basename "$deb")" > "$root/tmp/upgrade-refused.log" 2>&1; then
+    fail "the upgrade went on although its backup could not be made"
+fi
+grep -q "the backup before the upgrade failed" "$root/tmp/upgrade-refused.log" || { cat "$root/tmp/upgrade-refused.log" >&2; fail "the refused upgrade did not say why"; }
+[[ $(in_root dpkg-query -W -f='${Version}' questbox) == "$old_version" ]] || fail "after the refused upgrade questbox is not $old_version"
+[[ $(in_root questbox --version) == "$old_version" ]] || fail "after the refused upgrade /usr/bin/questbox is not $old_version"
+in_root chown questbox:questbox /var/lib/questbox/backups
+in_root chmod 750 /var/lib/questbox/backups
+# Now it can: the old version backs up, the new one takes over the same data.
+apt_install "/tmp/$(basename "$deb")" > "$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "the upgrade to $version"; }
+[[ $(in_root questbox --version) == "$version" ]] || fail "after the upgrade questbox --version is $(in_root questbox --version)"
+(( $(backups) == backups_before + 1 )) || fail "the upgrade made $(( $(backups) - backups_before )) backups, not 1"
+history_json > "$root/tmp/after.json"
+cmp -s "$root/tmp/before.json" "$root/tmp/after.json" || { diff "$root/tmp/before.json" "$root/tmp/after.json" >&2; fail "the history changed in the upgrade"; }
+play_as_service
+new_plays=$(history_json | grep -c '"estimatedSeconds"' || true)
+(( new_plays > old_plays )) || fail "the upgraded box did not add its quest to the history ($new_plays plays)"
+for unit in questbox questbox-web; do
+    [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled after the upgrade"
+done
+
+echo "PASS package: $(basename "$deb"): lintian clean; installed in a fresh bookworm root; version, boards, a quest, units, user, folder; $played plays kept by remove; purge kept the final backup; upgraded from $old_version with $old_plays plays all kept (a backup first; refused while it could not be made)"
