@@ -18,6 +18,7 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
     let write: (String) -> Void
     let onQuit: () -> Void
     let chipPath = "/dev/terminal"
+    public let library = "the terminal's keys"
     var lines: [String]
     var held: Set<String> = []
     var outputs: [String: Bool] = [:]

@@ -121,6 +121,7 @@ public final class BoardGPIO {
 /// A GPIO world in memory: chips with named lines, consumers, scripted edges behind real
 /// pipe descriptors (so poll-based code can be tested), and output values to read back.
 public final class FakeGPIO: GPIOBackend, @unchecked Sendable {
+    public let library = "FakeGPIO (in memory)"
     public struct Chip {
         public var path: String
         public var label: String

@@ -53,6 +53,8 @@ extension GPIORequest {
 
 /// The version-neutral GPIO operations the box needs (libgpiod through `CGPIOD`, or a fake).
 public protocol GPIOBackend {
+    /// What drives the lines, for `doctor`: "libgpiod 2.2.1 (v2 API)", or the fake's name.
+    var library: String { get }
     /// The line named `name` on the chip labelled `chipLabel` (nil: any chip), or a failure
     /// naming the chips that were searched.
     func findLine(named name: String, chipLabel: String?) throws -> GPIOLineLocation
@@ -66,10 +68,12 @@ public protocol GPIOBackend {
 public struct LiveGPIO: GPIOBackend {
     public init() {}
 
-    /// "libgpiod 1.6.3 (v1 API)".
+    /// "libgpiod 1.6.3 (v1 API)": the library loaded and the API the shim was compiled for.
     public static var libraryDescription: String {
         "libgpiod \(String(cString: qb_gpiod_version())) (v\(qb_gpiod_api()) API)"
     }
+
+    public var library: String { Self.libraryDescription }
 
     public func findLine(named name: String, chipLabel: String?) throws -> GPIOLineLocation {
         var location = qb_line_location()

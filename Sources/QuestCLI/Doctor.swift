@@ -70,7 +70,7 @@ public struct Doctor {
         } else {
             let locked = chips.filter { !canReadWrite($0) }
             if locked.isEmpty {
-                add(.ok, "GPIO chips \(chips.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) readable and writable")
+                add(.ok, "GPIO chips \(chips.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) readable and writable, through \(gpio.library)")
             } else {
                 add(.fail, "no read/write access to \(locked.joined(separator: ", ")) — add the user to the gpio group (sudo usermod -aG gpio $USER) and log in again")
             }

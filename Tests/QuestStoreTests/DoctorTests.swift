@@ -50,6 +50,9 @@ struct DoctorTests {
         #expect(findings.allSatisfy { $0.level == .ok }, "\(findings.map(\.line))")
         #expect(findings.filter { $0.text.hasPrefix("line ") }.count == 8)
         #expect(findings.contains { $0.text == "line lock = BTN_LOCK on /dev/gpiochip1 (questbox) line 0" })
+        // Which libgpiod drives the lines (v1 on bookworm, v2 on trixie) is said, not guessed.
+        #expect(findings.contains { $0.text == "GPIO chips gpiochip1 readable and writable, through FakeGPIO (in memory)" })
+        #expect(LiveGPIO().library.hasPrefix("libgpiod ") && LiveGPIO().library.hasSuffix(" API)"))
     }
 
     @Test("each problem is one line with what to do; fatal ones fail, the rest warn")
