@@ -239,7 +239,9 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let report = try StatsReport.load(from: options.open(access: .readOnly), now: Date(), calendar: .current)
         if json { return try printJSON(report) }
-        print("Level \(report.level) · \(report.totalXP) XP (\(Int(report.levelProgress * 100))% to next) · streak \(CountText.counted(report.currentStreak, "day"))\(report.availableJokers.map { " · \(CountText.counted($0, "joker"))" } ?? "")")
+        // XP still to earn and the share of this level done: "81% to next" was read as a share
+        // of all XP, though it starts again at 0 % after each level-up.
+        print("Level \(report.level) · \(report.totalXP) XP · \(report.xpToNextLevel) XP to level \(report.level + 1) (\(Int(report.levelProgress * 100))% of this level) · streak \(CountText.counted(report.currentStreak, "day"))\(report.availableJokers.map { " · \(CountText.counted($0, "joker"))" } ?? "")")
         print("Quests completed: \(report.sessionsCompleted)")
         for pb in report.personalBests { print("Personal best · \(DisplayText.escaped(pb.taskDisplayName)): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
         if let r = report.weeklyReflection {

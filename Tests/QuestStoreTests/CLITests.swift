@@ -193,7 +193,7 @@ struct CLITests {
         #expect(text.stdout.contains("→ off (a first quest"))
         #expect(!text.stdout.contains("spot_on") && !text.stdout.contains("calibration"))
         let statsText = try run(["--data=\(dir)", "stats"])
-        #expect(statsText.status == 0 && statsText.stdout.hasPrefix("Level 1 · 245 XP"), "\(statsText.stdout)")
+        #expect(statsText.status == 0 && statsText.stdout.hasPrefix("Level 1 · 245 XP · 37 XP to level 2 (86% of this level) · streak 1 day"), "\(statsText.stdout)")
         #expect(!statsText.stdout.contains("(s)"))
 
         let stats = try run(["stats", "--json", "--data", dir])
