@@ -4,6 +4,7 @@
 # bookworm root made with debootstrap (cached in $PACKAGE_CACHE, default /tmp/questbox-package,
 # like the HIL kernel): apt-get install ./questbox.deb,
 # the installed program alone (no checkout) shows its version, its boards and plays a quest,
+# the HIL quest runs the installed program with its installed board and sounds in the VM,
 # the units verify, the user/folder/enablement exist, a quest is stored in /var/lib/questbox;
 # remove keeps it; purge keeps a final backup in /var/backups/questbox. Then, in another fresh
 # root, an upgrade from an earlier commit's package (Tests/Package/old-package.sh, cached) with
@@ -100,6 +101,17 @@ for unit in questbox questbox-web; do
 done
 grep -q '^/etc/default/questbox$' <(dpkg-deb -I "$deb" conffiles) || fail "/etc/default/questbox is not a conffile"
 
+# The HIL quest (Tests/HIL) against what the package installed: in the VM, the root's own
+# /usr/bin/questbox with its installed board, sounds and routine, on the kernel's gpio-sim
+# chip and loopback card; durations, ratings, LED, buzzer and every reveal sound checked.
+echo "package: the HIL quest with the installed program, board and sounds" >&2
+Tests/HIL/prepare.sh
+mkdir -p .build/hil
+cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
+Tests/HIL/vm.sh -- env HIL_INSTALLED_ROOT="$root" Tests/HIL/guest/scenarios "$root/usr/bin" quest > "$root/tmp/hil.txt" 2>&1 \
+    || { cat "$root/tmp/hil.txt" >&2; fail "the HIL quest with the installed package"; }
+hil=$(grep "^PASS quest: " "$root/tmp/hil.txt") || { cat "$root/tmp/hil.txt" >&2; fail "the HIL quest did not pass"; }
+
 # The family's data: a quest played as the service's user, then remove and purge.
 play_as_service
 plays() { history_json | grep -c '"estimatedSeconds"' || true; }
@@ -150,4 +162,4 @@ for unit in questbox questbox-web; do
     [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled after the upgrade"
 done
 
-echo "PASS package: $(basename "$deb"): lintian clean; installed in a fresh bookworm root; version, boards, a quest, units, user, folder; $played plays kept by remove; purge kept the final backup; upgraded from $old_version with $old_plays plays all kept (a backup first; refused while it could not be made)"
+echo "PASS package: $(basename "$deb"): lintian clean; installed in a fresh bookworm root; version, boards, a quest, units, user, folder; the HIL quest on the installed files (${hil#PASS quest: }); $played plays kept by remove; purge kept the final backup; upgraded from $old_version with $old_plays plays all kept (a backup first; refused while it could not be made)"
