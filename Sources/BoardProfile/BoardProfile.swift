@@ -45,6 +45,8 @@ public struct BoardProfile: Equatable, Sendable {
     /// `control.socket_press`: the socket's `press` command may push this board's buttons
     /// (simulated boards; a real box's buttons are pressed by hand).
     public var socketPress = false
+    /// `display:`: the box's own screen, or nil for none.
+    public var display: DisplayConfig?
 
     /// Every line the box requests, by role.
     public var linesByRole: [(role: String, line: String)] {
@@ -67,7 +69,7 @@ public struct BoardProfileError: Error, Equatable, CustomStringConvertible {
 }
 
 extension BoardProfile {
-    static let topKeys: Set<String> = ["name", "description", "chip", "lines", "buttons", "outputs", "audio", "control"]
+    static let topKeys: Set<String> = ["name", "description", "chip", "lines", "buttons", "outputs", "audio", "control", "display"]
     static let lineKeys: Set<String> = ["lock", "stop", "up", "down", "led", "buzzer"]
     static let ledKeys: Set<String> = ["red", "green", "blue"]
     static let buttonKeys: Set<String> = ["active_low", "bias", "debounce_ms", "hold_ms"]
@@ -192,6 +194,7 @@ extension BoardProfile {
             buttonsActiveLow: buttonsActiveLow, buttonBias: bias, outputsActiveLow: outputsActiveLow, debounceMs: debounce,
             holdMs: hold, audioCard: card, audioLatencyMs: latency)
         profile.socketPress = socketPress
+        profile.display = try DisplayConfig.parse(root, fail: fail)
         var seen: [String: String] = [:]
         for (role, l) in profile.linesByRole {
             if let other = seen[l] { throw fail("lines.\(role)", "\"\(l)\" is already used for \(other)") }

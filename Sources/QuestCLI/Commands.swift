@@ -367,7 +367,7 @@ struct BoardsCommand: ParsableCommand {
         func run() throws {
             let p = try BoardProfile.load(path: file)
             let lines = p.linesByRole.map { "\($0.role)=\($0.line)" }.joined(separator: " ")
-            print("\(file): ok — \(p.name) on \(p.chip ?? "any chip"): \(lines); buttons \(p.buttonsActiveLow ? "active-low" : "active-high") \(p.buttonBias.rawValue), debounce \(p.debounceMs) ms, hold \(p.holdMs) ms; audio \(p.audioCard) \(p.audioLatencyMs) ms")
+            print("\(file): ok — \(p.name) on \(p.chip ?? "any chip"): \(lines); buttons \(p.buttonsActiveLow ? "active-low" : "active-high") \(p.buttonBias.rawValue), debounce \(p.debounceMs) ms, hold \(p.holdMs) ms; audio \(p.audioCard) \(p.audioLatencyMs) ms; display \(p.display?.summary ?? "none")")
         }
     }
 }

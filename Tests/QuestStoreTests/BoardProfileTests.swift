@@ -97,11 +97,72 @@ struct BoardProfileTests {
         }
     }
 
+    @Test("display: an SSD1306 on the stub adapter by name, an SH1106 by bus number, a framebuffer by name, none (SPEC §2)")
+    func display() throws {
+        #expect(try BoardProfile.parse(Self.good, file: "t.yaml").display == nil)
+        #expect(try BoardProfile.parse(Self.good + "\ndisplay: {type: none}", file: "t.yaml").display == nil)
+
+        let stub = try BoardProfile.parse(Self.good + "\ndisplay: {type: ssd1306, i2c_bus: SMBus stub driver, address: 0x3c}", file: "t.yaml").display
+        #expect(stub == DisplayConfig(
+            kind: .ssd1306, i2cBus: .named("SMBus stub driver"), address: 0x3C, framebuffer: nil, width: 128, height: 64, rotation: 0,
+            contrast: 127, idleOffMinutes: 10))
+        #expect(stub?.summary == "ssd1306 128×64 at 0x3c on the I2C adapter \"SMBus stub driver\"")
+
+        let sh1106 = try BoardProfile.parse(
+            Self.good + "\ndisplay: {type: sh1106, i2c_bus: 1, address: 0x3d, rotation: 180, contrast: 255, idle_off_minutes: 0}", file: "t.yaml").display
+        #expect(sh1106?.i2cBus == .number(1) && sh1106?.address == 0x3D && sh1106?.rotation == 180 && sh1106?.contrast == 255)
+        #expect(sh1106?.idleOffMinutes == 0)
+        #expect(sh1106?.summary == "sh1106 128×64 rotated 180° at 0x3d on /dev/i2c-1")
+        let small = try BoardProfile.parse(Self.good + "\ndisplay: {type: ssd1306, i2c_bus: 1, height: 32}", file: "t.yaml").display
+        #expect(small?.height == 32 && small?.address == 0x3C)
+
+        let fb = try BoardProfile.parse(Self.good + "\ndisplay: {type: framebuffer, framebuffer: vfb, width: 320, height: 240}", file: "t.yaml").display
+        #expect(fb?.kind == .framebuffer && fb?.framebuffer == "vfb" && fb?.i2cBus == nil && fb?.address == nil)
+        #expect(fb?.summary == "framebuffer \"vfb\" 320×240")
+    }
+
+    @Test("a bad display section fails with one line naming display.<field> and what it accepts")
+    func badDisplay() {
+        let cases: [(String, String)] = [
+            ("display: {i2c_bus: 1}", "t.yaml: display.type: missing"),
+            ("display: {type: lcd}", "t.yaml: display.type: \"lcd\" is not one of ssd1306, sh1106, framebuffer, none"),
+            ("display: {type: ssd1306}", "t.yaml: display.i2c_bus: missing"),
+            ("display: {type: ssd1306, i2c_bus: 1, address: 0x3e}", "t.yaml: display.address: 0x3e is not 0x3c or 0x3d"),
+            ("display: {type: ssd1306, i2c_bus: 1, address: 0x3c0}", "t.yaml: display.address: \"0x3c0\" is not a whole number from 0 to 127"),
+            ("display: {type: ssd1306, i2c_bus: 1, height: 48}", "t.yaml: display.height: 48 is not 32 or 64"),
+            ("display: {type: sh1106, i2c_bus: 1, height: 32}", "t.yaml: display.height: 32 is not 64"),
+            ("display: {type: ssd1306, i2c_bus: 1, width: 96}", "t.yaml: display.width: 96 is not 128"),
+            ("display: {type: ssd1306, i2c_bus: 300}", "t.yaml: display.i2c_bus: 300 is not a bus number from 0 to 255"),
+            ("display: {type: ssd1306, i2c_bus: \"bus\\u0007\"}", "t.yaml: display.i2c_bus: not a device name"),
+            ("display: {type: ssd1306, i2c_bus: 1, rotation: 90}", "t.yaml: display.rotation: 90 is not 0 or 180"),
+            ("display: {type: ssd1306, i2c_bus: 1, contrast: 256}", "t.yaml: display.contrast: \"256\" is not a whole number from 0 to 255"),
+            ("display: {type: ssd1306, i2c_bus: 1, framebuffer: vfb}", "t.yaml: display.framebuffer: only for type framebuffer"),
+            ("display: {type: framebuffer}", "t.yaml: display.framebuffer: missing"),
+            ("display: {type: framebuffer, framebuffer: vfb, address: 0x3c}", "t.yaml: display.address: only for an I2C OLED"),
+            ("display: {type: none, i2c_bus: 1}", "t.yaml: display.i2c_bus: not used with type none"),
+            ("display: {type: ssd1306, i2c_bus: 1, colour: white}", "t.yaml: display.colour: unknown field"),
+            ("display: oled", "t.yaml: display: expected a mapping"),
+        ]
+        for (section, expected) in cases {
+            let yaml = Self.good + "\n" + section
+            do {
+                _ = try BoardProfile.parse(yaml, file: "t.yaml")
+                Issue.record("accepted: \(section)")
+            } catch let e as BoardProfileError {
+                #expect(e.description.hasPrefix(expected), "\(section) → \(e)")
+                #expect(!e.description.contains("\n"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
     @Test("questbox boards validate / list")
     func cli() throws {
         let questbox = productPath("questbox")
         let ok = try runProcess(questbox, ["boards", "validate", "\(boards)/questbox-sim.yaml"])
         #expect(ok.status == 0 && ok.stdout.contains("ok — questbox-sim on questbox"))
+        #expect(ok.stdout.hasSuffix("; display none\n"), "\(ok.stdout)")
         let dir = temporaryDirectory()
         let bad = (dir as NSString).appendingPathComponent("bad.yaml")
         #expect(FileManager.default.createFile(atPath: bad, contents: Data("name: x\nlines: {lock: A}\n".utf8)))
