@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "InputFiles"),
         .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
         // The box's own screen: frames, the pixel font, and (to come) the screens drawn (#14).
-        .target(name: "ScreenRender"),
+        .target(name: "ScreenRender", dependencies: ["QuestCore"]),
         // The routine format the parent writes (JSON file, web form): parsed strictly, checked field by field.
         .target(name: "RoutineFormat", dependencies: ["QuestCore"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
@@ -114,7 +114,7 @@ let package = Package(
             name: "questbox-web",
             dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
-        .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender"]),
+        .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
         .testTarget(
             name: "WebAppTests",
             dependencies: [

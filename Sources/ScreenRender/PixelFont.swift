@@ -1,7 +1,7 @@
 import Foundation
 
 /// The box's own 5×7 pixel font (drawn for this project, no outside licence): printable
-/// ASCII, and the middle dot, ellipsis and arrow the screens' words use; a hollow box for
+/// ASCII, and the middle dot, ellipsis, tick and arrow the screens' words use; a hollow box for
 /// anything else. Letters with accents are drawn as their base letter ("é" as "e"), so a
 /// name in any Latin script stays readable; other scripts show boxes, never a crash.
 public enum PixelFont {
@@ -837,6 +837,14 @@ public enum PixelFont {
         .....
         .....
         #.#.#
+        [✓]
+        .....
+        ....#
+        ...#.
+        #.#..
+        .#...
+        .....
+        .....
         [→]
         .....
         ..#..

@@ -5,10 +5,10 @@ import Testing
 struct PixelFontTests {
     static let ascii = (0x20...0x7E).map { Character(Unicode.Scalar(UInt8($0))) }
 
-    @Test("every entry of the font table parses; printable ASCII, ·, … and → each have a glyph of their own")
+    @Test("every entry of the font table parses; printable ASCII, ·, …, → and ✓ each have a glyph of their own")
     func everyGlyph() {
         #expect(PixelFont.glyphs.count == PixelFont.tableEntryCount)
-        let drawn = Self.ascii + ["·", "…", "→"]
+        let drawn = Self.ascii + ["·", "…", "→", "✓"]
         for c in drawn {
             #expect(PixelFont.glyphs[c] != nil, "no glyph for \(c)")
             #expect(PixelFont.glyphs[c]?.count == PixelFont.glyphHeight)

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import QuestCore
+@testable import ScreenRender
+
+/// Each screen drawn on a 128×64 (and one on a 128×32) frame, compared pixel for pixel with
+/// the committed picture in Frames/NAME.pbm (a text picture: any diff shows it, any viewer
+/// opens it). After an intended change: QUESTBOX_WRITE_FRAMES=1 swift test --filter
+/// ScreenRendererTests writes them again, then look at them (scripts/frames-png.py).
+@Suite("The box's screen: every screen drawn for a 128×64 OLED (#14, SPEC §2, GAME-2)")
+struct ScreenRendererTests {
+    static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames")
+
+    static let estimating = Screen.estimating(EstimatingScreen(
+        questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150,
+        hint: "Last 5 times: about 2m"))
+    static let longName = Screen.estimating(EstimatingScreen(
+        questName: "The Extremely Long Homework Session Quest", taskName: "Pack everything for the whole school day", taskNumber: 2,
+        taskCount: 12, estimateSeconds: 3_725, hint: nil))
+    static let otherScripts = Screen.estimating(EstimatingScreen(
+        questName: "Morgen-Quest für Zoë", taskName: "歯磨き · Зубы 🦷", taskNumber: 1, taskCount: 2, estimateSeconds: 15, hint: nil))
+    static let active = Screen.active(ActiveScreen(
+        questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150))
+    static let reveal = Screen.reveal(RevealScreen(
+        taskName: "Tooth Time", estimatedSeconds: 150, actualSeconds: 161.4, differenceSeconds: -11.4, accuracyPercent: 92.9,
+        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "11s under"), xpGained: 25, isPersonalBest: true,
+        isCalibration: false, isLastTask: false))
+    static let summary = Screen.summary(SummaryScreen(
+        questName: "Morning Quest", sessionXP: 120, totalXP: 300, level: 2, levelProgress: 0.08, leveledUp: true,
+        personalBests: ["Tooth Time"], streakText: "streak 4 days", streakMilestone: nil, calibrationSessionsLeft: 0))
+    static let idle = Screen.idle(IdleScreen(
+        quests: [QuestOption(routineID: UUID(), name: "Morning Quest", badge: nil, playedToday: false),
+                 QuestOption(routineID: UUID(), name: "Homework", badge: "Your Quest", playedToday: false)],
+        selectedIndex: 0, level: 2, levelProgress: 0.4, streakText: "streak 4 days", calibrationSessionsLeft: 0, reflection: nil,
+        notice: nil))
+
+    static let cases: [(name: String, screen: Screen, height: Int)] = [
+        ("idle", idle, 64), ("estimating", estimating, 64), ("estimating-long-names", longName, 64),
+        ("estimating-other-scripts", otherScripts, 64), ("active", active, 64), ("reveal", reveal, 64),
+        ("summary", summary, 64), ("estimating-128x32", estimating, 32),
+    ]
+
+    @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)
+    func committedPicture(_ index: Int) throws {
+        let (name, screen, height) = Self.cases[index]
+        let frame = ScreenRenderer.render(screen, width: 128, height: height)
+        let file = Self.frames.appendingPathComponent("\(name).pbm")
+        if ProcessInfo.processInfo.environment["QUESTBOX_WRITE_FRAMES"] == "1" {
+            try frame.pbm.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let committed = try MonoFrame(pbm: String(contentsOf: file, encoding: .utf8))
+        #expect(committed == frame, "\(name): \(Self.differences(committed, frame)) pixels differ; QUESTBOX_WRITE_FRAMES=1 redraws them")
+    }
+
+    @Test("the estimate is in big M:SS digits, and each up/down step changes only the digits")
+    func estimateDigits() {
+        let layout = ScreenRenderer.layout(Self.estimating)
+        #expect(layout.big == "2:30")
+        #expect(ScreenRenderer.layout(Self.longName).big == "1:02:05")
+        guard case .estimating(var next) = Self.estimating else { return }
+        next.estimateSeconds = 165
+        let before = ScreenRenderer.render(Self.estimating), after = ScreenRenderer.render(.estimating(next))
+        // Rows 20…40 hold the digits at 3×; nothing else moves.
+        for y in 0..<64 where !(16...44).contains(y) {
+            for x in 0..<128 { #expect(before[x, y] == after[x, y], "(\(x), \(y)) changed outside the digits") }
+        }
+        #expect(before != after)
+    }
+
+    @Test("GAME-2: the active screen shows no time that changes — the same picture whatever the elapsed time, no clock digits but the guess")
+    func activeHasNoClock() {
+        let layout = ScreenRenderer.layout(Self.active)
+        #expect(layout.big == "Go!")
+        let digits = (layout.top + layout.bottom).joined().filter(\.isNumber)
+        // Only the task's number, the task count and the (fixed) guess 2:30.
+        #expect(digits == "13" + "230")
+    }
+
+    @Test("a long name is cut with … and never drawn past the frame; other scripts draw boxes, no crash")
+    func longAndForeignNames() {
+        let layout = ScreenRenderer.layout(Self.longName)
+        #expect(layout.top[0].count > 21)
+        let frame = ScreenRenderer.render(Self.longName)
+        #expect(frame.litCount > 0)
+        let hostile = Screen.estimating(EstimatingScreen(
+            questName: String(repeating: "🦖", count: 10_000), taskName: "\u{7}\u{0}\u{202E}", taskNumber: Int.max, taskCount: Int.min,
+            estimateSeconds: Int.max, hint: String(repeating: "é", count: 5_000)))
+        #expect(ScreenRenderer.render(hostile).litCount > 0)
+        let reveal = Screen.reveal(RevealScreen(
+            taskName: "", estimatedSeconds: .nan, actualSeconds: .infinity, differenceSeconds: 0, accuracyPercent: 0, rating: .wayOff,
+            feedback: Feedback(headline: "", detail: ""), xpGained: 0, isPersonalBest: false, isCalibration: true, isLastTask: true))
+        #expect(ScreenRenderer.layout(reveal).bottom[0] == "Guess ?, took ?")
+    }
+
+    static func differences(_ a: MonoFrame, _ b: MonoFrame) -> Int {
+        guard a.width == b.width, a.height == b.height else { return max(a.pixels.count, b.pixels.count) }
+        return zip(a.pixels, b.pixels).filter { $0 != $1 }.count
+    }
+}
