@@ -128,7 +128,15 @@ struct DaemonTests {
     func realtimeLoop() throws {
         let before = Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys)
         let rig = try rig(routines: [Self.everyDay], loopPriority: 1)
-        let fifo = Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys).subtracting(before)
+        // The loop turns real-time after its first screen (start-up done): look until it has,
+        // however busy the machine (reading once right after that screen raced it under load).
+        func newFIFO() -> Set<Int> { Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys).subtracting(before) }
+        var fifo = newFIFO()
+        let asked = Date()
+        while getuid() == 0 && fifo.isEmpty && Date().timeIntervalSince(asked) < 30 {
+            usleep(10_000)
+            fifo = newFIFO()
+        }
         if getuid() == 0 { #expect(fifo.count == 1, "the daemon's loop thread on SCHED_FIFO") }
         try rig.press("BTN_LOCK")
         usleep(150_000)
