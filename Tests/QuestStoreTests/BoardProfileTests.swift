@@ -53,17 +53,7 @@ struct BoardProfileTests {
             ("name: [x", "t.yaml: not valid YAML"),
             ("- just\n- a list", "t.yaml: expected a mapping of fields"),
         ]
-        for (yaml, expected) in cases {
-            do {
-                _ = try BoardProfile.parse(yaml, file: "t.yaml")
-                Issue.record("accepted: \(yaml)")
-            } catch let e as BoardProfileError {
-                #expect(e.description.hasPrefix(expected), "\(yaml) → \(e)")
-                #expect(!e.description.contains("\n"))
-            } catch {
-                Issue.record("unexpected \(error)")
-            }
-        }
+        for (yaml, expected) in cases { Self.expectRefused(yaml, expected) }
     }
 
     @Test("YAML anchors and aliases are refused before parsing (an alias bomb hung the parser for minutes under the fuzzer); & and * in quotes and comments are fine")
@@ -143,17 +133,19 @@ struct BoardProfileTests {
             ("display: {type: ssd1306, i2c_bus: 1, colour: white}", "t.yaml: display.colour: unknown field"),
             ("display: oled", "t.yaml: display: expected a mapping"),
         ]
-        for (section, expected) in cases {
-            let yaml = Self.good + "\n" + section
-            do {
-                _ = try BoardProfile.parse(yaml, file: "t.yaml")
-                Issue.record("accepted: \(section)")
-            } catch let e as BoardProfileError {
-                #expect(e.description.hasPrefix(expected), "\(section) → \(e)")
-                #expect(!e.description.contains("\n"))
-            } catch {
-                Issue.record("unexpected \(error)")
-            }
+        for (section, expected) in cases { Self.expectRefused(Self.good + "\n" + section, expected) }
+    }
+
+    /// `yaml` is refused with one line starting `expected` ("t.yaml: field: problem").
+    static func expectRefused(_ yaml: String, _ expected: String) {
+        do {
+            _ = try BoardProfile.parse(yaml, file: "t.yaml")
+            Issue.record("accepted: \(yaml)")
+        } catch let e as BoardProfileError {
+            #expect(e.description.hasPrefix(expected), "\(yaml) → \(e)")
+            #expect(!e.description.contains("\n"))
+        } catch {
+            Issue.record("unexpected \(error)")
         }
     }
 
