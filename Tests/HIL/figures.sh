@@ -10,9 +10,7 @@ cache=${HIL_CACHE:-/tmp/questbox-hil}
 Tests/HIL/prepare.sh
 # Built as the package is (RELEASE_BUILD): the Swift runtime linked in, so memory compares like for like.
 swift build "${RELEASE_BUILD[@]}" --product questbox >&2
-bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
-mkdir -p .build/hil
-cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
+bin=$RELEASE_BIN
 venv="$cache/gpiozero-venv"
 if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"

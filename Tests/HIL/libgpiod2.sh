@@ -22,8 +22,6 @@ bin=$(PKG_CONFIG_PATH=$pkgconfig swift build "${build[@]}" --show-bin-path)
 # The link must name libgpiod.so.3 (2.x), and the v1 library must not be linked as well.
 needed=$(readelf -d "$bin/questbox" | sed -n 's/.*(NEEDED).*\[\(libgpiod[^]]*\)\].*/\1/p')
 [[ $needed == "libgpiod.so.3" ]] || fail "$bin/questbox needs '${needed:-no libgpiod}', not libgpiod.so.3 alone"
-mkdir -p .build/hil
-cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(doctor quest bounce)
 failed=0

@@ -2,13 +2,24 @@
 # Prepares the hardware-in-the-loop VM from Debian packages only, cached in $HIL_CACHE
 # (default /tmp/questbox-hil): Debian's stock kernel, a gpio-sim module built out of tree
 # (bookworm's 6.1 kernel ships with CONFIG_GPIO_SIM unset) and a busybox initramfs that
-# mounts the host's root over 9p. Idempotent: a prepared cache is reused.
+# mounts the host's root over 9p. Idempotent: a prepared cache is reused. Also builds the
+# test equipment into .build/hil (hil-capture), every time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${HIL_CACHE:-/tmp/questbox-hil}
+# Test equipment every scenario needs, built into this checkout (not the cache) each time,
+# since the checkout's copy changes with it: the loopback card's recorder, which stamps every
+# frame on CLOCK_MONOTONIC (tools/capture.c).
+build_capture() {
+    mkdir -p "$here/../../.build/hil"
+    cc -O2 -Wall -Wextra -Werror -o "$here/../../.build/hil/hil-capture" "$here/tools/capture.c" -lasound
+}
 mkdir -p "$cache"
 cd "$cache"
-[[ -f ready && ready -nt "$here/prepare.sh" && ready -nt "$here/guest/init" ]] && exit 0
+if [[ -f ready && ready -nt "$here/prepare.sh" && ready -nt "$here/guest/init" ]]; then
+    build_capture
+    exit 0
+fi
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
@@ -83,5 +94,6 @@ for m in 9p 9pnet_virtio virtio_pci overlay; do
 done | awk '!seen[$0]++' > initramfs/modules/order
 (cd initramfs && find . | cpio -o -H newc --quiet | gzip -1) > initramfs.gz
 echo "$abi" > abi
+build_capture
 touch ready
 echo "hil: prepared in $cache" >&2

@@ -8,9 +8,6 @@ Tests/HIL/prepare.sh
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
-# Test equipment: records the loopback card with CLOCK_MONOTONIC times.
-mkdir -p .build/hil
-cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash live reminder no-screen)
 failed=0
