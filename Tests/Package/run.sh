@@ -66,6 +66,9 @@ in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HO
 apt_install() { in_root sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $1"; }
 # The plays of /var/lib/questbox, read as the service's user, in full (history --json).
 history_json() { in_root runuser -u questbox -- questbox history --json --data /var/lib/questbox; }
+# How many plays a history --json holds (read from stdin).
+count_plays() { grep -c '"estimatedSeconds"' || true; }
+plays() { history_json | count_plays; }
 play_as_service() {
     in_root runuser -u questbox -- sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/example-routine.json --data /var/lib/questbox >/dev/null && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /var/lib/questbox >/dev/null"
 }
@@ -106,15 +109,12 @@ grep -q '^/etc/default/questbox$' <(dpkg-deb -I "$deb" conffiles) || fail "/etc/
 # chip and loopback card; durations, ratings, LED, buzzer and every reveal sound checked.
 echo "package: the HIL quest with the installed program, board and sounds" >&2
 Tests/HIL/prepare.sh
-mkdir -p .build/hil
-cc -O2 -Wall -Wextra -Werror -o .build/hil/hil-capture Tests/HIL/tools/capture.c -lasound
 Tests/HIL/vm.sh -- env HIL_INSTALLED_ROOT="$root" Tests/HIL/guest/scenarios "$root/usr/bin" quest > "$root/tmp/hil.txt" 2>&1 \
     || { cat "$root/tmp/hil.txt" >&2; fail "the HIL quest with the installed package"; }
 hil=$(grep "^PASS quest: " "$root/tmp/hil.txt") || { cat "$root/tmp/hil.txt" >&2; fail "the HIL quest did not pass"; }
 
 # The family's data: a quest played as the service's user, then remove and purge.
 play_as_service
-plays() { history_json | grep -c '"estimatedSeconds"' || true; }
 played=$(plays)
 (( played > 0 )) || fail "no play stored in /var/lib/questbox"
 in_root apt-get remove -y -qq questbox > "$root/tmp/remove.log" 2>&1 || { cat "$root/tmp/remove.log" >&2; fail "remove"; }
@@ -134,7 +134,7 @@ apt_install "/tmp/$(basename "$old_deb")" > "$root/tmp/old-install.log" 2>&1 || 
 play_as_service
 play_as_service
 history_json > "$root/tmp/before.json"
-old_plays=$(grep -c '"estimatedSeconds"' "$root/tmp/before.json" || true)
+old_plays=$(count_plays < "$root/tmp/before.json")
 (( old_plays > 0 )) || fail "no play stored by $old_version"
 backups() { { find "$root/var/lib/questbox/backups" -name '*.sqlite' 2>/dev/null || true; } | wc -l; }
 backups_before=$(backups)
@@ -156,7 +156,7 @@ apt_install "/tmp/$(basename "$deb")" > "$root/tmp/upgrade.log" 2>&1 || { cat "$
 history_json > "$root/tmp/after.json"
 cmp -s "$root/tmp/before.json" "$root/tmp/after.json" || { diff "$root/tmp/before.json" "$root/tmp/after.json" >&2; fail "the history changed in the upgrade"; }
 play_as_service
-new_plays=$(history_json | grep -c '"estimatedSeconds"' || true)
+new_plays=$(plays)
 (( new_plays > old_plays )) || fail "the upgraded box did not add its quest to the history ($new_plays plays)"
 for unit in questbox questbox-web; do
     [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled after the upgrade"
