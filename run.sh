@@ -9,11 +9,11 @@ cd "$(dirname "$0")"
 source scripts/setup.sh
 # One build whether or not there is a terminal (and the same one the package and the figures
 # use). Without a terminal SwiftPM prints no progress bar, so say what the wait is.
-if [[ ! -x .build/release-static/release/questbox ]]; then
+qb=$RELEASE_BIN/questbox
+if [[ ! -x $qb ]]; then
     echo "run: building questbox (release, first time: about 5-10 minutes on 2 cores)" >&2
 fi
 swift build "${RELEASE_BUILD[@]}" --product questbox >&2
-qb=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)/questbox
 if [[ -n "${QUESTBOX_BOARD:-}" ]] && "$qb" doctor >/dev/null 2>&1; then
     exec "$qb" run "$@"
 fi

@@ -18,7 +18,7 @@ source scripts/setup.sh
 install_missing_packages wrk curl
 # Built as the package is (RELEASE_BUILD): the Swift runtime linked in, so memory is the product's.
 for product in questbox-web questbox store-bench; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
-bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
+bin=$RELEASE_BIN
 source Tests/web-rig.sh
 rig_begin webfig "$bin"
 "$bin/store-bench" --keep "$data" --iterations 1 >/dev/null

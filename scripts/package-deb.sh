@@ -19,7 +19,7 @@ maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQu
 
 echo "package: release build of questbox and questbox-web (the first takes several minutes)" >&2
 for product in questbox questbox-web; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
-bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
+bin=$RELEASE_BIN
 for program in questbox questbox-web; do
     if ldd "$bin/$program" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
         echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2

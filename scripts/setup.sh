@@ -36,4 +36,7 @@ fi
 # runtime linked in as on the Pi, in a folder of its own. Builds with other flags in the same
 # folder rebuilt each other in turn (minutes each), and a non-static binary found there was
 # once taken as up to date and packaged.
-RELEASE_BUILD=(-c release --static-swift-stdlib --scratch-path .build/release-static)
+RELEASE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)/.build/release-static"
+RELEASE_BUILD=(-c release --static-swift-stdlib --scratch-path "$RELEASE_DIR")
+# Where its programs are (SwiftPM's `release` link in that folder), as a full path.
+RELEASE_BIN=$RELEASE_DIR/release

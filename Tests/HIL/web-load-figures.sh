@@ -11,7 +11,7 @@ install_missing_packages wrk curl
 Tests/HIL/prepare.sh
 # Built as the package is (RELEASE_BUILD): the Swift runtime linked in.
 for product in questbox questbox-web store-bench; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
-bin=$(swift build "${RELEASE_BUILD[@]}" --show-bin-path)
+bin=$RELEASE_BIN
 # Five years of play (store-bench's fixture), made on the host; the guest copies it.
 store=.build/hil/web-load-store
 rm -rf "$store"

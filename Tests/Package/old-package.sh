@@ -24,7 +24,7 @@ git worktree add --detach --force "$tree" "$commit" >/dev/null 2>&1
 # That commit's package script builds in .build/deb-build: point it at this checkout's folder
 # (by its real path: the compiler's module cache refuses one folder under two names). The
 # edit is hidden from git so the old build's version does not end in .dirty.
-shared=$(realpath -m .build/release-static)
+shared=$RELEASE_DIR
 mkdir -p "$shared"
 sed -i "s|--scratch-path .build/deb-build|--scratch-path $shared|" "$tree/scripts/package-deb.sh"
 grep -q -- "--scratch-path $shared" "$tree/scripts/package-deb.sh" || { echo "package: $short's package script has no --scratch-path .build/deb-build to share" >&2; exit 1; }
