@@ -38,8 +38,7 @@ public enum PixelFont {
         let lines = text.split(separator: "\n").map(String.init)
         var i = 0
         while i < lines.count {
-            let header = Array(lines[i])
-            guard header.count == 3, header[0] == "[", header[2] == "]", i + glyphHeight < lines.count else {
+            guard let character = headerCharacter(lines[i]), i + glyphHeight < lines.count else {
                 i += 1
                 continue
             }
@@ -48,16 +47,21 @@ public enum PixelFont {
                 guard row.count == glyphWidth, row.allSatisfy({ $0 == "." || $0 == "#" }) else { break }
                 glyph.append(row.reduce(0) { ($0 << 1) | ($1 == "#" ? 1 : 0) })
             }
-            if glyph.count == glyphHeight { result[header[1]] = glyph }
+            if glyph.count == glyphHeight { result[character] = glyph }
             i += 1 + glyphHeight
         }
         return result
     }
 
-    /// How many entries the table has (each a bracketed character line), for the test that
-    /// every one of them parses.
+    /// The character a table line introduces (`[a]` → a), or nil for a row of pixels.
+    static func headerCharacter(_ line: String) -> Character? {
+        let c = Array(line)
+        return c.count == 3 && c[0] == "[" && c[2] == "]" ? c[1] : nil
+    }
+
+    /// How many entries the table has, for the test that every one of them parses.
     static var tableEntryCount: Int {
-        table.split(separator: "\n").filter { $0.count == 3 && $0.first == "[" && $0.last == "]" }.count
+        table.split(separator: "\n").filter { headerCharacter(String($0)) != nil }.count
     }
 
     static let table = #"""

@@ -2,24 +2,32 @@
 public enum TextLayout {
     public static let scales = 1...8
 
+    /// `scale` kept to 1…8, whatever is asked.
+    static func clamped(_ scale: Int) -> Int { min(max(scale, scales.lowerBound), scales.upperBound) }
+
+    /// How many glyphs fit across `width` pixels at `scale` (every glyph is as wide).
+    static func capacity(_ width: Int, scale: Int) -> Int {
+        let s = clamped(scale)
+        return (min(max(width, 0), 1 << 20) + s) / (PixelFont.advance * s)
+    }
+
     /// Pixels across `text` at `scale`, without the dark column after the last glyph.
     public static func width(of text: String, scale: Int = 1) -> Int {
-        let s = min(max(scale, scales.lowerBound), scales.upperBound)
+        let s = clamped(scale)
         return text.isEmpty ? 0 : text.count * PixelFont.advance * s - s
     }
 
     /// `text` whole when it fits `width`, else its longest beginning that fits with "…" after
-    /// it (a 40-character quest name on a 21-character line). Cut between characters, never
-    /// inside one, so an accent or an emoji is kept or dropped whole.
+    /// it (a 40-character quest name on a 21-character line), or "" when not even "…" fits.
+    /// Cut between characters, never inside one, so an accent or an emoji is kept or dropped
+    /// whole.
     public static func fitted(_ text: String, width: Int, scale: Int = 1) -> String {
-        if self.width(of: text, scale: scale) <= width { return text }
-        var kept = ""
-        for character in text {
-            if self.width(of: kept + String(character) + "…", scale: scale) > width { break }
-            kept.append(character)
-        }
+        let room = capacity(width, scale: scale)
+        if text.count <= room { return text }
+        guard room >= 1 else { return "" }
+        var kept = String(text.prefix(room - 1))
         while kept.last == " " { kept.removeLast() }
-        return self.width(of: kept + "…", scale: scale) <= width ? kept + "…" : ""
+        return kept + "…"
     }
 }
 
@@ -29,7 +37,7 @@ extension MonoFrame {
     /// the next glyph would start.
     @discardableResult
     public mutating func draw(_ text: String, x: Int, y: Int, scale: Int = 1) -> Int {
-        let s = min(max(scale, TextLayout.scales.lowerBound), TextLayout.scales.upperBound)
+        let s = TextLayout.clamped(scale)
         var left = x
         for character in text {
             // Nothing more can be seen past the right edge: stop there (a hostile name of a

@@ -90,6 +90,11 @@ struct PixelFontTests {
         #expect(TextLayout.fitted("Tooth Time", width: 128) == "Tooth Time")
         #expect(TextLayout.fitted("🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖", width: 128).count == 21)
         #expect(TextLayout.fitted("anything", width: 3) == "")
+        #expect(TextLayout.fitted("anything", width: 5) == "…")
+        #expect(TextLayout.fitted("anything", width: -1) == "" && TextLayout.fitted("anything", width: Int.max) == "anything")
+        // The cut falls after a space: no space before the … ("Tooth Time and more " + …).
+        #expect(TextLayout.fitted("Tooth Time and more stuff", width: 128) == "Tooth Time and more…")
+        #expect(TextLayout.fitted("2:30 and then", width: 58, scale: 2) == "2:30…" && TextLayout.fitted("2:30 and then", width: 57, scale: 2) == "2:3…")
         #expect(TextLayout.width(of: "") == 0)
     }
 
