@@ -37,8 +37,11 @@ let package = Package(
         // Reading files handed to the box as hostile input: regular files only, size-capped.
         .target(name: "InputFiles"),
         .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
-        // The box's own screen: frames, the pixel font, and (to come) the screens drawn (#14).
+        // The box's own screen: frames, the pixel font, and every screen drawn (#14).
         .target(name: "ScreenRender", dependencies: ["QuestCore"]),
+        // The screen's devices: an SSD1306/SH1106 over i2c-dev, or a framebuffer (ioctls in C).
+        .target(name: "CDisplay"),
+        .target(name: "Display", dependencies: ["CDisplay", "ScreenRender", "BoardProfile"]),
         // The routine format the parent writes (JSON file, web form): parsed strictly, checked field by field.
         .target(name: "RoutineFormat", dependencies: ["QuestCore"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
@@ -114,6 +117,7 @@ let package = Package(
             name: "questbox-web",
             dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenRender", "BoardProfile", "QuestCore"]),
         .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
         .testTarget(
             name: "WebAppTests",
