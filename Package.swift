@@ -73,6 +73,7 @@ let package = Package(
             name: "QuestCLI",
             dependencies: [
                 "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat", "BuildVersion",
+                "Display", "ScreenRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -133,7 +134,7 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures"],
+            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures", "Display"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

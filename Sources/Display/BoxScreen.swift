@@ -1,4 +1,5 @@
 import BoardProfile
+import Foundation
 import ScreenRender
 
 /// The box's own screen as the runtime sees it: frames in, dark or lit. An OLED on I2C and a
@@ -9,6 +10,10 @@ public protocol BoxScreen: AnyObject {
     /// Shows the frame (sending only what changed). When dark, it is kept for waking.
     func show(_ frame: MonoFrame) throws
     func setOn(_ on: Bool) throws
+    /// What the last `show` or `setOn` wrote, for `display test` and the figures.
+    var lastWrite: String { get }
+    /// Asks the device whether it is there without changing what it shows (`doctor`).
+    func probe() throws
 }
 
 /// An SSD1306/SH1106 on its I2C bus as a `BoxScreen`: `start` runs on the first frame.
@@ -37,12 +42,25 @@ public final class OLEDScreen: BoxScreen {
         wantOn = on
         if started { try driver.setOn(on) }
     }
+
+    public var lastWrite: String {
+        let traffic = driver.lastTraffic
+        let ms = { (hertz: Double) in String(format: "%.1f ms", traffic.seconds(atHertz: hertz) * 1000) }
+        return "\(traffic.bytes) bytes in \(traffic.transactions) writes (\(ms(400_000)) at 400 kHz, \(ms(100_000)) at 100 kHz)"
+    }
+
+    public func probe() throws { try driver.probe() }
 }
 
 extension FramebufferDisplay: BoxScreen {
     public var summary: String {
         "framebuffer \(path) \"\(driverName)\" \(geometry.width)×\(geometry.height) at \(geometry.bitsPerPixel) bpp"
     }
+
+    public var lastWrite: String { "\(lastBytesWritten) bytes" }
+
+    /// Opening it read its geometry: a framebuffer that opened is there.
+    public func probe() throws {}
 }
 
 /// Opens the screen a board profile describes, or says in one line why it cannot.

@@ -111,6 +111,11 @@ public final class OLEDDriver {
         isOn = on
     }
 
+    /// A NOP command (0xE3): acknowledged by a module that is there, changes nothing it shows.
+    public func probe() throws {
+        try bus.writeByteData(command: OLEDControl.command, value: 0xE3)
+    }
+
     public func setContrast(_ value: Int) throws {
         var traffic = BusTraffic()
         defer { lastTraffic = traffic }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardProfile
+import Display
 import BoxProtocol
 import Foundation
 import BoxRuntime
@@ -27,14 +28,18 @@ public struct Doctor {
     public var soundFileProblems: () -> [String]
     public var clockTrusted: () -> Bool
     public var now: () -> Date
+    /// Opens the profile's screen and asks it to answer: its summary, or why not.
+    public var checkDisplay: (DisplayConfig) throws -> String
 
     public init(
         gpio: GPIOBackend = LiveGPIO(), chipPaths: @escaping () -> [String] = Doctor.systemChipPaths,
         canReadWrite: @escaping (String) -> Bool = { access($0, R_OK | W_OK) == 0 },
         soundCards: @escaping () -> [String] = Doctor.systemSoundCards,
         soundFileProblems: @escaping () -> [String] = { SoundBank.load(from: SoundBank.searchDirectories(), logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() })).problems },
-        clockTrusted: @escaping () -> Bool = { LiveSystemClock().isWallClockTrusted() }, now: @escaping () -> Date = Date.init
+        clockTrusted: @escaping () -> Bool = { LiveSystemClock().isWallClockTrusted() }, now: @escaping () -> Date = Date.init,
+        checkDisplay: @escaping (DisplayConfig) throws -> String = Doctor.liveDisplayCheck
     ) {
+        self.checkDisplay = checkDisplay
         self.gpio = gpio
         self.chipPaths = chipPaths
         self.canReadWrite = canReadWrite
@@ -109,6 +114,16 @@ public struct Doctor {
             add(.warn, "sound file \(problem) — that sound is skipped; reinstall Sounds/ or fix the file (16-bit PCM WAV, 44.1/48 kHz)")
         }
 
+        // The box's own screen: optional, so a missing one is a warning (the box plays on
+        // with LED, buzzer and sound).
+        if let display = profile?.display {
+            do {
+                add(.ok, "display \(try checkDisplay(display)) answers")
+            } catch {
+                add(.warn, "display: \(error) — the box runs without its screen; `questbox display test` tries it")
+            }
+        }
+
         // Wall clock.
         if clockTrusted() {
             add(.ok, "wall clock synchronized")
@@ -164,6 +179,12 @@ public struct Doctor {
             add(.ok, "database \(databasePath) will be created on first start")
         }
         return findings
+    }
+
+    public static func liveDisplayCheck(_ config: DisplayConfig) throws -> String {
+        let screen = try ScreenOpener.open(config)
+        try screen.probe()
+        return screen.summary
     }
 
     public static func systemChipPaths() -> [String] {

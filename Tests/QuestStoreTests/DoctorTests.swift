@@ -1,4 +1,6 @@
 import Foundation
+import BoardProfile
+import Display
 import GPIO
 @testable import QuestCLI
 import StoreFixtures
@@ -13,8 +15,47 @@ struct DoctorTests {
         FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
     }
 
-    func doctor(_ gpio: FakeGPIO, chips: [String] = ["/dev/gpiochip1"], writable: Bool = true, cards: [String] = ["Loopback"], trusted: Bool = true, soundProblems: [String] = []) -> Doctor {
-        Doctor(gpio: gpio, chipPaths: { chips }, canReadWrite: { _ in writable }, soundCards: { cards }, soundFileProblems: { soundProblems }, clockTrusted: { trusted }, now: { Date() })
+    func doctor(
+        _ gpio: FakeGPIO, chips: [String] = ["/dev/gpiochip1"], writable: Bool = true, cards: [String] = ["Loopback"], trusted: Bool = true,
+        soundProblems: [String] = [], display: @escaping (DisplayConfig) throws -> String = { _ in "a screen" }
+    ) -> Doctor {
+        Doctor(
+            gpio: gpio, chipPaths: { chips }, canReadWrite: { _ in writable }, soundCards: { cards }, soundFileProblems: { soundProblems },
+            clockTrusted: { trusted }, now: { Date() }, checkDisplay: display)
+    }
+
+    @Test("#14: display test names what is missing in one line and exits 1: no display section, no adapter, a bad pause")
+    func displayTestRefusals() throws {
+        let questbox = productPath("questbox")
+        let plain = try runProcess(questbox, ["display", "test", "--board", "questbox-sim"])
+        #expect(plain.status == 1 && plain.stderr == "questbox: board questbox-sim has no display: add a display: section to its profile (see Boards/README.md)\n", "\(plain)")
+        // This machine has no SMBus stub adapter (the HIL loads one in its VM and draws on it).
+        let oled = try runProcess(questbox, ["display", "test", "--board", "questbox-sim-oled", "--pause", "0"])
+        #expect(oled.status == 1 && oled.stderr.hasPrefix("questbox: display: no I2C adapter named \"SMBus stub driver\" ("), "\(oled)")
+        #expect(oled.stderr.split(separator: "\n").count == 1)
+        let pause = try runProcess(questbox, ["display", "test", "--board", "questbox-sim-oled", "--pause", "99"])
+        #expect(pause.status != 0 && pause.stderr.contains("--pause 99.0 is not 0 to 60 seconds"), "\(pause)")
+    }
+
+    @Test("#14: the board's screen is checked when it has one; a missing screen warns (the box plays without it)")
+    func display() throws {
+        let db = try database()
+        let plain = doctor(simChip(), display: { _ in Issue.record("a board without a screen had it checked"); return "" })
+            .run(board: "questbox-sim", boardDirectories: [boards], databasePath: db)
+        #expect(!plain.contains { $0.text.hasPrefix("display") })
+
+        var asked: DisplayConfig?
+        let found = doctor(simChip(), display: { asked = $0; return "ssd1306 128×64 at 0x3c on /dev/i2c-9" })
+            .run(board: "questbox-sim-oled", boardDirectories: [boards], databasePath: db)
+        #expect(found.contains(Doctor.Finding(level: .ok, text: "display ssd1306 128×64 at 0x3c on /dev/i2c-9 answers")))
+        #expect(asked?.i2cBus == .named("SMBus stub driver") && asked?.address == 0x3C)
+
+        let missing = doctor(simChip(), display: { _ in throw DisplayError("/dev/i2c-9: no device answers at 0x3c (check the wiring)") })
+            .run(board: "questbox-sim-oled", boardDirectories: [boards], databasePath: db)
+        #expect(missing.contains(Doctor.Finding(
+            level: .warn,
+            text: "display: /dev/i2c-9: no device answers at 0x3c (check the wiring) — the box runs without its screen; `questbox display test` tries it")))
+        #expect(!missing.contains { $0.level == .fail })
     }
 
     func database() throws -> String {

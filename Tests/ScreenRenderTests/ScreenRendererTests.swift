@@ -11,33 +11,22 @@ import Testing
 struct ScreenRendererTests {
     static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Frames")
 
-    static let estimating = Screen.estimating(EstimatingScreen(
-        questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150,
-        hint: "Last 5 times: about 2m"))
+    static let estimating = ScreenSamples.estimating(seconds: 150)
     static let longName = Screen.estimating(EstimatingScreen(
         questName: "The Extremely Long Homework Session Quest", taskName: "Pack everything for the whole school day", taskNumber: 2,
         taskCount: 12, estimateSeconds: 3_725, hint: nil))
     static let otherScripts = Screen.estimating(EstimatingScreen(
         questName: "Morgen-Quest für Zoë", taskName: "歯磨き · Зубы 🦷", taskNumber: 1, taskCount: 2, estimateSeconds: 15, hint: nil))
-    static let active = Screen.active(ActiveScreen(
-        questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150))
-    static let reveal = Screen.reveal(RevealScreen(
-        taskName: "Tooth Time", estimatedSeconds: 150, actualSeconds: 161.4, differenceSeconds: -11.4, accuracyPercent: 92.9,
-        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "11s under"), xpGained: 25, isPersonalBest: true,
-        isCalibration: false, isLastTask: false))
-    static let summary = Screen.summary(SummaryScreen(
-        questName: "Morning Quest", sessionXP: 120, totalXP: 300, level: 2, levelProgress: 0.08, leveledUp: true,
-        personalBests: ["Tooth Time"], streakText: "streak 4 days", streakMilestone: nil, calibrationSessionsLeft: 0))
-    static let idle = Screen.idle(IdleScreen(
-        quests: [QuestOption(routineID: UUID(), name: "Morning Quest", badge: nil, playedToday: false),
-                 QuestOption(routineID: UUID(), name: "Homework", badge: "Your Quest", playedToday: false)],
-        selectedIndex: 0, level: 2, levelProgress: 0.4, streakText: "streak 4 days", calibrationSessionsLeft: 0, reflection: nil,
-        notice: nil))
+    static let active = ScreenSamples.active
+    static let reveal = ScreenSamples.reveal
+    static let summary = ScreenSamples.summary
+    static let idle = ScreenSamples.idle
 
     static let cases: [(name: String, screen: Screen, height: Int)] = [
         ("idle", idle, 64), ("estimating", estimating, 64), ("estimating-long-names", longName, 64),
         ("estimating-other-scripts", otherScripts, 64), ("active", active, 64), ("reveal", reveal, 64),
         ("summary", summary, 64), ("estimating-128x32", estimating, 32),
+        ("estimating-step", ScreenSamples.estimating(seconds: 165), 64),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)
