@@ -150,7 +150,7 @@ extension BoardProfile {
         guard let root = node?.mapping else { throw fail("", "expected a mapping of fields (name, chip, lines, buttons, outputs, audio)") }
         try checkKeys(root, allowed: topKeys, prefix: "", fail: fail)
 
-        let name = try text(root, "name", prefix: "", required: true, fail: fail)!
+        let name = try requiredText(root, "name", prefix: "", fail: fail)
         let description = try text(root, "description", prefix: "", required: false, fail: fail) ?? ""
         let chipValue = try text(root, "chip", prefix: "", required: false, fail: fail) ?? "auto"
         let chip: String? = chipValue == "auto" ? nil : chipValue
@@ -158,7 +158,7 @@ extension BoardProfile {
         guard let linesNode = root["lines"] else { throw fail("lines", "missing (the GPIO line name for lock, stop, up, down, led, buzzer)") }
         guard let lines = linesNode.mapping else { throw fail("lines", "expected a mapping of role: line name") }
         try checkKeys(lines, allowed: lineKeys, prefix: "lines.", fail: fail)
-        func line(_ key: String) throws -> String { try text(lines, key, prefix: "lines.", required: true, fail: fail)! }
+        func line(_ key: String) throws -> String { try requiredText(lines, key, prefix: "lines.", fail: fail) }
         let lock = try line("lock"), stop = try line("stop"), up = try line("up"), down = try line("down"), buzzer = try line("buzzer")
         let led: LED
         switch lines["led"] {
@@ -168,7 +168,7 @@ extension BoardProfile {
         case let ledNode?:
             guard let rgb = ledNode.mapping else { throw fail("lines.led", "expected a line name or red/green/blue") }
             try checkKeys(rgb, allowed: ledKeys, prefix: "lines.led.", fail: fail)
-            func color(_ key: String) throws -> String { try text(rgb, key, prefix: "lines.led.", required: true, fail: fail)! }
+            func color(_ key: String) throws -> String { try requiredText(rgb, key, prefix: "lines.led.", fail: fail) }
             led = .rgb(red: try color("red"), green: try color("green"), blue: try color("blue"))
         }
 
@@ -226,6 +226,12 @@ extension BoardProfile {
         guard let scalar = node.scalar else { throw fail(prefix + key, "expected text") }
         let value = scalar.string.trimmingCharacters(in: .whitespaces)
         guard !value.isEmpty else { throw fail(prefix + key, "empty") }
+        return value
+    }
+
+    /// A field that must be there: its text, or the one-line "missing".
+    static func requiredText(_ m: Node.Mapping?, _ key: String, prefix: String, fail: (String, String) -> BoardProfileError) throws -> String {
+        guard let value = try text(m, key, prefix: prefix, required: true, fail: fail) else { throw fail(prefix + key, "missing") }
         return value
     }
 

@@ -40,7 +40,7 @@ extension DisplayConfig {
     /// The `display:` section, checked like the rest of the profile; nil when there is none.
     static func parse(_ root: Node.Mapping, fail: (String, String) -> BoardProfileError) throws -> DisplayConfig? {
         guard let section = try BoardProfile.section(root, "display", allowed: keys, fail: fail) else { return nil }
-        let typeText = try BoardProfile.text(section, "type", prefix: "display.", required: true, fail: fail)!
+        let typeText = try BoardProfile.requiredText(section, "type", prefix: "display.", fail: fail)
         if typeText == "none" {
             if let extra = section.keys.compactMap(\.string).filter({ $0 != "type" }).sorted().first {
                 throw fail("display.\(extra)", "not used with type none")
@@ -97,7 +97,7 @@ extension DisplayConfig {
 
     /// A name the kernel gives a device (an I2C adapter, a framebuffer): printable, short.
     static func deviceName(_ section: Node.Mapping, _ key: String, fail: (String, String) -> BoardProfileError) throws -> String {
-        let name = try BoardProfile.text(section, key, prefix: "display.", required: true, fail: fail)!
+        let name = try BoardProfile.requiredText(section, key, prefix: "display.", fail: fail)
         guard name.count <= 64, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw fail("display.\(key)", "not a device name (at most 64 printable characters)")
         }

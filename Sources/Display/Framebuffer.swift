@@ -56,22 +56,29 @@ public struct FramebufferGeometry: Equatable, Sendable {
         let darkByte: UInt8 = bitsPerPixel == 1 && monoInverted ? 0xFF : 0x00
         var bytes = [UInt8](repeating: darkByte, count: height * lineLength)
         let bytesPerPixel = bitsPerPixel / 8
-        for y in 0..<height {
-            let frameY = y - top
-            guard frameY >= 0, frameY / scale < frame.height else { continue }
-            let lineStart = y * lineLength
-            for x in 0..<width {
-                let frameX = x - left
-                guard frameX >= 0, frameX / scale < frame.width, frame[frameX / scale, frameY / scale] else { continue }
-                let screenX = x + xOffset
-                if bitsPerPixel == 1 {
-                    // The leftmost pixel in the byte's high bit, as the kernel's mono drawing packs it.
-                    let mask = UInt8(0x80) >> UInt8(screenX % 8)
-                    if monoInverted { bytes[lineStart + screenX / 8] &= ~mask } else { bytes[lineStart + screenX / 8] |= mask }
-                } else {
-                    let start = lineStart + screenX * bytesPerPixel
-                    for index in start..<(start + bytesPerPixel) { bytes[index] = 0xFF }
+        // Each frame row is packed once and copied to its `scale` screen lines.
+        var line = [UInt8](repeating: darkByte, count: lineLength)
+        for frameY in 0..<frame.height {
+            for index in line.indices { line[index] = darkByte }
+            for frameX in 0..<frame.width where frame[frameX, frameY] {
+                for step in 0..<scale {
+                    let x = left + frameX * scale + step
+                    guard x >= 0, x < width else { continue }
+                    let screenX = x + xOffset
+                    if bitsPerPixel == 1 {
+                        // The leftmost pixel in the byte's high bit, as the kernel's mono drawing packs it.
+                        let mask = UInt8(0x80) >> UInt8(screenX % 8)
+                        if monoInverted { line[screenX / 8] &= ~mask } else { line[screenX / 8] |= mask }
+                    } else {
+                        let start = screenX * bytesPerPixel
+                        for index in start..<(start + bytesPerPixel) { line[index] = 0xFF }
+                    }
                 }
+            }
+            for step in 0..<scale {
+                let y = top + frameY * scale + step
+                guard y >= 0, y < height else { continue }
+                bytes.replaceSubrange((y * lineLength)..<((y + 1) * lineLength), with: line)
             }
         }
         return bytes
@@ -136,17 +143,16 @@ public final class FramebufferDisplay {
     /// Writes the runs of lines that differ from what was written last (all the first time).
     private func write(_ bytes: [UInt8]) throws {
         let line = geometry.lineLength
+        let changed = Self.changedLines(from: shown, to: bytes, lineLength: line, lines: geometry.height)
         var y = 0
         do {
             while y < geometry.height {
-                if let shown, shown[(y * line)..<((y + 1) * line)] == bytes[(y * line)..<((y + 1) * line)] {
+                guard changed[y] else {
                     y += 1
                     continue
                 }
                 var end = y + 1
-                while end < geometry.height, shown.map({ $0[(end * line)..<((end + 1) * line)] != bytes[(end * line)..<((end + 1) * line)] }) ?? true {
-                    end += 1
-                }
+                while end < geometry.height, changed[end] { end += 1 }
                 try writeAll(bytes[(y * line)..<(end * line)], at: (geometry.yOffset + y) * line)
                 y = end
             }
@@ -155,6 +161,17 @@ public final class FramebufferDisplay {
             throw error
         }
         shown = bytes
+    }
+
+    /// Which lines differ (memcmp: a 4K screen has 2160 lines of 15 KB).
+    static func changedLines(from old: [UInt8]?, to new: [UInt8], lineLength: Int, lines: Int) -> [Bool] {
+        guard let old, old.count == new.count else { return [Bool](repeating: true, count: lines) }
+        return old.withUnsafeBytes { before in
+            new.withUnsafeBytes { after in
+                guard let a = before.baseAddress, let b = after.baseAddress else { return [Bool](repeating: true, count: lines) }
+                return (0..<lines).map { memcmp(a + $0 * lineLength, b + $0 * lineLength, lineLength) != 0 }
+            }
+        }
     }
 
     private func writeAll(_ bytes: ArraySlice<UInt8>, at offset: Int) throws {

@@ -54,7 +54,7 @@ public final class LinuxI2CBus: I2CBus {
 
     /// A write nobody acknowledged reads as ENXIO/EREMOTEIO: say what that means on a box.
     private func failure(_ errno: Int32) -> DisplayError {
-        if errno == ENXIO || errno == EREMOTEIO || errno == EIO {
+        if errno == ENXIO || errno == EREMOTEIO || errno == EIO || errno == ENODEV {
             return DisplayError("\(path): no device answers at 0x\(String(address, radix: 16)) (check the wiring: SDA, SCL, 3.3 V, GND, and the address)")
         }
         return DisplayError.system(path, errno, doing: "writing to 0x\(String(address, radix: 16))")

@@ -107,6 +107,17 @@ struct FramebufferGeometryTests {
         #expect(inverted.encode(Self.frame()) == [0b0111_1111, 0b1110_1111])
     }
 
+    @Test("a screen smaller than the frame shows its middle, clipped, never out of bounds")
+    func smallerScreen() {
+        let tiny = FramebufferGeometry(width: 2, height: 1, bitsPerPixel: 8, lineLength: 2, memoryLength: 2)
+        #expect(tiny.scale(for: Self.frame()) == 1)
+        // The 4×2 frame centred on 2×1: frame columns 1…2 of row 0, both dark.
+        #expect(tiny.encode(Self.frame()) == [0, 0])
+        var wide = MonoFrame(width: 4, height: 1)
+        wide[1, 0] = true
+        #expect(tiny.encode(wide) == [0xFF, 0])
+    }
+
     @Test("a depth or size the memory cannot hold is refused with the device's numbers")
     func refusals() {
         #expect(throws: DisplayError("/dev/fb0: 4 bits per pixel (the box draws on 1, 8, 16, 24 or 32)")) {

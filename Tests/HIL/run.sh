@@ -9,7 +9,7 @@ Tests/HIL/prepare.sh
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash live reminder no-screen)
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash live reminder no-screen display)
 failed=0
 for s in "${scenarios[@]}"; do
     Tests/HIL/vm.sh -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))

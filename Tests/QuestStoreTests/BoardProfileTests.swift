@@ -9,7 +9,7 @@ struct BoardProfileTests {
     @Test("every shipped profile is valid; the sim profile has exactly the HIL chip's lines")
     func shipped() throws {
         let found = BoardCatalog.available(in: [boards])
-        #expect(found.map(\.name) == ["questbox-sim", "rpi-zero2w", "rpi4", "rpi5"])
+        #expect(found.map(\.name) == ["questbox-sim", "questbox-sim-oled", "rpi-zero2w", "rpi4", "rpi5"])
         for (name, path) in found {
             let p = try BoardProfile.load(path: path)
             #expect(p.name == name)
@@ -20,6 +20,11 @@ struct BoardProfileTests {
         #expect(sim.buttonsActiveLow && sim.buttonBias == .pullUp && !sim.outputsActiveLow)
         #expect(try BoardCatalog.resolve("rpi5", in: [boards]).chip == "pinctrl-rp1")
         #expect(try BoardCatalog.resolve("rpi-zero2w", in: [boards]).led == .single(line: "GPIO5"))
+        // The OLED sibling is the sim box plus an SSD1306 on the kernel's stub adapter, by name.
+        let oled = try BoardCatalog.resolve("questbox-sim-oled", in: [boards])
+        #expect(oled.linesByRole.map(\.line) == sim.linesByRole.map(\.line) && oled.chip == sim.chip)
+        #expect(oled.display?.kind == .ssd1306 && oled.display?.i2cBus == .named("SMBus stub driver") && oled.display?.address == 0x3C)
+        #expect(sim.display == nil)
     }
 
     static let good = """
@@ -81,7 +86,7 @@ struct BoardProfileTests {
             _ = try BoardCatalog.resolve("rpi9", in: [boards])
             Issue.record("resolved rpi9")
         } catch let e as BoardProfileError {
-            #expect(e.description.contains("no such board profile (known: questbox-sim, rpi-zero2w, rpi4, rpi5; searched \(boards))"))
+            #expect(e.description.contains("no such board profile (known: questbox-sim, questbox-sim-oled, rpi-zero2w, rpi4, rpi5; searched \(boards))"))
         } catch {
             Issue.record("unexpected \(error)")
         }
