@@ -16,7 +16,7 @@ struct DisplayCommand: ParsableCommand {
             abstract: "Draw each of the box's screens on the board's display, to check its wiring, way up and contrast.",
             discussion: """
                 Stop the box first (sudo systemctl stop questbox): two programs drawing on one screen mix their pictures.
-                Example: questbox display test --board rpi4-oled
+                Example: questbox display test --board questbox-sim-oled (a profile with a display: section)
                 """)
         @Option(name: .long, help: "Board profile name or file (default: $QUESTBOX_BOARD).") var board: String?
         @Option(name: .long, help: "Seconds each screen stays (0 to 60).") var pause: Double = 2

@@ -116,6 +116,24 @@ struct BoardProfileTests {
         #expect(fb?.summary == "framebuffer \"vfb\" 320×240")
     }
 
+    @Test("each Pi profile's commented OLED section, uncommented, is an SSD1306 at 0x3c on /dev/i2c-1 (SDA GPIO2, SCL GPIO3)")
+    func piProfilesOLED() throws {
+        for name in ["rpi4", "rpi5", "rpi-zero2w"] {
+            let text = try String(contentsOfFile: "\(boards)/\(name).yaml", encoding: .utf8)
+            #expect(text.contains("GPIO2     OLED SDA") && text.contains("GPIO3     OLED SCL"), "\(name): the wiring table")
+            var inSection = false
+            let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+                if line.hasPrefix("# display:") { inSection = true; return line.dropFirst(2) }
+                if inSection, line.hasPrefix("#   ") { return line.dropFirst(2) }
+                inSection = false
+                return line
+            }.joined(separator: "\n")
+            let display = try BoardProfile.parse(uncommented, file: "\(name).yaml").display
+            #expect(display?.kind == .ssd1306 && display?.i2cBus == .number(1) && display?.address == 0x3C, "\(name)")
+            #expect(try BoardProfile.load(path: "\(boards)/\(name).yaml").display == nil, "\(name) ships without a screen")
+        }
+    }
+
     @Test("a bad display section fails with one line naming display.<field> and what it accepts")
     func badDisplay() {
         let cases: [(String, String)] = [
