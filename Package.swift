@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "ScreenRender", dependencies: ["QuestCore"]),
         // The screen's devices: an SSD1306/SH1106 over i2c-dev, or a framebuffer (ioctls in C).
         .target(name: "CDisplay"),
-        .target(name: "Display", dependencies: ["CDisplay", "ScreenRender", "BoardProfile"]),
+        .target(name: "Display", dependencies: ["CDisplay", "ScreenRender", "BoardProfile", "QuestCore"]),
         // The routine format the parent writes (JSON file, web form): parsed strictly, checked field by field.
         .target(name: "RoutineFormat", dependencies: ["QuestCore"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
-            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", "Display", .product(name: "Logging", package: "swift-log")]),
         // The running box's local socket: its JSON-lines messages and a client (docs/box-protocol.md).
         .target(name: "BoxProtocol", dependencies: ["QuestCore", "CEventLoop"]),
         .target(name: "CSystemClock"),
@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures", "Display"],
+            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures", "Display", "ScreenRender"],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BoardProfile
+import InputFiles
+import BoxProtocol
 import Display
 import Foundation
 import QuestCore
@@ -9,7 +11,7 @@ import SystemClock
 /// `questbox display`: the box's own screen, for whoever just soldered one on.
 struct DisplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "display", abstract: "The box's own screen (an SSD1306/SH1106 OLED or a framebuffer).", subcommands: [Test.self])
+        commandName: "display", abstract: "The box's own screen (an SSD1306/SH1106 OLED or a framebuffer).", subcommands: [Test.self, Render.self])
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -53,6 +55,70 @@ struct DisplayCommand: ParsableCommand {
                 print("  \(sample.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(screen.lastWrite), took \(String(format: "%.1f", took)) ms")
                 if index < ScreenSamples.tour.count - 1, pause > 0 { Thread.sleep(forTimeInterval: pause) }
             }
+        }
+    }
+
+    /// What the OLED shows for a screen the box reported (`questbox watch --json`), as a PBM:
+    /// pictures for a manual, and the HIL's expected frames for what the running box drew.
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw one screen (JSON as questbox watch --json prints it) as a 128×64 PBM picture.",
+            discussion: "Example: questbox watch --json | head -n 2 | tail -n 1 > s.json; questbox display render s.json --to s.pbm")
+        @Argument(help: "A JSON file: one watch --json line with a screen, or the screen object itself.") var file: String
+        @Option(name: .long, help: "Where the PBM goes (default: standard output).") var to: String?
+        @Option(name: .long, help: "The module's height: 64 or 32.") var height = 64
+
+        static let maximumBytes = 64 * 1024
+
+        func validate() throws {
+            guard height == 64 || height == 32 else { throw ValidationError("--height \(height) is not 64 or 32") }
+        }
+
+        func run() throws {
+            let bytes: [UInt8]
+            do {
+                bytes = try InputFile.read(file, maximumBytes: Self.maximumBytes)
+            } catch {
+                throw CLIError("\(error)")
+            }
+            let screen = try Self.screen(in: bytes, file: file)
+            let pbm = ScreenRenderer.render(screen, width: 128, height: height).pbm
+            guard let to else { print(pbm, terminator: ""); return }
+            do {
+                try Data(pbm.utf8).write(to: URL(fileURLWithPath: to), options: .atomic)
+            } catch {
+                throw CLIError("\(to): cannot write: \(error.localizedDescription)")
+            }
+            print("\(ScreenPayload(screen).kind) screen drawn to \(to)")
+        }
+
+        /// The screen in a watch line (`{"type": "event", "screen": {…}}`) or on its own.
+        static func screen(in bytes: [UInt8], file: String) throws -> Screen {
+            struct Line: Decodable { var screen: ScreenPayload }
+            let data = Data(bytes)
+            guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
+                throw CLIError("\(file): not a JSON object")
+            }
+            let decoder = JSONDecoder()
+            do {
+                if fields["screen"] != nil { return try decoder.decode(Line.self, from: data).screen.screen }
+                return try decoder.decode(ScreenPayload.self, from: data).screen
+            } catch let DecodingError.keyNotFound(key, context) {
+                throw CLIError("\(file): \(path(context, key)): missing (not a screen as questbox watch --json prints it)")
+            } catch let DecodingError.dataCorrupted(context) {
+                throw CLIError("\(file): \(path(context)): \(context.debugDescription)")
+            } catch let DecodingError.typeMismatch(_, context) {
+                throw CLIError("\(file): \(path(context)): wrong type")
+            } catch let DecodingError.valueNotFound(_, context) {
+                throw CLIError("\(file): \(path(context)): null")
+            } catch {
+                throw CLIError("\(file): not a screen as questbox watch --json prints it")
+            }
+        }
+
+        private static func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
+            let keys = context.codingPath.map(\.stringValue) + (key.map { [$0.stringValue] } ?? [])
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
         }
     }
 }

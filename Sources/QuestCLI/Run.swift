@@ -2,6 +2,7 @@ import ArgumentParser
 import BoardProfile
 import BoxProtocol
 import BoxRuntime
+import Display
 import Foundation
 import GPIO
 import Logging
@@ -74,11 +75,35 @@ struct RunCommand: ParsableCommand {
         let control = BoxDaemon.ControlOptions(
             socketPath: BoxSocketPath.forDaemon(dataDirectory: options.directory, environment: ProcessInfo.processInfo.environment),
             maximumClients: socketClients, allowPress: profile.socketPress, soundDevice: { engine.statistics.device })
+        let panel = Self.openPanel(profile: profile, logger: logger)
+        defer { panel?.stop() }
+        let logged = LoggingDisplayOutput(logger: logger)
         let daemon = try BoxDaemon(
-            board: gpio, database: db, clock: clock, sound: audio, display: LoggingDisplayOutput(logger: logger),
+            board: gpio, database: db, clock: clock, sound: audio,
+            display: panel.map { PanelDisplayOutput(panel: $0, besides: logged) } ?? logged,
             calendar: Calendar.current, control: control, logger: logger)
         try daemon.run(handleSignals: true, loopPriority: loopPriority)
         try db.close()
         logger.info("stopped")
+    }
+
+    /// The board's own screen, drawing on its own thread; nil (after one log line) when the
+    /// profile has none or it cannot be opened: the box plays without it.
+    static func openPanel(profile: BoardProfile, logger: Logger) -> ScreenPanel? {
+        guard let config = profile.display else { return nil }
+        let screen: BoxScreen
+        do {
+            screen = try ScreenOpener.open(config)
+        } catch {
+            logger.warning("display unavailable, the box goes on without its screen", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let idle = config.idleOffMinutes > 0 ? Int64(config.idleOffMinutes) * 60_000_000_000 : nil
+        let panel = ScreenPanel(screen: screen, width: config.width, height: config.height, idleOffNanos: idle) { line in
+            logger.warning("display", metadata: ["problem": "\(line)"])
+        }
+        guard panel.start() else { return nil }
+        logger.info("display ready", metadata: ["screen": "\(screen.summary)", "idleOffMinutes": "\(config.idleOffMinutes)"])
+        return panel
     }
 }

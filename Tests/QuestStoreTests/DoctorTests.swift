@@ -1,11 +1,14 @@
-import Foundation
 import BoardProfile
+import BoxProtocol
 import Display
+import Foundation
 import GPIO
 @testable import QuestCLI
+import QuestCore
+@testable import QuestStore
+import ScreenRender
 import StoreFixtures
 import Testing
-@testable import QuestStore
 
 @Suite("questbox doctor")
 struct DoctorTests {
@@ -35,6 +38,44 @@ struct DoctorTests {
         #expect(oled.stderr.split(separator: "\n").count == 1)
         let pause = try runProcess(questbox, ["display", "test", "--board", "questbox-sim-oled", "--pause", "99"])
         #expect(pause.status != 0 && pause.stderr.contains("--pause 99.0 is not 0 to 60 seconds"), "\(pause)")
+    }
+
+    @Test("#14: display render draws a screen from a watch --json line as the committed frame; bad input is one line")
+    func displayRender() throws {
+        let questbox = productPath("questbox")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = "\(packageRoot)/Tests/ScreenRenderTests/Frames"
+        for (name, screen) in ScreenSamples.tour {
+            var line = BoxMessage(type: "event")
+            line.event = "screen"
+            line.screen = ScreenPayload(screen)
+            try JSONEncoder().encode(line).write(to: URL(fileURLWithPath: "\(dir)/\(name).json"))
+            let drawn = try runProcess(questbox, ["display", "render", "\(dir)/\(name).json", "--to", "\(dir)/\(name).pbm"])
+            #expect(drawn.status == 0 && drawn.stdout == "\(ScreenPayload(screen).kind) screen drawn to \(dir)/\(name).pbm\n", "\(drawn)")
+            let got = try MonoFrame(pbm: String(contentsOfFile: "\(dir)/\(name).pbm", encoding: .utf8))
+            let want = try MonoFrame(pbm: String(contentsOfFile: "\(frames)/\(name).pbm", encoding: .utf8))
+            #expect(got == want, "\(name)")
+        }
+        // The screen object on its own, to standard output.
+        try JSONEncoder().encode(ScreenPayload(ScreenSamples.active)).write(to: URL(fileURLWithPath: "\(dir)/bare.json"))
+        let bare = try runProcess(questbox, ["display", "render", "\(dir)/bare.json"])
+        #expect(try bare.status == 0 && MonoFrame(pbm: bare.stdout) == ScreenRenderer.render(ScreenSamples.active))
+
+        let cases: [(String, String)] = [
+            ("xx", "not a JSON object"),
+            ("[1]", "not a JSON object"),
+            (#"{"kind": "nope"}"#, "kind: unknown screen nope"),
+            (#"{"type": "event", "screen": {"kind": "idle"}}"#, "screen.quests: missing (not a screen as questbox watch --json prints it)"),
+        ]
+        for (text, problem) in cases {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: "\(dir)/bad.json"))
+            let bad = try runProcess(questbox, ["display", "render", "\(dir)/bad.json"])
+            #expect(bad.status == 1 && bad.stderr == "questbox: \(dir)/bad.json: \(problem)\n", "\(text): \(bad)")
+        }
+        let special = try runProcess(questbox, ["display", "render", "/dev/zero"])
+        #expect(special.status == 1 && special.stderr == "questbox: /dev/zero: not a regular file\n", "\(special)")
     }
 
     @Test("#14: the board's screen is checked when it has one; a missing screen warns (the box plays without it)")

@@ -1,0 +1,172 @@
+import Display
+import Foundation
+import QuestCore
+import ScreenRender
+import Testing
+
+/// A screen that records what reached it, in order; `gate` holds the first `show` until opened.
+final class RecordingScreen: BoxScreen, @unchecked Sendable {
+    enum Write: Equatable { case frame(MonoFrame), on(Bool) }
+    private let lock = NSCondition()
+    private var log: [Write] = []
+    private var failingNow = false
+    private var gate: DispatchSemaphore?
+    private var held = false
+    var failing: Bool {
+        get { lock.withLock { failingNow } }
+        set { lock.withLock { failingNow = newValue } }
+    }
+    /// The next `show` waits for `gate` (a frame held on the bus).
+    func hold(until gate: DispatchSemaphore) { lock.withLock { self.gate = gate } }
+    let summary = "recording 128×64"
+    var lastWrite: String { "" }
+    func probe() throws {}
+
+    func show(_ frame: MonoFrame) throws {
+        if let gate = lock.withLock({ () -> DispatchSemaphore? in
+            let g = self.gate
+            self.gate = nil
+            held = g != nil
+            lock.broadcast()
+            return g
+        }) { gate.wait() }
+        try lock.withLock {
+            if failingNow { throw DisplayError("/dev/i2c-9: no device answers at 0x3c") }
+            log.append(.frame(frame))
+            lock.broadcast()
+        }
+    }
+
+    func setOn(_ on: Bool) throws {
+        try lock.withLock {
+            if failingNow { throw DisplayError("/dev/i2c-9: no device answers at 0x3c") }
+            log.append(.on(on))
+            lock.broadcast()
+        }
+    }
+
+    var writes: [Write] { lock.withLock { log } }
+
+    /// Waits until `predicate` holds for the writes (or 10 s, a generous bound for a busy machine).
+    func wait(until predicate: ([Write]) -> Bool) -> Bool { waitFor { predicate(log) } }
+
+    /// Waits until a `show` is held at the gate.
+    func waitUntilHeld() -> Bool { waitFor { held } }
+
+    private func waitFor(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        return lock.withLock {
+            while !condition() {
+                if !lock.wait(until: deadline) { return condition() }
+            }
+            return true
+        }
+    }
+}
+
+final class Reports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
+
+@Suite("#14 the running box's screen: its own thread, newest screen only, dark when idle, one line when failing (SPEC §2)")
+struct ScreenPanelTests {
+    static func frame(_ screen: Screen) -> RecordingScreen.Write { .frame(ScreenRenderer.render(screen, width: 128, height: 64)) }
+
+    @Test("each screen is drawn as the renderer draws it, in order")
+    func drawsScreens() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: nil) { _ in }
+        #expect(panel.start())
+        panel.show(ScreenSamples.idle)
+        #expect(panel.waitUntilDrawn(1, seconds: 10))
+        panel.show(ScreenSamples.estimating(seconds: 150))
+        #expect(panel.waitUntilDrawn(2, seconds: 10))
+        panel.stop()
+        #expect(glass.writes == [Self.frame(ScreenSamples.idle), Self.frame(ScreenSamples.estimating(seconds: 150))])
+    }
+
+    @Test("screens that arrive while a frame is on the bus are skipped for the newest")
+    func newestOnly() {
+        let glass = RecordingScreen()
+        let gate = DispatchSemaphore(value: 0)
+        glass.hold(until: gate)
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: nil) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        // The first frame is held on the "bus": the next three queue behind it.
+        #expect(glass.waitUntilHeld())
+        for seconds in [150, 165, 180] { panel.show(ScreenSamples.estimating(seconds: seconds)) }
+        gate.signal()
+        #expect(panel.waitUntilDrawn(2, seconds: 10))
+        panel.stop()
+        #expect(glass.writes == [Self.frame(ScreenSamples.idle), Self.frame(ScreenSamples.estimating(seconds: 180))])
+    }
+
+    @Test("dark after the idle time; the next screen is drawn while dark, then lit; a press lights it with no new frame")
+    func idleOff() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: 50_000_000) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        #expect(glass.wait { $0.contains(.on(false)) })
+        #expect(panel.state.dark)
+        panel.show(ScreenSamples.active)
+        #expect(glass.wait { $0.count >= 4 })
+        #expect(Array(glass.writes.prefix(4)) == [Self.frame(ScreenSamples.idle), .on(false), Self.frame(ScreenSamples.active), .on(true)])
+        #expect(glass.wait { $0.count >= 5 })
+        #expect(glass.writes[4] == .on(false))
+        panel.wake()
+        #expect(glass.wait { $0.count >= 6 })
+        #expect(glass.writes[5] == .on(true))
+        panel.stop()
+    }
+
+    @Test("with no idle limit it stays lit, and a press on a lit screen writes nothing")
+    func neverDark() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: 0) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        #expect(panel.waitUntilDrawn(1, seconds: 10))
+        panel.wake()
+        panel.show(ScreenSamples.reveal)
+        #expect(panel.waitUntilDrawn(2, seconds: 10))
+        panel.stop()
+        #expect(glass.writes == [Self.frame(ScreenSamples.idle), Self.frame(ScreenSamples.reveal)])
+        #expect(!panel.state.dark)
+    }
+
+    @Test("a failing screen is one line, not one per frame; it says so once when it answers again")
+    func failingOnce() {
+        let glass = RecordingScreen()
+        glass.failing = true
+        let reports = Reports()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: nil) { reports.add($0) }
+        panel.start()
+        for (i, sample) in ScreenSamples.tour.enumerated() {
+            panel.show(sample.screen)
+            #expect(panel.waitUntilDrawn(i + 1, seconds: 10))
+        }
+        #expect(reports.all == ["display: /dev/i2c-9: no device answers at 0x3c — the box goes on without its screen and tries again at the next screen"])
+        glass.failing = false
+        panel.show(ScreenSamples.summary)
+        #expect(panel.waitUntilDrawn(ScreenSamples.tour.count + 1, seconds: 10))
+        panel.stop()
+        #expect(reports.all.count == 2 && reports.all.last == "display: recording 128×64 answers again")
+        #expect(glass.writes == [Self.frame(ScreenSamples.summary)])
+    }
+
+    @Test("stop ends the thread; screens after it are not drawn")
+    func stops() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: nil) { _ in }
+        panel.start()
+        panel.stop()
+        panel.show(ScreenSamples.idle)
+        #expect(!panel.waitUntilDrawn(1, seconds: 0.2))
+        #expect(glass.writes.isEmpty)
+    }
+}
