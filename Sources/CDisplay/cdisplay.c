@@ -6,6 +6,7 @@
 #include <linux/fb.h>
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -94,4 +95,11 @@ int qb_fb_open(const char *path, qb_fb_info *info) {
 
 void qb_display_close(int fd) {
     if (fd >= 0) close(fd);
+}
+
+void qb_display_name_thread(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
 }

@@ -1,3 +1,4 @@
+import CDisplay
 import Glibc
 import QuestCore
 import ScreenRender
@@ -63,6 +64,12 @@ public final class ScreenPanel: @unchecked Sendable {
     public func start() -> Bool {
         locked { guard !running else { return true }
             let box = Unmanaged.passRetained(self)
+            // The thread starts with every signal blocked (it inherits the mask it is created
+            // with): SIGTERM must reach the event loop's signalfd, never end the process here.
+            var all = sigset_t(), previous = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_SETMASK, &all, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
             let result = pthread_create(&thread, nil, { argument in
                 guard let argument else { return nil }
                 let panel = Unmanaged<ScreenPanel>.fromOpaque(argument).takeRetainedValue()
@@ -131,6 +138,8 @@ public final class ScreenPanel: @unchecked Sendable {
     private enum Work { case draw(Screen, light: Bool), light, darken, end }
 
     private func drawLoop() {
+        // Its own name in /proc/PID/task/*/comm: the HIL counts this thread's wake-ups.
+        qb_display_name_thread("questbox-screen")
         while true {
             switch nextWork() {
             case .end: return

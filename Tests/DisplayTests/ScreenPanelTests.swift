@@ -84,6 +84,16 @@ struct ScreenPanelTests {
         #expect(panel.waitUntilDrawn(1, seconds: 10))
         panel.show(ScreenSamples.estimating(seconds: 150))
         #expect(panel.waitUntilDrawn(2, seconds: 10))
+        // The drawing thread has its own name (the HIL counts its wake-ups by it).
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let drawing = tasks.first { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) == "questbox-screen\n" }
+        #expect(drawing != nil)
+        // It blocks SIGTERM and SIGINT, or the signal meant for the event loop's signalfd
+        // would land here and end the box.
+        let status = drawing.flatMap { try? String(contentsOfFile: "/proc/self/task/\($0)/status", encoding: .utf8) } ?? ""
+        let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
+            .flatMap { UInt64($0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        #expect(blocked & (1 << (SIGTERM - 1)) != 0 && blocked & (1 << (SIGINT - 1)) != 0, "\(status)")
         panel.stop()
         #expect(glass.writes == [Self.frame(ScreenSamples.idle), Self.frame(ScreenSamples.estimating(seconds: 150))])
     }

@@ -34,4 +34,7 @@ int qb_fb_open(const char *path, qb_fb_info *info);
 /// Closes an fd from either open.
 void qb_display_close(int fd);
 
+/// Names the calling thread (at most 15 bytes are kept), as /proc/PID/task/TID/comm shows it.
+void qb_display_name_thread(const char *name);
+
 #endif

@@ -5,10 +5,13 @@
       bus decoded as an SSD1306 would take it (its own decoder, not the box's), one picture per
       burst of writes (the bursts are `questbox display test`'s screens, 0.3 s apart), each
       compared pixel for pixel with FRAMES_DIR/NAME.pbm and written to OUT_DIR/oled-NAME.pbm.
+  display.py live TRACE STEPS.json OUT_DIR   the running box's trace (on CLOCK_MONOTONIC) against
+      display_live.py's steps: the glass at each step, each estimate press's burst and time.
   display.py fb FBDEV SYSFS EXPECTED.pbm OUT.pbm   the framebuffer read back from the device,
       its scaled, centred picture sampled back to 128×64 and compared.
 Prints one PASS/FAIL line per check and the bytes each screen change cost; exits 1 on a FAIL.
 """
+import json
 import re
 import sys
 
@@ -94,7 +97,8 @@ class SSD1306:
         return rows
 
 
-def oled(trace, frames_dir, out_dir, names):
+def parse_writes(trace):
+    """Every traced SMBus write: (time s, address, control, protocol, length, payload)."""
     writes = []
     for line in open(trace):
         m = LINE.search(line)
@@ -102,6 +106,35 @@ def oled(trace, frames_dir, out_dir, names):
             t, bus, addr, control, protocol, length, data = m.groups()
             payload = [int(x, 16) for x in data.split("-")] if data else []
             writes.append((float(t), int(addr, 16), int(control, 16), protocol, int(length), payload))
+    return writes
+
+
+def apply(chip, writes):
+    """Feeds the writes to the model; returns the bytes they put on a real wire (address,
+    control and payload bytes; a block write's count byte is not sent on I2C)."""
+    wire = 0
+    for _, _, control, _, _, data in writes:
+        if control == 0:
+            chip.command(data[0])
+            wire += 3
+        else:
+            for b in data[1:]:
+                chip.data(b)
+            wire += 2 + data[0]
+    return wire
+
+
+def at_400k(wire, writes):
+    return (wire * 9 + writes * 2) / 400
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def oled(trace, frames_dir, out_dir, names):
+    writes = parse_writes(trace)
     check(len(writes) > 0, f"{len(writes)} SMBus writes traced")
     shapes = all(
         a == 0x3C and ((c == 0 and p == "BYTE_DATA" and n == 1) or (c == 0x40 and p == "I2C_BLOCK_DATA" and 1 <= d[0] <= 32 and n == d[0] + 1))
@@ -116,15 +149,7 @@ def oled(trace, frames_dir, out_dir, names):
     chip = SSD1306()
     costs = []
     for name, burst in zip(names, bursts):
-        wire = 0
-        for _, _, control, _, _, data in burst:
-            if control == 0:
-                chip.command(data[0])
-                wire += 3
-            else:
-                for b in data[1:]:
-                    chip.data(b)
-                wire += 2 + data[0]
+        wire = apply(chip, burst)
         span_ms = (burst[-1][0] - burst[0][0]) * 1000
         clocks = wire * 9 + len(burst) * 2
         costs.append(wire)
@@ -174,9 +199,60 @@ def framebuffer(device, sysfs, expected_path, out_path):
         print(f"      {len(odd)} screen pixels not as expected, the first: {odd[:8]}")
 
 
+def live(trace, steps_path, out_dir):
+    """The running box (display_live.py's steps): at each settled step the glass equals the
+    frame `questbox display render` drew from the screen `watch` reported; each estimate
+    press is followed by one small burst; its time from the press to the last byte."""
+    writes = parse_writes(trace)
+    run = json.load(open(steps_path))
+    check(len(writes) > 0 and all(w[1] == 0x3C for w in writes), f"{len(writes)} SMBus writes traced, all to 0x3c")
+    chip, done = SSD1306(), 0
+    first_burst = []
+    for w in writes:
+        if first_burst and w[0] - first_burst[-1][0] > 0.15:
+            break
+        first_burst.append(w)
+    for step in run["steps"]:
+        upto = next((i for i, w in enumerate(writes) if w[0] > step["at"]), len(writes))
+        apply(chip, writes[done:upto])
+        done = upto
+        decoded = chip.frame()
+        write_pbm(f"{out_dir}/live-{step['name']}.pbm", decoded)
+        _, _, expected = read_pbm(f"{out_dir}/live-{step['name']}.expected.pbm")
+        diff = differing(decoded, expected)
+        check(diff == 0 and chip.on, f"running box, {step['name']} ({step['kind']}): the glass shows the reported screen ({diff} pixels differ), lit")
+    presses = run["estimate_presses"]
+    latencies, costs, silent = [], [], 0
+    for i, p in enumerate(presses):
+        until = presses[i + 1] if i + 1 < len(presses) else p + 0.39
+        burst = [w for w in writes if p < w[0] < until]
+        if not burst:
+            silent += 1
+            continue
+        latencies.append((burst[-1][0] - p) * 1000)
+        costs.append((apply(SSD1306(), burst), len(burst)))
+    check(silent == 0, f"each of the {len(presses)} estimate presses was followed by a burst of writes ({silent} without)")
+    if latencies:
+        worst = max(costs, key=lambda c: at_400k(*c))
+        ms = at_400k(*worst)
+        print(f"      estimate step, press → last byte on i2c-stub: p50 {percentile(latencies, 50):.1f} ms, "
+              f"p99 {percentile(latencies, 99):.1f} ms, max {max(latencies):.1f} ms ({len(latencies)} presses)")
+        print(f"      estimate step on a real bus: {min(c[0] for c in costs)}–{worst[0]} bytes, at most "
+              f"{ms:.1f} ms at 400 kHz, {ms * 4:.1f} ms at 100 kHz")
+        check(ms <= 10, f"every estimate step fits 10 ms at 400 kHz ({worst[0]} bytes at most)")
+    full = apply(SSD1306(), first_burst)
+    print(f"      the box's first frame: {len(first_burst)} writes, {full} bytes = {at_400k(full, len(first_burst)):.1f} ms at 400 kHz, "
+          f"{at_400k(full, len(first_burst)) * 4:.1f} ms at 100 kHz; "
+          f"{(first_burst[-1][0] - first_burst[0][0]) * 1000:.1f} ms first to last write on i2c-stub")
+    check(at_400k(full, len(first_burst)) <= 40, "a full frame with its set-up fits 40 ms at 400 kHz")
+    check(run["static_switches"] == 0, f"the screen thread woke {run['static_switches']} times in 3 s of a static screen (0 expected)")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "oled":
         oled(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif sys.argv[1] == "live":
+        live(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         framebuffer(*sys.argv[2:6])
     sys.exit(1 if failures else 0)
