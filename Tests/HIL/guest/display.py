@@ -213,7 +213,9 @@ def live(trace, steps_path, out_dir):
             break
         first_burst.append(w)
     for step in run["steps"]:
-        upto = next((i for i, w in enumerate(writes) if w[0] > step["at"]), len(writes))
+        # The glass just before the next press: a drawing thread the host starved is late,
+        # never wrong.
+        upto = next((i for i, w in enumerate(writes) if w[0] > step["until"]), len(writes))
         apply(chip, writes[done:upto])
         done = upto
         decoded = chip.frame()
@@ -221,17 +223,22 @@ def live(trace, steps_path, out_dir):
         _, _, expected = read_pbm(f"{out_dir}/live-{step['name']}.expected.pbm")
         diff = differing(decoded, expected)
         check(diff == 0 and chip.on, f"running box, {step['name']} ({step['kind']}): the glass shows the reported screen ({diff} pixels differ), lit")
+    # Bursts: a screen's writes come back to back (about 1 ms on i2c-stub); 0.4 s between presses.
+    bursts = []
+    for w in writes:
+        if not bursts or w[0] - bursts[-1][-1][0] > 0.05:
+            bursts.append([])
+        bursts[-1].append(w)
     presses = run["estimate_presses"]
-    latencies, costs, silent = [], [], 0
-    for i, p in enumerate(presses):
-        until = presses[i + 1] if i + 1 < len(presses) else p + 0.39
-        burst = [w for w in writes if p < w[0] < until]
-        if not burst:
-            silent += 1
+    latencies, costs, late = [], [], 0
+    for p in presses:
+        burst = next((b for b in bursts if b[0][0] > p), None)
+        if burst is None or burst[-1][0] - p > 2.0:
+            late += 1
             continue
         latencies.append((burst[-1][0] - p) * 1000)
         costs.append((apply(SSD1306(), burst), len(burst)))
-    check(silent == 0, f"each of the {len(presses)} estimate presses was followed by a burst of writes ({silent} without)")
+    check(late == 0, f"each of the {len(presses)} estimate presses was drawn within 2 s ({late} not)")
     if latencies:
         worst = max(costs, key=lambda c: at_400k(*c))
         ms = at_400k(*worst)

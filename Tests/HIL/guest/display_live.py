@@ -50,6 +50,13 @@ def last_screen():
 steps = []
 
 
+def tap(line, hold=0.08):
+    """A press; the step before it ends here (its screen must be on the glass until now)."""
+    if steps:
+        steps[-1].setdefault("until", now())
+    return box.tap(line, hold)
+
+
 def settle(name, seconds=1.0):
     """Waits for the screen to settle, then notes the time and what the glass must show."""
     time.sleep(seconds)
@@ -71,21 +78,22 @@ before = screen_thread_switches(pid)
 time.sleep(3.0)
 static_switches = screen_thread_switches(pid) - before
 
-box.tap(LOCK)
+tap(LOCK)
 settle("estimating")
 estimate_presses = []
 for i in range(20):
-    estimate_presses.append(box.tap(UP if i % 2 == 0 else DOWN))
+    estimate_presses.append(tap(UP if i % 2 == 0 else DOWN))
     time.sleep(0.4)
-box.tap(UP)
+tap(UP)
 settle("estimating-up")
-locked = box.tap(LOCK)
+locked = tap(LOCK)
 settle("active")
 time.sleep(max(0.0, locked + 3.0 - now()))
-box.tap(STOP, hold=0.04)
+tap(STOP, hold=0.04)
 settle("reveal", 2.0)
-box.tap(LOCK)
+tap(LOCK)
 settle("summary", 1.5)
+steps[-1]["until"] = now()
 watch.terminate()
 watch.wait()
 print(json.dumps({"steps": steps, "estimate_presses": estimate_presses, "static_switches": static_switches}))
