@@ -12,15 +12,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int qb_i2c_open(const char *path, int address) {
+// Opens a device for writing, or -errno. Only a character device: a regular file or FIFO
+// named in a profile must not be written.
+static int open_char_device(const char *path) {
     int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return -errno;
     struct stat st;
-    // Only a character device: a regular file or FIFO named in a profile must not be written.
     if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
         close(fd);
         return -ENOTTY;
     }
+    return fd;
+}
+
+int qb_i2c_open(const char *path, int address) {
+    int fd = open_char_device(path);
+    if (fd < 0) return fd;
     if (ioctl(fd, I2C_SLAVE, (unsigned long)address) < 0) {
         int err = errno;
         close(fd);
@@ -64,13 +71,8 @@ int qb_i2c_write_block(int fd, uint8_t command, const uint8_t *bytes, int count)
 
 int qb_fb_open(const char *path, qb_fb_info *info) {
     memset(info, 0, sizeof *info);
-    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return -errno;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
-        close(fd);
-        return -ENOTTY;
-    }
+    int fd = open_char_device(path);
+    if (fd < 0) return fd;
     struct fb_var_screeninfo var;
     struct fb_fix_screeninfo fix;
     memset(&var, 0, sizeof var);

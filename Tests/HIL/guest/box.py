@@ -3,7 +3,7 @@
 Presses are pulls written to sim_gpioK/pull (buttons are active-low: pull-down = pressed);
 press times are read on CLOCK_MONOTONIC right before the write, the clock the kernel stamps
 the edges with. Output levels are read from sim_gpioK/value."""
-import os, sys, threading, time
+import os, subprocess, sys, threading, time
 
 LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, BUZZER = range(8)
 OUTPUTS = (RED, GREEN, BLUE, BUZZER)
@@ -68,6 +68,22 @@ class Box:
             if time.monotonic() > deadline:
                 sys.exit("the box never showed a quest (LED_BLUE stayed off)")
             time.sleep(0.01)
+
+
+def start_watch(qb, data, watch_out, seconds=60):
+    """`questbox watch --json` on the running box, its lines into `watch_out`: waits for the
+    box's socket, then for watch's hello (it has connected). Returns the process."""
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(os.path.join(data, "questbox.sock")):
+        if time.monotonic() > deadline:
+            sys.exit("the box never opened its socket")
+        time.sleep(0.05)
+    watch = subprocess.Popen([qb, "watch", "--json", "--data", data], stdout=open(watch_out, "wb"), stderr=subprocess.PIPE)
+    while os.path.getsize(watch_out) == 0:
+        if watch.poll() is not None or time.monotonic() > deadline:
+            sys.exit("watch did not connect: " + (watch.stderr.read().decode() if watch.poll() is not None else "no hello"))
+        time.sleep(0.05)
+    return watch
 
 
 class OutputRecorder(threading.Thread):

@@ -9,22 +9,13 @@ press. It also counts the drawing thread's context switches over 3 s of a static
 Prints JSON: the steps, the estimate presses, the screen thread's switches while static.
 usage: display_live.py SYSFS QUESTBOX DATA OUT_DIR DAEMON_PID"""
 import json, os, subprocess, sys, time
-from box import Box, LOCK, STOP, UP, DOWN, now
+from box import Box, LOCK, STOP, UP, DOWN, now, start_watch
 
 sysfs, qb, data, out, pid = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 box = Box(sysfs)
 
-deadline = time.monotonic() + 60
-while not os.path.exists(os.path.join(data, "questbox.sock")):
-    if time.monotonic() > deadline:
-        sys.exit("the box never opened its socket")
-    time.sleep(0.05)
 watch_out = os.path.join(data, "watch.jsonl")
-watch = subprocess.Popen([qb, "watch", "--json", "--data", data], stdout=open(watch_out, "wb"), stderr=subprocess.PIPE)
-while os.path.getsize(watch_out) == 0:
-    if watch.poll() is not None or time.monotonic() > deadline:
-        sys.exit("watch did not connect")
-    time.sleep(0.05)
+watch = start_watch(qb, data, watch_out)
 box.wait_for_quest()
 
 

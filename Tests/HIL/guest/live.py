@@ -7,23 +7,13 @@ up and no routine, and `questbox watch --json` connected:
      from the capture by the caller) while its light still shows.
 Prints JSON: import → light latency, the presses, the daemon's pid at start and end.
 usage: live.py SYSFS QUESTBOX DATA ROUTINE_FILE WATCH_OUT"""
-import json, os, subprocess, sys, time
-from box import Box, OutputRecorder, LOCK, STOP, BLUE, now
+import json, subprocess, sys, time
+from box import Box, OutputRecorder, LOCK, STOP, BLUE, now, start_watch
 
 sysfs, qb, data, routine, watch_out = sys.argv[1:6]
 box = Box(sysfs)
 
-# The socket is there once the box is up; `watch` has connected once it printed the hello.
-deadline = time.monotonic() + 60
-while not os.path.exists(os.path.join(data, "questbox.sock")):
-    if time.monotonic() > deadline:
-        sys.exit("the box never opened its socket")
-    time.sleep(0.05)
-watch = subprocess.Popen([qb, "watch", "--json", "--data", data], stdout=open(watch_out, "wb"), stderr=subprocess.PIPE)
-while os.path.getsize(watch_out) == 0:
-    if watch.poll() is not None or time.monotonic() > deadline:
-        sys.exit("watch did not connect: " + (watch.stderr.read().decode() if watch.poll() is not None else "no hello"))
-    time.sleep(0.05)
+watch = start_watch(qb, data, watch_out)
 time.sleep(0.3)
 if box.value(BLUE):
     sys.exit("the quest light is on before any routine was imported")
