@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "ScreenRender", dependencies: ["QuestCore"]),
         // The screen's devices: an SSD1306/SH1106 over i2c-dev, or a framebuffer (ioctls in C).
         .target(name: "CDisplay"),
-        .target(name: "Display", dependencies: ["CDisplay", "ScreenRender", "BoardProfile", "QuestCore"]),
+        .target(name: "Display", dependencies: ["CDisplay", "CSystemClock", "ScreenRender", "BoardProfile", "QuestCore"]),
         // The routine format the parent writes (JSON file, web form): parsed strictly, checked field by field.
         .target(name: "RoutineFormat", dependencies: ["QuestCore"]),
         // libgpiod 1.6 (v1 API) or 2.x (v2 API): the shim picks at compile time.

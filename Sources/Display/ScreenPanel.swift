@@ -1,4 +1,5 @@
 import CDisplay
+import CSystemClock
 import Glibc
 import QuestCore
 import ScreenRender
@@ -56,8 +57,6 @@ public final class ScreenPanel: @unchecked Sendable {
         condition.deallocate()
         mutex.deallocate()
     }
-
-    public var summary: String { screen.summary }
 
     /// Starts the drawing thread; false (and one report) when the system refuses a thread.
     @discardableResult
@@ -208,9 +207,6 @@ public final class ScreenPanel: @unchecked Sendable {
         _ = pthread_cond_timedwait(condition, mutex, &at)
     }
 
-    static func monotonicNow() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
+    /// The box's CLOCK_MONOTONIC reading, the clock the condition variable waits on.
+    static func monotonicNow() -> Int64 { questbox_monotonic_nanos() }
 }

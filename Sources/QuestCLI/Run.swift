@@ -98,7 +98,8 @@ struct RunCommand: ParsableCommand {
             logger.warning("display unavailable, the box goes on without its screen", metadata: ["error": "\(error)"])
             return nil
         }
-        let idle = config.idleOffMinutes > 0 ? Int64(config.idleOffMinutes) * 60_000_000_000 : nil
+        // 0 minutes: never dark (the panel reads 0 as no limit).
+        let idle = Int64(config.idleOffMinutes) * 60_000_000_000
         let panel = ScreenPanel(screen: screen, width: config.width, height: config.height, idleOffNanos: idle) { line in
             logger.warning("display", metadata: ["problem": "\(line)"])
         }
