@@ -1,3 +1,4 @@
+import Foundation
 import Yams
 
 /// The box's own screen (SPEC §2), from the profile's `display:` section: a 128×64 or
@@ -31,10 +32,56 @@ public struct DisplayConfig: Equatable, Sendable {
     public var contrast: Int
     /// Minutes without a press or reminder before the screen goes dark (OLED burn-in); 0 never.
     public var idleOffMinutes: Int
+    /// Night hours in wall-clock time (OLED burn-in, a dark bedroom): the screen stays dark
+    /// unless a press lights it for a minute; nil for none.
+    public var night: NightHours? = nil
+}
+
+/// A daily span of wall-clock minutes, "21:30-07:00"; it may cross midnight. Wall time is
+/// right here: night is a calendar fact, and a clock change moves it as it moves bedtime.
+public struct NightHours: Equatable, Sendable, CustomStringConvertible {
+    public let startMinute: Int
+    public let endMinute: Int
+
+    public init?(startMinute: Int, endMinute: Int) {
+        guard (0..<1440).contains(startMinute), (0..<1440).contains(endMinute), startMinute != endMinute else { return nil }
+        self.startMinute = startMinute
+        self.endMinute = endMinute
+    }
+
+    /// "HH:MM-HH:MM", 24-hour; nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        func minute(_ part: Substring) -> Int? {
+            let hm = part.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+            guard hm.count == 2, hm[1].count == 2, (1...2).contains(hm[0].count),
+                  hm.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                  let h = Int(hm[0]), let m = Int(hm[1]), h < 24, m < 60 else { return nil }
+            return h * 60 + m
+        }
+        guard parts.count == 2, let start = minute(parts[0]), let end = minute(parts[1]) else { return nil }
+        self.init(startMinute: start, endMinute: end)
+    }
+
+    /// Whether a second of the day (0..<86400, wall clock) is in the night, and how many
+    /// seconds until that changes (at least 1).
+    public func state(atSecondOfDay second: Int) -> (isNight: Bool, secondsUntilChange: Int) {
+        let s = ((second % 86_400) + 86_400) % 86_400
+        let start = startMinute * 60, end = endMinute * 60
+        let isNight = start < end ? (s >= start && s < end) : (s >= start || s < end)
+        let next = isNight ? end : start
+        let until = (next - s + 86_400) % 86_400
+        return (isNight, max(1, until))
+    }
+
+    public var description: String {
+        func hm(_ m: Int) -> String { (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)" }
+        return "\(hm(startMinute))-\(hm(endMinute))"
+    }
 }
 
 extension DisplayConfig {
-    static let keys: Set<String> = ["type", "i2c_bus", "address", "framebuffer", "width", "height", "rotation", "contrast", "idle_off_minutes"]
+    static let keys: Set<String> = ["type", "i2c_bus", "address", "framebuffer", "width", "height", "rotation", "contrast", "idle_off_minutes", "night"]
     static let oledAddresses = [0x3C, 0x3D]
 
     /// The `display:` section, checked like the rest of the profile; nil when there is none.
@@ -59,6 +106,13 @@ extension DisplayConfig {
         var config = DisplayConfig(
             kind: kind, i2cBus: nil, address: nil, framebuffer: nil, width: width, height: height, rotation: rotation,
             contrast: contrast, idleOffMinutes: idleOff)
+        if section["night"] != nil {
+            let text = try BoardProfile.requiredText(section, "night", prefix: "display.", fail: fail)
+            guard let night = NightHours(text) else {
+                throw fail("display.night", "\(String(text.prefix(40)).debugDescription) is not a span of hours like 21:30-07:00 (24-hour, start and end differ)")
+            }
+            config.night = night
+        }
 
         switch kind {
         case .ssd1306, .sh1106:
@@ -106,7 +160,7 @@ extension DisplayConfig {
 
     /// One line for `boards validate`: "ssd1306 128×64 at 0x3c on the I2C adapter "SMBus stub driver"".
     public var summary: String {
-        let size = "\(width)×\(height)\(rotation == 0 ? "" : " rotated \(rotation)°")"
+        let size = "\(width)×\(height)\(rotation == 0 ? "" : " rotated \(rotation)°")\(night.map { ", dark \($0)" } ?? "")"
         switch kind {
         case .framebuffer:
             return "framebuffer \"\(framebuffer ?? "")\" \(size)"
@@ -119,5 +173,20 @@ extension DisplayConfig {
             }
             return "\(kind.rawValue) \(size) at 0x\(String(address ?? 0, radix: 16)) on \(bus)"
         }
+    }
+}
+
+extension NightHours {
+    /// Night or not at `date` in `calendar`'s time zone, and the seconds until that changes,
+    /// counted to the next wall-clock edge so that a DST change in the night is honoured.
+    public func state(at date: Date, calendar: Calendar) -> (isNight: Bool, secondsUntilChange: Double) {
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
+        let second = (parts.hour ?? 0) * 3_600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0)
+        let now = state(atSecondOfDay: second)
+        let edge = now.isNight ? endMinute : startMinute
+        let next = calendar.nextDate(
+            after: date, matching: DateComponents(hour: edge / 60, minute: edge % 60, second: 0), matchingPolicy: .nextTime)
+        let seconds = next.map { $0.timeIntervalSince(date) } ?? Double(now.secondsUntilChange)
+        return (now.isNight, max(1, seconds))
     }
 }

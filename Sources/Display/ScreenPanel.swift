@@ -11,9 +11,17 @@ import ScreenRender
 /// (OLED burn-in) and lights at the next one. A failing screen is reported once, and again
 /// only when it answers after that; the box goes on either way.
 ///
+/// At night (`night`, wall-clock hours) it is dark unless a press lights it: new screens are
+/// drawn but stay dark, and a press lights it for `nightLitNanos` (or the idle time if
+/// shorter). With no idle limit it lights again when the night ends.
+///
 /// Idle, the thread sleeps on a condition variable with no timeout (lit with no idle limit,
-/// or dark): a static screen costs no wake-ups. Lit with a limit, it wakes once, to go dark.
+/// or dark): a static screen costs no wake-ups. Lit with a limit, it wakes once, to go dark;
+/// with night hours, once more where night begins or (always lit by day) ends.
 public final class ScreenPanel: @unchecked Sendable {
+    /// Whether it is night now, and in how many nanoseconds that changes (at least 1 s).
+    public typealias NightClock = @Sendable () -> (isNight: Bool, nanosUntilChange: Int64)
+
     // Everything below `mutex` is read and written with it held; `screen` only by the thread.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -30,11 +38,20 @@ public final class ScreenPanel: @unchecked Sendable {
     private let height: Int
     private let idleOffNanos: Int64?
     private let report: @Sendable (String) -> Void
+    private let night: NightClock?
+    private let nightLitNanos: Int64
     private var thread = pthread_t()
     private var failing = false
 
-    /// `idleOffNanos`: nil or 0 keeps it lit. `report`: one line for the log.
-    public init(screen: BoxScreen, width: Int, height: Int, idleOffNanos: Int64?, report: @escaping @Sendable (String) -> Void) {
+    /// `idleOffNanos`: nil or 0 keeps it lit. `night`: nil for no night hours.
+    /// `report`: one line for the log.
+    public init(
+        screen: BoxScreen, width: Int, height: Int, idleOffNanos: Int64?,
+        night: NightClock? = nil, nightLitNanos: Int64 = 60_000_000_000,
+        report: @escaping @Sendable (String) -> Void
+    ) {
+        self.night = night
+        self.nightLitNanos = max(1, nightLitNanos)
         self.screen = screen
         self.width = width
         self.height = height
@@ -152,29 +169,59 @@ public final class ScreenPanel: @unchecked Sendable {
         }
     }
 
-    /// Sleeps until there is something to do: a screen, a wake-up, the idle deadline, the end.
+    /// Sleeps until there is something to do: a screen, a wake-up, the idle deadline, the
+    /// night's edges, the end.
     private func nextWork() -> Work {
         locked {
             while true {
                 if stopping { return .end }
+                let now = Self.monotonicNow()
+                // Never closer than 1 ms: a clock that says "now" must not spin the thread.
+                let hours = night.map { clock in let h = clock(); return (isNight: h.isNight, nanosUntilChange: max(h.nanosUntilChange, 1_000_000)) }
+                let isNight = hours?.isNight ?? false
                 if let next = pending {
                     pending = nil
+                    let pressed = woken
                     woken = false
-                    let light = dark
-                    dark = false
+                    // At night a screen alone does not light the glass; a press does.
+                    let light = dark && (pressed || !isNight)
+                    if light { dark = false }
                     return .draw(next, light: light)
                 }
                 if woken {
                     woken = false
                     if dark { dark = false; return .light }
                 }
-                if !dark, let idle = idleOffNanos {
-                    let deadline = lastActivity + idle
-                    if Self.monotonicNow() >= deadline { dark = true; return .darken }
-                    waitLocked(until: deadline)
-                } else {
-                    pthread_cond_wait(condition, mutex)
+                if dark {
+                    // Always lit by day: dark only for the night, lit again when it ends.
+                    if idleOffNanos == nil, let hours {
+                        if !hours.isNight { dark = false; return .light }
+                        waitLocked(until: now + hours.nanosUntilChange)
+                    } else {
+                        pthread_cond_wait(condition, mutex)
+                    }
+                    continue
                 }
+                var deadline: Int64? = nil
+                if isNight {
+                    deadline = lastActivity + min(idleOffNanos ?? nightLitNanos, nightLitNanos)
+                } else {
+                    if let idle = idleOffNanos { deadline = lastActivity + idle }
+                    if let hours { deadline = min(deadline ?? .max, now + hours.nanosUntilChange) }
+                }
+                guard let deadline else {
+                    pthread_cond_wait(condition, mutex)
+                    continue
+                }
+                if now >= deadline {
+                    // A day deadline that was night's edge, with no idle time spent: loop,
+                    // and the night's shorter limit decides.
+                    let idleSpent = idleOffNanos.map { now >= lastActivity + $0 } ?? false
+                    if !isNight && !idleSpent { continue }
+                    dark = true
+                    return .darken
+                }
+                waitLocked(until: deadline)
             }
         }
     }

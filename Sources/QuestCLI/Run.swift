@@ -100,11 +100,19 @@ struct RunCommand: ParsableCommand {
         }
         // 0 minutes: never dark (the panel reads 0 as no limit).
         let idle = Int64(config.idleOffMinutes) * 60_000_000_000
-        let panel = ScreenPanel(screen: screen, width: config.width, height: config.height, idleOffNanos: idle) { line in
+        let nightClock: ScreenPanel.NightClock? = config.night.map { hours in
+            { @Sendable in
+                let state = hours.state(at: Date(), calendar: Calendar.current)
+                return (state.isNight, Int64(state.secondsUntilChange * 1e9))
+            }
+        }
+        let panel = ScreenPanel(screen: screen, width: config.width, height: config.height, idleOffNanos: idle, night: nightClock) { line in
             logger.warning("display", metadata: ["problem": "\(line)"])
         }
         guard panel.start() else { return nil }
-        logger.info("display ready", metadata: ["screen": "\(screen.summary)", "idleOffMinutes": "\(config.idleOffMinutes)"])
+        logger.info("display ready", metadata: [
+            "screen": "\(screen.summary)", "idleOffMinutes": "\(config.idleOffMinutes)", "night": "\(config.night?.description ?? "none")",
+        ])
         return panel
     }
 }

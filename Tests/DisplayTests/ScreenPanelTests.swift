@@ -169,6 +169,74 @@ struct ScreenPanelTests {
         #expect(glass.writes == [Self.frame(ScreenSamples.summary)])
     }
 
+    /// Night until `end` (then day for an hour): a wall clock the test controls.
+    static func night(until end: Date) -> ScreenPanel.NightClock {
+        { @Sendable in
+            let left = end.timeIntervalSinceNow
+            return left > 0 ? (true, Int64(left * 1e9)) : (false, 3_600_000_000_000)
+        }
+    }
+
+    @Test("at night a new screen is drawn but stays dark; a press lights it for the night's short while")
+    func nightStaysDark() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(
+            screen: glass, width: 128, height: 64, idleOffNanos: nil, night: Self.night(until: Date() + 3_600),
+            nightLitNanos: 50_000_000) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        // Lit at start, the night's short limit darkens it even with no idle limit.
+        #expect(glass.wait { $0.contains(.on(false)) })
+        panel.show(ScreenSamples.reveal)
+        #expect(panel.waitUntilDrawn(2, seconds: 10))
+        #expect(panel.state.dark)
+        panel.wake()
+        #expect(glass.wait { $0.count >= 4 })
+        #expect(glass.wait { $0.count >= 5 })
+        panel.stop()
+        #expect(glass.writes == [Self.frame(ScreenSamples.idle), .on(false), Self.frame(ScreenSamples.reveal), .on(true), .on(false)])
+    }
+
+    @Test("a press at night that brings a new screen draws and lights it")
+    func nightPressWithScreen() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(
+            screen: glass, width: 128, height: 64, idleOffNanos: nil, night: Self.night(until: Date() + 3_600),
+            nightLitNanos: 50_000_000) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        #expect(glass.wait { $0.contains(.on(false)) })
+        // The daemon shows the press's screen, then wakes the panel: one frame, lit.
+        let gate = DispatchSemaphore(value: 0)
+        glass.hold(until: gate)
+        panel.show(ScreenSamples.estimating(seconds: 150))
+        panel.wake()
+        gate.signal()
+        #expect(glass.wait { $0.count >= 4 })
+        panel.stop()
+        #expect(Array(glass.writes.prefix(4)) == [Self.frame(ScreenSamples.idle), .on(false), Self.frame(ScreenSamples.estimating(seconds: 150)), .on(true)])
+    }
+
+    @Test("always lit by day: dark when the night begins, lit again when it ends, with nothing pressed")
+    func nightEdges() {
+        let glass = RecordingScreen()
+        // Night from 0.3 s to 0.6 s from now.
+        let start = Date() + 0.3, end = Date() + 0.6
+        let clock: ScreenPanel.NightClock = { @Sendable in
+            let now = Date()
+            if now < start { return (false, Int64(start.timeIntervalSince(now) * 1e9)) }
+            if now < end { return (true, Int64(end.timeIntervalSince(now) * 1e9)) }
+            return (false, 3_600_000_000_000)
+        }
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: 0, night: clock, nightLitNanos: 10_000_000) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.idle)
+        #expect(glass.wait { $0.count >= 3 })
+        panel.stop()
+        #expect(glass.writes == [Self.frame(ScreenSamples.idle), .on(false), .on(true)])
+        #expect(Date() >= end)
+    }
+
     @Test("stop ends the thread; screens after it are not drawn")
     func stops() {
         let glass = RecordingScreen()

@@ -116,6 +116,41 @@ struct BoardProfileTests {
         #expect(fb?.summary == "framebuffer \"vfb\" 320×240")
     }
 
+    @Test("display.night: hours that may cross midnight; night or not at each second, and how long until that changes")
+    func nightHours() throws {
+        let profile = try BoardProfile.parse(Self.good + "\ndisplay: {type: ssd1306, i2c_bus: 1, night: 21:30-07:00}", file: "t.yaml")
+        let night = try #require(profile.display?.night)
+        #expect(night.description == "21:30-07:00")
+        #expect(profile.display?.summary == "ssd1306 128×64, dark 21:30-07:00 at 0x3c on /dev/i2c-1")
+        #expect(night.state(atSecondOfDay: 21 * 3_600 + 29 * 60 + 59) == (false, 1))
+        #expect(night.state(atSecondOfDay: 21 * 3_600 + 30 * 60) == (true, 9 * 3_600 + 30 * 60))
+        #expect(night.state(atSecondOfDay: 0) == (true, 7 * 3_600))
+        #expect(night.state(atSecondOfDay: 7 * 3_600) == (false, 14 * 3_600 + 30 * 60))
+        // Within one day (a nap, a school): no crossing of midnight.
+        let day = try #require(NightHours("1:00-05:15"))
+        #expect(day.state(atSecondOfDay: 30) == (false, 3_570))
+        #expect(day.state(atSecondOfDay: 5 * 3_600 + 14 * 60) == (true, 60))
+        #expect(day.state(atSecondOfDay: 5 * 3_600 + 15 * 60) == (false, 19 * 3_600 + 45 * 60))
+        #expect(NightHours("23:59-00:00") != nil && NightHours("00:00-00:00") == nil && NightHours("-") == nil)
+    }
+
+    @Test("display.night across DST in Berlin: the spring night is an hour shorter, the autumn one an hour longer, to the wall-clock edge")
+    func nightHoursDST() throws {
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let night = try #require(NightHours("21:30-07:00"))
+        func at(_ iso: String) throws -> Date { try Date(iso, strategy: .iso8601) }
+        // 2026-03-28 21:30 CET (20:30Z) → 2026-03-29 07:00 CEST (05:00Z): 8 h 30 min.
+        let spring = night.state(at: try at("2026-03-28T20:30:00Z"), calendar: berlin)
+        #expect(spring.isNight && spring.secondsUntilChange == 8.5 * 3_600)
+        // 2026-10-24 21:30 CEST (19:30Z) → 2026-10-25 07:00 CET (06:00Z): 10 h 30 min.
+        let autumn = night.state(at: try at("2026-10-24T19:30:00Z"), calendar: berlin)
+        #expect(autumn.isNight && autumn.secondsUntilChange == 10.5 * 3_600)
+        // Across the year's end: 2026-12-31 20:00 CET is day, and night begins in 1 h 30 min.
+        let newYear = night.state(at: try at("2026-12-31T19:00:00Z"), calendar: berlin)
+        #expect(!newYear.isNight && newYear.secondsUntilChange == 1.5 * 3_600)
+    }
+
     @Test("each Pi profile's commented OLED section, uncommented, is an SSD1306 at 0x3c on /dev/i2c-1 (SDA GPIO2, SCL GPIO3)")
     func piProfilesOLED() throws {
         for name in ["rpi4", "rpi5", "rpi-zero2w"] {
@@ -130,6 +165,7 @@ struct BoardProfileTests {
             }.joined(separator: "\n")
             let display = try BoardProfile.parse(uncommented, file: "\(name).yaml").display
             #expect(display?.kind == .ssd1306 && display?.i2cBus == .number(1) && display?.address == 0x3C, "\(name)")
+            #expect(display?.night?.description == "21:30-07:00", "\(name): dark at night")
             #expect(try BoardProfile.load(path: "\(boards)/\(name).yaml").display == nil, "\(name) ships without a screen")
         }
     }
@@ -155,6 +191,12 @@ struct BoardProfileTests {
             ("display: {type: none, i2c_bus: 1}", "t.yaml: display.i2c_bus: not used with type none"),
             ("display: {type: ssd1306, i2c_bus: 1, colour: white}", "t.yaml: display.colour: unknown field"),
             ("display: oled", "t.yaml: display: expected a mapping"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"22:00\"}", "t.yaml: display.night: \"22:00\" is not a span of hours like 21:30-07:00"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"24:00-07:00\"}", "t.yaml: display.night: \"24:00-07:00\" is not a span"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"7:00-7:00\"}", "t.yaml: display.night: \"7:00-7:00\" is not a span"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"21:3-07:00\"}", "t.yaml: display.night: \"21:3-07:00\" is not a span"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"2١:30-07:00\"}", "t.yaml: display.night: \"2١:30-07:00\" is not a span"),
+            ("display: {type: ssd1306, i2c_bus: 1, night: \"21:30-07:00\\u0007\"}", "t.yaml: display.night: \"21:30-07:00\\u{07}\" is not a span"),
         ]
         for (section, expected) in cases { Self.expectRefused(Self.good + "\n" + section, expected) }
     }
