@@ -23,8 +23,14 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
     var held: Set<String> = []
     var outputs: [String: Bool] = [:]
     var lastDrawn = ""
+    let view: TerminalView?
 
-    public init(profile: BoardProfile, input: Int32 = STDIN_FILENO, clock: SystemClock, write: @escaping (String) -> Void, onQuit: @escaping () -> Void) {
+    /// `view`: the full-screen view the lights are drawn in; nil prints a line per change.
+    public init(
+        profile: BoardProfile, input: Int32 = STDIN_FILENO, clock: SystemClock, view: TerminalView? = nil,
+        write: @escaping (String) -> Void, onQuit: @escaping () -> Void
+    ) {
+        self.view = view
         self.profile = profile
         self.input = input
         self.clock = clock
@@ -103,6 +109,10 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
             let ansi = (r ? 1 : 0) + (g ? 2 : 0) + (b ? 4 : 0)
             led = color == .off ? "○ off" : "\u{1B}[9\(ansi)m●\u{1B}[0m \(color.rawValue)"
         }
+        if let view {
+            view.lights(led: led, buzzer: on("buzzer"))
+            return
+        }
         let status = "  LED \(led)   buzzer \(on("buzzer") ? "≋ on" : "– off")"
         if status != lastDrawn {
             lastDrawn = status
@@ -148,9 +158,15 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
 /// Screens and sounds written to the terminal (sound itself goes nowhere: the null device).
 public final class TerminalOutput: DisplayOutput, SoundOutput {
     let write: (String) -> Void
-    public init(write: @escaping (String) -> Void) { self.write = write }
+    let view: TerminalView?
+    /// `view`: the full-screen view; nil prints each screen and sound as lines.
+    public init(view: TerminalView? = nil, write: @escaping (String) -> Void) {
+        self.view = view
+        self.write = write
+    }
 
     public func show(_ screen: Screen, notice: String?) {
+        if let view { return view.show(screen, notice: notice) }
         write("")
         for line in screen.textLines { write("│ \(DisplayText.escaped(line))") }
         if let notice { write("│ ⚠ \(notice)") }
@@ -158,5 +174,9 @@ public final class TerminalOutput: DisplayOutput, SoundOutput {
 
     private var muted = false
     public func apply(soundEnabled: Bool, volumePercent: Int) { muted = !soundEnabled }
-    public func play(_ sound: SoundID) { write(muted ? "  ♪ \(sound.rawValue) (muted)" : "  ♪ \(sound.rawValue)") }
+    public func play(_ sound: SoundID) {
+        let text = muted ? "\(sound.rawValue) (muted)" : sound.rawValue
+        if let view { return view.sound(text) }
+        write("  ♪ \(text)")
+    }
 }

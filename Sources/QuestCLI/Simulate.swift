@@ -131,8 +131,15 @@ extension SimulateCommand {
         logger.logLevel = .warning
         final class Quit: @unchecked Sendable { var daemon: BoxDaemon? }
         let quit = Quit()
-        let terminal = TerminalGPIO(profile: profile, clock: clock, write: out, onQuit: { quit.daemon?.requestShutdown() })
-        let output = TerminalOutput(write: out)
+        // A terminal gets one view redrawn in place; a pipe gets one line per event.
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        let view = raw.isRaw && isatty(STDOUT_FILENO) == 1 && !term.isEmpty && term != "dumb"
+            ? TerminalView(
+                title: "simulated box on \(profile.name)", keys: TerminalGPIO.help,
+                write: { FileHandle.standardOutput.write(Data($0.utf8)) }, size: Self.terminalSize)
+            : nil
+        let terminal = TerminalGPIO(profile: profile, clock: clock, view: view, write: out, onQuit: { quit.daemon?.requestShutdown() })
+        let output = TerminalOutput(view: view, write: out)
         // The real engine, on the null device unless asked otherwise: the same path as the box.
         let settings = try db.settings()
         let audio = EngineSoundOutput.start(
@@ -148,10 +155,24 @@ extension SimulateCommand {
             board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]), display: output,
             calendar: Calendar.current, control: control, logger: logger)
         quit.daemon = daemon
-        out(TerminalGPIO.help)
+        if let view {
+            view.begin()
+        } else {
+            out(TerminalGPIO.help)
+        }
+        defer {
+            view?.end()
+            out("bye")
+        }
         try daemon.run(handleSignals: true)
         try db.close()
-        out("bye")
+    }
+
+    /// The terminal's columns and rows now (80×24 when it will not say).
+    @Sendable static func terminalSize() -> (columns: Int, rows: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
     }
 }
 

@@ -174,6 +174,51 @@ struct InteractiveSimulateTests {
         #expect(out.prefix(2 * 4_800).allSatisfy { $0 == 0 }, "silence while idle at start")
     }
 
+    @Test("#14 in a terminal (a pty): one view redrawn in place on the alternate screen — the frame, the LED row rewritten where it stands, the play stored; the shell's screen back at the end")
+    func fullScreenInATerminal() throws {
+        let questbox = productPath("questbox")
+        let dir = temporaryDirectory()
+        let routine = (dir as NSString).appendingPathComponent("daily.json")
+        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
+        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        #expect(try runProcess(questbox, ["settings", "set", "reminders", "false", "--data", dir]).status == 0)
+        // util-linux's script gives the box a real terminal of 140×45 (bsdutils is essential in Debian).
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qfec", "stty cols 140 rows 45; exec '\(questbox)' simulate --data '\(dir)'", "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
+        env["TERM"] = "xterm"
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        for (k, pause) in [("l", 1.0), ("l", 0.4), ("s", 2.3), ("q", 0.6)] {
+            usleep(UInt32(pause * 1e6))
+            input.fileHandleForWriting.write(Data(k.utf8))
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(p.terminationStatus == 0, "\(text.suffix(400))")
+        #expect(text.contains("\u{1B}[?1049h") && text.contains("\u{1B}[?1049l"), "the alternate screen, entered and left")
+        #expect(text.components(separatedBy: "\u{1B}[2J").count == 2, "cleared once: everything after is redrawn in place")
+        // Every LED/buzzer/sound row was written at the same row: nothing scrolls.
+        let statusRows = Set(text.components(separatedBy: "\u{1B}[").compactMap { piece -> Substring? in
+            guard let h = piece.firstIndex(of: "H"), piece[piece.index(after: h)...].hasPrefix("  LED ") else { return nil }
+            return piece[..<h]
+        })
+        #expect(statusRows == ["36;1"], "\(statusRows)")
+        #expect(text.components(separatedBy: "  LED ").count > 3, "the LED row was redrawn as it changed")
+        #expect(text.contains("┌" + String(repeating: "─", count: 128) + "┐"), "the frame in half blocks, 128 columns")
+        #expect(text.contains("sound ♪ reveal_"), "the reveal's sound on the status row")
+        #expect(!text.contains("│ TimeQuest · Level"), "no line-per-event output in a terminal")
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
+        #expect(try db.estimations().count == 1)
+    }
+
     @Test("SIGTERM reaches the loop, not the audio thread: outputs off, exit 0")
     func sigterm() throws {
         let (p, input, output) = try launchInteractive(["--data", temporaryDirectory()])
