@@ -48,7 +48,7 @@ public final class PanelDisplayOutput: DisplayOutput {
     }
     public func show(_ screen: Screen, notice: String?) {
         other.show(screen, notice: notice)
-        panel.show(screen)
+        panel.show(screen, notice: notice)
     }
     public func wake() {
         other.wake()

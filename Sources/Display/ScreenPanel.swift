@@ -25,7 +25,7 @@ public final class ScreenPanel: @unchecked Sendable {
     // Everything below `mutex` is read and written with it held; `screen` only by the thread.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var pending: Screen?
+    private var pending: (screen: Screen, notice: String?)?
     private var woken = false
     private var lastActivity: Int64
     private var stopping = false
@@ -103,10 +103,11 @@ public final class ScreenPanel: @unchecked Sendable {
     }
 
     /// Draws `screen` as soon as the thread gets to it (after the LED, buzzer and sound the
-    /// event loop has already set), lighting the panel if it was dark.
-    public func show(_ screen: Screen) {
+    /// event loop has already set), lighting the panel if it was dark. `notice`: a line the
+    /// box adds below any screen (a play not saved yet), as on every surface.
+    public func show(_ screen: Screen, notice: String? = nil) {
         locked {
-            pending = screen
+            pending = (screen, notice)
             lastActivity = Self.monotonicNow()
             pthread_cond_signal(condition)
         }
@@ -151,7 +152,7 @@ public final class ScreenPanel: @unchecked Sendable {
 
     // MARK: the drawing thread
 
-    private enum Work { case draw(Screen, light: Bool), light, darken, end }
+    private enum Work { case draw(Screen, notice: String?, light: Bool), light, darken, end }
 
     private func drawLoop() {
         // Its own name in /proc/PID/task/*/comm: the HIL counts this thread's wake-ups.
@@ -159,8 +160,8 @@ public final class ScreenPanel: @unchecked Sendable {
         while true {
             switch nextWork() {
             case .end: return
-            case .draw(let next, let light):
-                let frame = ScreenRenderer.render(next, width: width, height: height)
+            case .draw(let next, let notice, let light):
+                let frame = ScreenRenderer.render(next, notice: notice, width: width, height: height)
                 attempt { try screen.show(frame); if light { try screen.setOn(true) } }
                 locked { drawn += 1; pthread_cond_broadcast(condition) }
             case .light: attempt { try screen.setOn(true) }
@@ -186,7 +187,7 @@ public final class ScreenPanel: @unchecked Sendable {
                     // At night a screen alone does not light the glass; a press does.
                     let light = dark && (pressed || !isNight)
                     if light { dark = false }
-                    return .draw(next, light: light)
+                    return .draw(next.screen, notice: next.notice, light: light)
                 }
                 if woken {
                     woken = false

@@ -81,8 +81,8 @@ struct DisplayCommand: ParsableCommand {
             } catch {
                 throw CLIError("\(error)")
             }
-            let screen = try Self.screen(in: bytes, file: file)
-            let pbm = ScreenRenderer.render(screen, width: 128, height: height).pbm
+            let (screen, notice) = try Self.screen(in: bytes, file: file)
+            let pbm = ScreenRenderer.render(screen, notice: notice, width: 128, height: height).pbm
             guard let to else { print(pbm, terminator: ""); return }
             do {
                 try Data(pbm.utf8).write(to: URL(fileURLWithPath: to), options: .atomic)
@@ -92,17 +92,24 @@ struct DisplayCommand: ParsableCommand {
             print("\(ScreenPayload(screen).kind) screen drawn to \(to)")
         }
 
-        /// The screen in a watch line (`{"type": "event", "screen": {…}}`) or on its own.
-        static func screen(in bytes: [UInt8], file: String) throws -> Screen {
-            struct Line: Decodable { var screen: ScreenPayload }
+        /// The screen in a watch line (`{"type": "event", "screen": {…}, "notice": …}`, the
+        /// notice drawn below it as the box draws it) or on its own.
+        static func screen(in bytes: [UInt8], file: String) throws -> (Screen, notice: String?) {
+            struct Line: Decodable {
+                var screen: ScreenPayload
+                var notice: String?
+            }
             let data = Data(bytes)
             guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
                 throw CLIError("\(file): not a JSON object")
             }
             let decoder = JSONDecoder()
             do {
-                if fields["screen"] != nil { return try decoder.decode(Line.self, from: data).screen.screen }
-                return try decoder.decode(ScreenPayload.self, from: data).screen
+                if fields["screen"] != nil {
+                    let line = try decoder.decode(Line.self, from: data)
+                    return (line.screen.screen, line.notice)
+                }
+                return (try decoder.decode(ScreenPayload.self, from: data).screen, nil)
             } catch let DecodingError.keyNotFound(key, context) {
                 throw CLIError("\(file): \(path(context, key)): missing (not a screen as questbox watch --json prints it)")
             } catch let DecodingError.dataCorrupted(context) {

@@ -304,6 +304,7 @@ enum TraceLine {
         case .revealTimeout: "revealTimeout"
         case .summaryTimeout: "summaryTimeout"
         case .reflectionTimeout: "reflectionTimeout"
+        case .noteTimeout: "noteTimeout"
         case .buttonCheckLimit: "buttonCheckLimit"
         }
     }

@@ -12,92 +12,34 @@ public enum ScreenRenderer {
         public var bottom: [String]
     }
 
-    public static func render(_ screen: Screen, width: Int = 128, height: Int = 64) -> MonoFrame {
-        draw(layout(screen), width: width, height: height)
+    public static func render(_ screen: Screen, notice: String? = nil, width: Int = 128, height: Int = 64) -> MonoFrame {
+        draw(layout(screen, notice: notice), width: width, height: height)
     }
 
-    public static func layout(_ screen: Screen) -> Layout {
-        switch screen {
-        case .idle(let s):
-            let selected = s.selectedIndex.flatMap { s.quests.indices.contains($0) ? s.quests[$0] : nil } ?? s.quests.first
-            var bottom: [String] = []
-            if let notice = s.notice {
-                bottom.append(notice)
-            } else if s.reflection != nil {
-                bottom.append("Your week waits!")
-            } else if let selected, selected.playedToday {
-                bottom.append("Done today ✓")
-            }
-            if selected != nil { bottom.append(s.quests.count > 1 ? "UP/DN pick · LOCK go" : "Press LOCK to start") }
-            return Layout(
-                top: ["Lvl \(s.level) · \(s.streakText)"],
-                big: selected?.name ?? "No quests today",
-                bottom: bottom)
-        case .estimating(let s):
-            return Layout(
-                top: [s.questName, "Task \(s.taskNumber)/\(s.taskCount): \(s.taskName)"],
-                big: DurationText.clock(seconds: s.estimateSeconds),
-                bottom: [s.hint ?? "How long? Set a guess", "UP/DN set · LOCK go"])
-        case .active(let s):
-            return Layout(
-                top: [s.questName, "Task \(s.taskNumber)/\(s.taskCount): \(s.taskName)"],
-                big: "Go!",
-                bottom: ["Your guess: \(DurationText.clock(seconds: s.estimateSeconds))", "Press STOP when done"])
-        case .reveal(let s):
-            var xp = "+\(s.xpGained) XP"
-            if s.isPersonalBest { xp += " · New best!" }
-            return Layout(
-                top: [s.taskName],
-                big: s.isCalibration ? "Noted" : bigWords(s.rating),
-                bottom: ["Guess \(clock(s.estimatedSeconds)), took \(clock(s.actualSeconds))", xp])
-        case .summary(let s):
-            var bottom = [s.streakMilestone.map { "\($0)-day streak!" } ?? s.streakText]
-            if let best = s.personalBests.first {
-                bottom.append(s.personalBests.count == 1 ? "New best: \(best)" : "\(s.personalBests.count) new bests!")
-            } else {
-                bottom.append("Level \(s.level) · \(Int((s.levelProgress * 100).rounded(.down)))% of it")
-            }
-            return Layout(
-                top: ["\(s.questName) done!"],
-                big: s.leveledUp ? "Level \(s.level)!" : "+\(s.sessionXP) XP",
-                bottom: bottom)
-        case .reflection(let r):
-            return Layout(
-                top: ["Your week", "\(CountText.counted(r.questsCompleted, "quest")) · \(r.streakContextString)"],
-                big: "\(Int(r.averageAccuracy.rounded()))%",
-                bottom: [r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy", "Any button: go on"])
-        }
+    /// The shared words (`Screen.words`) placed for the glass: what is about, the big item,
+    /// then the lines and the button hint as far as they fit. `notice` (a play not saved
+    /// yet) comes first below, as on every surface.
+    public static func layout(_ screen: Screen, notice: String? = nil) -> Layout {
+        let words = screen.words
+        return Layout(top: words.top, big: words.big, bottom: (notice.map { [$0] } ?? []) + words.lines + (words.hint.map { [$0] } ?? []))
     }
 
-    static func bigWords(_ rating: AccuracyRating) -> String {
-        switch rating {
-        case .spotOn: "Spot on!"
-        case .close: "Close!"
-        case .off: "Off"
-        case .wayOff: "Way off"
-        }
-    }
-
-    /// M:SS of a measured duration, rounded to the second (one format on every screen).
-    static func clock(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "?" }
-        return DurationText.clock(seconds: Int(min(max(seconds, 0), 359_999).rounded()))
-    }
-
-    /// Places a layout: on 64 rows, two lines of words, the big item at the largest size
-    /// (3×, 2×, then 1× cut with …) that fits, two lines below; on 32 rows, one line, the
-    /// big item at 2× at most, the last line.
+    /// Places a layout: on 64 rows, two rows of words above, the big item at the largest size
+    /// (3×, 2×, then 1× cut with …) that fits, two rows below; on 32 rows, one row above and
+    /// one below. Below, the lines come in order, a line too long for one row wrapping onto
+    /// the next at a space, until the rows are full (so a long notice is read whole and the
+    /// button hint gives way to it).
     public static func draw(_ layout: Layout, width: Int, height: Int) -> MonoFrame {
         var frame = MonoFrame(width: width, height: height)
         let line = PixelFont.lineHeight
         let compact = frame.height < 48
         let top = compact ? Array(layout.top.prefix(1)) : Array(layout.top.prefix(2))
-        let bottom = compact ? Array(layout.bottom.suffix(1)) : Array(layout.bottom.prefix(2))
+        let bottom = rows(layout.bottom, count: compact ? 1 : 2, width: frame.width)
         for (i, text) in top.enumerated() {
             frame.draw(TextLayout.fitted(text, width: frame.width), x: 0, y: i * line)
         }
         for (i, text) in bottom.enumerated() {
-            frame.draw(TextLayout.fitted(text, width: frame.width), x: 0, y: frame.height - (bottom.count - i) * line + 1)
+            frame.draw(text, x: 0, y: frame.height - (bottom.count - i) * line + 1)
         }
         if let big = layout.big {
             let above = top.count * line, below = frame.height - bottom.count * line
@@ -110,5 +52,29 @@ public enum ScreenRenderer {
             frame.draw(text, x: x, y: y, scale: scale)
         }
         return frame
+    }
+
+    /// `lines` laid into at most `count` rows of `width` pixels: whole lines while they fit,
+    /// a long one wrapped at spaces into the rows left, the last row cut with "…".
+    static func rows(_ lines: [String], count: Int, width: Int) -> [String] {
+        let room = max(1, TextLayout.capacity(width, scale: 1))
+        var out: [String] = []
+        for text in lines where out.count < count {
+            var rest = Substring(text)
+            while !rest.isEmpty && out.count < count {
+                if rest.count <= room || out.count == count - 1 {
+                    out.append(TextLayout.fitted(String(rest), width: width))
+                    break
+                }
+                // The last space that keeps the row within the room; none: cut mid-word.
+                let window = rest.prefix(room + 1)
+                let cut = window.lastIndex(of: " ").flatMap { $0 > rest.startIndex ? $0 : nil } ?? rest.index(rest.startIndex, offsetBy: room)
+                var row = String(rest[..<cut])
+                while row.last == " " { row.removeLast() }
+                out.append(row)
+                rest = rest[cut...].drop { $0 == " " }
+            }
+        }
+        return out
     }
 }

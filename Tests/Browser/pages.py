@@ -167,12 +167,12 @@ def follow_a_quest(path):
     check("Box offline" not in idle, f"/kiosk: offline although the box runs: {idle!r}")
     delays = {}
     delays["lock"], screen = after_press(path, "lock", lambda t: t != idle, "the next screen")
-    if "Press any button to go on" in screen:
+    if "Your week" in screen:
         # The week's first press shows last week's card (REFL-1); lock then starts the quest.
         delays["start"], estimating = after_press(path, "lock", lambda t: t != screen, "the estimate screen")
     else:
         estimating = screen
-    check("How long will it take?" in estimating, f"/kiosk: not the estimate screen: {estimating!r}")
+    check("How long? Set a guess" in estimating, f"/kiosk: not the estimate screen: {estimating!r}")
     delays["lock in"], active = after_press(path, "lock", lambda t: t != estimating, "the running task")
     # GAME-2: while the task runs the screen stays the same, with no clock or count on it.
     time.sleep(2.5)       # past the 2 s accidental-stop guard, so the stop below counts

@@ -52,7 +52,7 @@ struct OLEDDriverTests {
 
     static let reveal = ScreenRenderer.render(.reveal(RevealScreen(
         taskName: "Tooth Time", estimatedSeconds: 150, actualSeconds: 161.4, differenceSeconds: -11.4, accuracyPercent: 92.9,
-        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "11s under"), xpGained: 25, isPersonalBest: true,
+        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "0:11 short"), xpGained: 25, isPersonalBest: true,
         isCalibration: false, isLastTask: false)))
 
     @Test("start sets the SSD1306 up, draws the frame while dark, then lights it: the decoded glass is the frame")

@@ -98,6 +98,18 @@ struct ScreenPanelTests {
         #expect(glass.writes == [Self.frame(ScreenSamples.idle), Self.frame(ScreenSamples.estimating(seconds: 150))])
     }
 
+    @Test("a play not saved yet: the notice is drawn on the glass below the screen, as on every surface")
+    func notice() {
+        let glass = RecordingScreen()
+        let panel = ScreenPanel(screen: glass, width: 128, height: 64, idleOffNanos: nil) { _ in }
+        panel.start()
+        panel.show(ScreenSamples.reveal, notice: "Not saved yet: the box keeps this play and tries again")
+        #expect(panel.waitUntilDrawn(1, seconds: 10))
+        panel.stop()
+        #expect(glass.writes == [.frame(ScreenRenderer.render(
+            ScreenSamples.reveal, notice: "Not saved yet: the box keeps this play and tries again", width: 128, height: 64))])
+    }
+
     @Test("screens that arrive while a frame is on the bus are skipped for the newest")
     func newestOnly() {
         let glass = RecordingScreen()

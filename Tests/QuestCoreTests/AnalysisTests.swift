@@ -144,13 +144,13 @@ struct InsightTests {
     @Test("HINT-1: median of the last 5 actuals, only with 5 non-calibration estimations, and can be off")
     func hint() {
         #expect(ContextualHint.text(recentActuals: [240, 245, 250, 230], enabled: true) == nil)
-        #expect(ContextualHint.text(recentActuals: [900, 230, 240, 245, 250, 30], enabled: true) == "Last 5 times this took about 4m")
+        #expect(ContextualHint.text(recentActuals: [900, 230, 240, 245, 250, 30], enabled: true) == "Last 5 times this took about 4:00")
         #expect(ContextualHint.text(recentActuals: [230, 240, 245, 250, 30], enabled: false) == nil)
         let s = history([(300, 230), (300, 240), (300, 245), (300, 250)], task: "Shower")
             + history([(300, 900), (300, 900)], task: "Shower", calibration: true)
         let key = s[0].taskKey
         #expect(ContextualHint.hint(forTaskKey: key, snapshots: s) == nil)
         let five = s + [snap("Shower", est: 300, act: 1000, on: at(2026, 4, 1, 8, 0, cal))]
-        #expect(ContextualHint.hint(forTaskKey: key, snapshots: five) == "Last 5 times this took about 4m")
+        #expect(ContextualHint.hint(forTaskKey: key, snapshots: five) == "Last 5 times this took about 4:00")
     }
 }

@@ -448,7 +448,7 @@ struct MachineTests {
         #expect(box.sounds.filter { $0 == .personalBest }.count == 1)
         box.tap(.lock, at: t); t += second
         guard case .estimating(let withHint)? = box.lastScreen else { Issue.record("no screen"); return }
-        #expect(withHint.hint == "Last 5 times this took about 2m 45s")  // median 160 s, to the nearest 15 s
+        #expect(withHint.hint == "Last 5 times this took about 2:45")  // median 160 s, to the nearest 15 s
 
         var off = Box()
         off.sim = QuestSimulator(state: { var st = box.sim.state; st.world.settings.hintsEnabled = false; st.phase = .idle(selectedRoutineID: nil, notice: nil); st.debouncer = ButtonDebouncer(windowNanos: 30 * milli); return st }(), wallClockStart: at(2026, 6, 10, 7, 0, Box.cal))

@@ -82,14 +82,15 @@ struct FeedbackTests {
         }
     }
 
-    @Test("difference reads as 2m 5s over / 40s under / exactly right")
+    @Test("#14 the difference is said of the guess, as a clock: 2:05 long / 0:40 short / exactly right")
     func differenceText() {
         let over = FeedbackGenerator.feedback(for: TimeEstimationScorer.score(estimated: 425, actual: 300), isCalibration: false)
-        #expect(over.detail == "2m 5s over")
+        #expect(over.detail == "2:05 long")
         let under = FeedbackGenerator.feedback(for: TimeEstimationScorer.score(estimated: 260, actual: 300), isCalibration: false)
-        #expect(under.detail == "40s under")
+        #expect(under.detail == "0:40 short")
         #expect(DurationText.difference(0.3) == "exactly right")
-        #expect(DurationText.difference(-3725) == "1h 2m under")
+        #expect(DurationText.difference(-3725) == "1:02:05 short")
+        #expect(DurationText.difference(.nan) == "?" && DurationText.difference(-1e300) == "99:59:59 short")
         #expect(DurationText.format(seconds: 120) == "2m")
     }
 
@@ -100,7 +101,7 @@ struct FeedbackTests {
         #expect(!CalibrationTracker.isCalibrationSession(completedSessionsBefore: 3))
         let f = FeedbackGenerator.feedback(for: TimeEstimationScorer.score(estimated: 100, actual: 300), isCalibration: true)
         #expect(f.headline == "Just learning your patterns…")
-        #expect(f.detail == "3m 20s under")
+        #expect(f.detail == "3:20 short")
         #expect(CalibrationTracker.remainingCalibrationSessions(completedSessions: 1) == 2)
         #expect(CalibrationTracker.remainingCalibrationSessions(completedSessions: 7) == 0)
     }

@@ -22,17 +22,31 @@ struct ScreenRendererTests {
     static let summary = ScreenSamples.summary
     static let idle = ScreenSamples.idle
 
-    static let cases: [(name: String, screen: Screen, height: Int)] = [
-        ("idle", idle, 64), ("estimating", estimating, 64), ("estimating-long-names", longName, 64),
-        ("estimating-other-scripts", otherScripts, 64), ("active", active, 64), ("reveal", reveal, 64),
-        ("summary", summary, 64), ("estimating-128x32", estimating, 32),
-        ("estimating-step", ScreenSamples.estimating(seconds: 165), 64),
+    /// The screens with a word that only some moments have: HINT-1's hint (wrapped over the
+    /// two rows below), a refused press at the estimate's floor and inside GAME-4's guard.
+    static func estimating(hint: String) -> Screen {
+        .estimating(EstimatingScreen(
+            questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: hint.hasPrefix("Shortest") ? 15 : 150,
+            hint: hint))
+    }
+    static let justStarted = Screen.active(ActiveScreen(
+        questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150, note: ScreenPhrases.justStarted))
+
+    static let cases: [(name: String, screen: Screen, height: Int, notice: String?)] = [
+        ("idle", idle, 64, nil), ("estimating", estimating, 64, nil), ("estimating-long-names", longName, 64, nil),
+        ("estimating-other-scripts", otherScripts, 64, nil), ("active", active, 64, nil), ("reveal", reveal, 64, nil),
+        ("summary", summary, 64, nil), ("estimating-128x32", estimating, 32, nil),
+        ("estimating-step", ScreenSamples.estimating(seconds: 165), 64, nil),
+        ("estimating-hint", estimating(hint: ContextualHint.text(recentActuals: [120, 115, 130, 125, 118], enabled: true) ?? ""), 64, nil),
+        ("estimating-floor", estimating(hint: ScreenPhrases.shortestGuess(15)), 64, nil),
+        ("active-just-started", justStarted, 64, nil),
+        ("reveal-not-saved", reveal, 64, "Not saved yet: the box keeps this play and tries again"),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)
     func committedPicture(_ index: Int) throws {
-        let (name, screen, height) = Self.cases[index]
-        let frame = ScreenRenderer.render(screen, width: 128, height: height)
+        let (name, screen, height, notice) = Self.cases[index]
+        let frame = ScreenRenderer.render(screen, notice: notice, width: 128, height: height)
         let file = Self.frames.appendingPathComponent("\(name).pbm")
         if ProcessInfo.processInfo.environment["QUESTBOX_WRITE_FRAMES"] == "1" {
             try frame.pbm.write(to: file, atomically: true, encoding: .utf8)
@@ -78,7 +92,24 @@ struct ScreenRendererTests {
         let reveal = Screen.reveal(RevealScreen(
             taskName: "", estimatedSeconds: .nan, actualSeconds: .infinity, differenceSeconds: 0, accuracyPercent: 0, rating: .wayOff,
             feedback: Feedback(headline: "", detail: ""), xpGained: 0, isPersonalBest: false, isCalibration: true, isLastTask: true))
-        #expect(ScreenRenderer.layout(reveal).bottom[0] == "Guess ?, took ?")
+        #expect(ScreenRenderer.layout(reveal).top[1] == "Guess ?, took ?")
+    }
+
+    @Test("#14 the rows below: whole lines while they fit, a long one wrapped at a space, the last row cut with …; a notice comes first")
+    func rowsBelow() {
+        #expect(ScreenRenderer.rows(["How long? Set a guess", "UP/DN set · LOCK go"], count: 2, width: 128) == ["How long? Set a guess", "UP/DN set · LOCK go"])
+        #expect(ScreenRenderer.rows(["Last 5 times this took about 2:00", "UP/DN set · LOCK go"], count: 2, width: 128)
+            == ["Last 5 times this", "took about 2:00"])
+        #expect(ScreenRenderer.rows(["Not saved yet: the box keeps this play and tries again"], count: 2, width: 128)
+            == ["Not saved yet: the", "box keeps this play…"])
+        #expect(ScreenRenderer.rows(["Averyveryverylongwordwithoutanyspaces!!", "x"], count: 2, width: 128)
+            == ["Averyveryverylongword", "withoutanyspaces!!"])
+        #expect(ScreenRenderer.rows(["a", "b", "c"], count: 1, width: 128) == ["a"])
+        #expect(ScreenRenderer.rows([""], count: 2, width: 128) == [])
+        #expect(ScreenRenderer.rows(["   "], count: 2, width: 0).count <= 2)
+        let notice = "Not saved yet: the box keeps this play and tries again"
+        #expect(ScreenRenderer.layout(ScreenSamples.reveal, notice: notice).bottom.first == notice)
+        #expect(ScreenRenderer.render(ScreenSamples.reveal, notice: notice) != ScreenRenderer.render(ScreenSamples.reveal))
     }
 
     static func differences(_ a: MonoFrame, _ b: MonoFrame) -> Int {

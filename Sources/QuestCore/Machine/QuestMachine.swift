@@ -13,6 +13,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case summaryTimeout
     /// REFL-1: the weekly reflection goes away by itself if nobody presses.
     case reflectionTimeout
+    /// A refused stop's "Just started!" goes after a moment.
+    case noteTimeout
     /// A button check left open ends by itself (`QuestMachine.buttonCheckLimitNanos`).
     case buttonCheckLimit
 }
@@ -154,6 +156,8 @@ public struct QuestState: Codable, Equatable, Sendable {
 /// and scripted events take exactly the same path.
 public enum QuestMachine: Sendable {
     public static let abandonedNotice = "Quest paused. Pick it up any time."
+    /// How long a refused stop's "Just started!" shows.
+    public static let noteMs: Int64 = 2_000
     public static let tooLongNotice = "That task ran past 3 hours, so it was set aside unscored."
     public static let buttonCheckNotice = "Button check: presses show on the parent's page and start no quest."
     /// A button check nobody ended (a page left open) gives the box back after 10 minutes.
@@ -270,7 +274,12 @@ private struct Reducer {
             guard role == .stop else { return }  // no other button does anything while timing
             emit(.scheduleTimer(.abandonHold, atNanos: t + ms(rules.abandonHoldMs)))
             // GAME-4: a stop within the guard after lock-in is an accident and is ignored.
-            guard t - lock >= ms(state.world.settings.stopGuardMs(rules: rules)) else { return }
+            // The press is seen, though: the screen says so for a moment.
+            guard t - lock >= ms(state.world.settings.stopGuardMs(rules: rules)) else {
+                showActive(run, index, estimate, note: ScreenPhrases.justStarted)
+                emit(.scheduleTimer(.noteTimeout, atNanos: t + ms(QuestMachine.noteMs)))
+                return
+            }
             // The stop edge ends the task (GAME-3); the reveal follows on release, unless the
             // press turns into a 3 s hold to abandon the quest.
             state.phase = .active(run, taskIndex: index, estimateSeconds: estimate, lockNanos: lock, pendingStopNanos: t)
@@ -308,7 +317,12 @@ private struct Reducer {
             guard case .estimating(let run, let index, let estimate) = state.phase,
                   state.debouncer.isPressed(role), let count = state.repeats[role]
             else { return }
-            changeEstimate(run, index, estimate, up: role == .up)
+            // At the limit the hold stops repeating: the screen says why, and no timer
+            // wakes the box for a press that can change nothing.
+            guard changeEstimate(run, index, estimate, up: role == .up) else {
+                state.repeats[role] = nil
+                return
+            }
             state.repeats[role] = count + 1
             emit(.scheduleTimer(.holdRepeat(role), atNanos: t + EstimateStepper.repeatInterval(afterRepeats: count, rules: rules)))
         case .abandonHold:
@@ -328,6 +342,8 @@ private struct Reducer {
             if case .summary = state.phase { enterIdle(notice: nil) }
         case .buttonCheckLimit:
             checkButtons(false, at: t)
+        case .noteTimeout:
+            if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
             if case .reflection(let reflection, let selected) = state.phase {
                 dismiss(reflection)
@@ -472,21 +488,29 @@ private struct Reducer {
         showEstimate(run, index, first)
     }
 
-    mutating func showEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int) {
+    /// `note`: a refused press's cue, said instead of the hint.
+    mutating func showEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int, note: String? = nil) {
         let task = run.routine.tasks[index]
-        let hint = ContextualHint.text(
+        let hint = note ?? ContextualHint.text(
             recentActuals: state.world.taskMemory[task.id]?.recentActuals ?? [], enabled: state.world.settings.hintsEnabled)
         emit(.display(.estimating(EstimatingScreen(
             questName: run.questName, taskName: task.playerFacingName(position: index + 1), taskNumber: index + 1,
             taskCount: run.routine.tasks.count, estimateSeconds: estimate, hint: hint))))
     }
 
-    mutating func changeEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int, up: Bool) {
+    /// One step up or down; false at the limit, where there is no tick and the screen says
+    /// which limit it is (a refused press gets a cue, not silence).
+    @discardableResult
+    mutating func changeEstimate(_ run: QuestRun, _ index: Int, _ estimate: Int, up: Bool) -> Bool {
         let next = up ? EstimateStepper.up(estimate, rules: rules) : EstimateStepper.down(estimate, rules: rules)
-        guard next != estimate else { return }  // at the limit: no tick, nothing changes
+        guard next != estimate else {
+            showEstimate(run, index, estimate, note: up ? ScreenPhrases.longestGuess(estimate) : ScreenPhrases.shortestGuess(estimate))
+            return false
+        }
         state.phase = .estimating(run, taskIndex: index, estimateSeconds: next)
         emit(.playSound(.estimateTick))
         showEstimate(run, index, next)
+        return true
     }
 
     mutating func cancelButtonTimers() {
@@ -507,17 +531,22 @@ private struct Reducer {
     }
 
     mutating func beginActive(_ run: QuestRun, _ index: Int, _ estimate: Int, lock: MonotonicNanos, announce: Bool) {
-        let task = run.routine.tasks[index]
         state.phase = .active(run, taskIndex: index, estimateSeconds: estimate, lockNanos: lock, pendingStopNanos: nil)
         if announce {
             emit(.playSound(.lockIn))
             emit(.buzzer(state.world.settings.estimateReadBack ? .readBack(seconds: estimate) : .tap))
         }
         emit(.led(.active))
+        showActive(run, index, estimate, note: nil)
+        emit(.scheduleTimer(.taskLimit, atNanos: lock + ms(rules.taskLimitMs)))
+    }
+
+    /// GAME-2: the active screen has the guess and no time; `note` a refused press's cue.
+    mutating func showActive(_ run: QuestRun, _ index: Int, _ estimate: Int, note: String?) {
+        let task = run.routine.tasks[index]
         emit(.display(.active(ActiveScreen(
             questName: run.questName, taskName: task.playerFacingName(position: index + 1), taskNumber: index + 1,
-            taskCount: run.routine.tasks.count, estimateSeconds: estimate))))
-        emit(.scheduleTimer(.taskLimit, atNanos: lock + ms(rules.taskLimitMs)))
+            taskCount: run.routine.tasks.count, estimateSeconds: estimate, note: note))))
     }
 
     mutating func finishTask(

@@ -38,6 +38,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .summaryTimeout: 23
         case .reflectionTimeout: 24
         case .buttonCheckLimit: 25
+        case .noteTimeout: 26
         }
     }
 }

@@ -45,6 +45,8 @@ public struct ActiveScreen: Codable, Equatable, Sendable {
     public var taskNumber: Int
     public var taskCount: Int
     public var estimateSeconds: Int
+    /// A refused press seen (GAME-4's guard): "Just started!" for a moment.
+    public var note: String? = nil
 }
 
 public struct RevealScreen: Codable, Equatable, Sendable {
@@ -87,47 +89,7 @@ extension Screen {
         }
     }
 
-    /// Plain text lines for the terminal renderer and logs.
-    public var textLines: [String] {
-        switch self {
-        case .idle(let s):
-            var lines = ["TimeQuest · Level \(s.level) (\(Int((s.levelProgress * 100).rounded(.down)))% to next) · \(s.streakText)"]
-            if let notice = s.notice { lines.append(notice) }
-            if s.reflection != nil { lines.append("Your week in review comes with your first quest.") }
-            if s.quests.isEmpty { lines.append("No quests today. Enjoy the day!") }
-            for (i, q) in s.quests.enumerated() {
-                let marker = i == s.selectedIndex ? ">" : " "
-                let badge = q.badge.map { " [\($0)]" } ?? ""
-                lines.append("\(marker) \(q.name)\(badge)\(q.playedToday ? " ✓" : "")")
-            }
-            if s.calibrationSessionsLeft > 0 {
-                lines.append("Learning your patterns: \(CountText.counted(s.calibrationSessionsLeft, "quest")) to go")
-            }
-            return lines
-        case .estimating(let s):
-            var lines = ["\(s.questName) · task \(s.taskNumber) of \(s.taskCount)", s.taskName,
-                         "How long will it take?  \(DurationText.clock(seconds: s.estimateSeconds))"]
-            if let hint = s.hint { lines.append(hint) }
-            return lines
-        case .active(let s):
-            return ["\(s.questName) · task \(s.taskNumber) of \(s.taskCount)", s.taskName,
-                    "Go! Your guess: \(DurationText.format(seconds: Double(s.estimateSeconds))). Press STOP when done."]
-        case .reveal(let s):
-            var lines = [s.taskName, s.feedback.headline,
-                         "Guess \(DurationText.format(seconds: s.estimatedSeconds)) · took \(DurationText.format(seconds: s.actualSeconds)) · \(s.feedback.detail)",
-                         "+\(s.xpGained) XP"]
-            if s.isPersonalBest { lines.append("Personal best!") }
-            return lines
-        case .summary(let s):
-            var lines = ["\(s.questName) complete!", "+\(s.sessionXP) XP · total \(s.totalXP)",
-                         "Level \(s.level) (\(Int((s.levelProgress * 100).rounded(.down)))% to next)\(s.leveledUp ? " · LEVEL UP!" : "")",
-                         s.streakText]
-            if !s.personalBests.isEmpty { lines.append("Personal best: " + s.personalBests.joined(separator: ", ")) }
-            if let m = s.streakMilestone { lines.append("\(m)-day streak!") }
-            if s.calibrationSessionsLeft > 0 { lines.append("Still learning your patterns: \(s.calibrationSessionsLeft) to go") }
-            return lines
-        case .reflection(let r):
-            return r.summaryLines + ["Press any button to go on."]
-        }
-    }
+    /// Plain text lines for the terminal, the kiosk page and logs: the shared words in
+    /// reading order (`ScreenWords`).
+    public var textLines: [String] { words.all }
 }

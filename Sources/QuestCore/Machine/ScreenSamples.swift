@@ -15,7 +15,7 @@ public enum ScreenSamples {
     public static func estimating(seconds: Int) -> Screen {
         .estimating(EstimatingScreen(
             questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: seconds,
-            hint: "Last 5 times: about 2m"))
+            hint: nil))
     }
 
     public static let active = Screen.active(ActiveScreen(
@@ -23,7 +23,7 @@ public enum ScreenSamples {
 
     public static let reveal = Screen.reveal(RevealScreen(
         taskName: "Tooth Time", estimatedSeconds: 150, actualSeconds: 161.4, differenceSeconds: -11.4, accuracyPercent: 92.9,
-        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "11s under"), xpGained: 25, isPersonalBest: true,
+        rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "0:11 short"), xpGained: 25, isPersonalBest: true,
         isCalibration: false, isLastTask: false))
 
     public static let summary = Screen.summary(SummaryScreen(

@@ -13,11 +13,22 @@ public enum DurationText: Sendable {
         return "\(total)s"
     }
 
-    /// A signed difference as the reveal says it: "2m 5s over", "40s under", "exactly right".
+    /// A signed difference said of the guess, as the reveal says it (one duration format on
+    /// every screen): "0:11 short" (the guess was under the time taken), "2:05 long",
+    /// "exactly right".
     public static func difference(_ differenceSeconds: Double) -> String {
+        guard differenceSeconds.isFinite else { return "?" }
         let rounded = differenceSeconds.rounded()
         if rounded == 0 { return "exactly right" }
-        return format(seconds: abs(rounded)) + (rounded > 0 ? " over" : " under")
+        return clock(seconds: Int(min(abs(rounded), 359_999))) + (rounded > 0 ? " long" : " short")
+    }
+
+    /// `approximate` as a clock, for the screens' "about 2:45".
+    public static func approximateClock(seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        let grain: Double = seconds < 120 ? 5 : (seconds < 600 ? 15 : 60)
+        let rounded = max(grain, (min(seconds, 359_999) / grain).rounded() * grain)
+        return clock(seconds: Int(rounded))
     }
 
     /// A rounded figure for "about X" texts: 5 s under 2 min, 15 s under 10 min, minutes above.

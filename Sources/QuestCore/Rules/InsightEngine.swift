@@ -179,7 +179,7 @@ public enum ContextualHint: Sendable {
 
     public static func text(recentActuals: [Double], enabled: Bool) -> String? {
         guard enabled, let median = medianOfRecent(recentActuals) else { return nil }
-        return "Last 5 times this took about \(DurationText.approximate(seconds: median))"
+        return "Last 5 times this took about \(DurationText.approximateClock(seconds: median))"
     }
 
     /// Convenience over full history: the hint for one task.

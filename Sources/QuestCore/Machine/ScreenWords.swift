@@ -1,0 +1,143 @@
+/// The words of every screen, shared by every surface (SPEC §2): the OLED draws `top`,
+/// `big` and the first rows of `lines` + `hint`; the terminal, the kiosk page and the logs
+/// show them all in that order, with `more` (what only a larger surface has room for)
+/// before the hint. Written for a 13-year-old on a 21-character line: durations always as
+/// a clock (2:30), the guess's error said of the guess ("0:11 short"), level progress
+/// within the level, and the button to press wherever a choice is waiting.
+public struct ScreenWords: Equatable, Sendable {
+    /// What the screen is about: at most two short lines.
+    public var top: [String]
+    /// The one thing in big type: the estimate, the rating, the XP.
+    public var big: String?
+    /// What it means, most important first.
+    public var lines: [String]
+    /// Lines only a larger surface shows (the whole quest list, the feedback sentence).
+    public var more: [String]
+    /// Which button does what, where a choice waits.
+    public var hint: String?
+
+    public init(top: [String], big: String?, lines: [String], more: [String] = [], hint: String?) {
+        self.top = top
+        self.big = big
+        self.lines = lines
+        self.more = more
+        self.hint = hint
+    }
+
+    /// Every line, in reading order (terminal, kiosk, logs).
+    public var all: [String] { top + (big.map { [$0] } ?? []) + lines + more + (hint.map { [$0] } ?? []) }
+}
+
+/// Shared phrases (one wording wherever they appear).
+public enum ScreenPhrases {
+    public static let noQuests = "No quests today"
+    public static let doneToday = "Done today ✓"
+    public static let weekWaits = "Your week waits!"
+    public static let howLong = "How long? Set a guess"
+    public static let pickOrGo = "UP/DN pick · LOCK go"
+    public static let start = "LOCK: start quest"
+    public static let setGuess = "UP/DN set · LOCK go"
+    public static let stopWhenDone = "STOP when done"
+    public static let anyButton = "Any button: go on"
+    /// GAME-4: a stop inside the guard after lock-in is ignored; this says it was seen.
+    public static let justStarted = "Just started!"
+
+    /// Progress within the level (0 % again after a level-up), "Lvl 2 · 40% to Lvl 3".
+    public static func level(_ level: Int, progress: Double) -> String {
+        let percent = progress.isFinite ? Int((min(max(progress, 0), 1) * 100).rounded(.down)) : 0
+        return "Lvl \(level) · \(percent)% to Lvl \(level + 1)"
+    }
+
+    /// The refused press at the estimate's limit (the box's range, SPEC §2 steps).
+    public static func shortestGuess(_ seconds: Int) -> String { "Shortest guess \(DurationText.clock(seconds: seconds))" }
+    public static func longestGuess(_ seconds: Int) -> String { "Longest guess \(DurationText.clock(seconds: seconds))" }
+
+    /// A measured duration as a clock, rounded to the second ("?" for a value that is not a time).
+    public static func clock(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        return DurationText.clock(seconds: Int(min(max(seconds, 0), 359_999).rounded()))
+    }
+
+    public static func ratingWords(_ rating: AccuracyRating) -> String {
+        switch rating {
+        case .spotOn: "Spot on!"
+        case .close: "Close!"
+        case .off: "Off"
+        case .wayOff: "Way off"
+        }
+    }
+}
+
+extension Screen {
+    public var words: ScreenWords {
+        typealias P = ScreenPhrases
+        switch self {
+        case .idle(let s):
+            let selected = s.selectedIndex.flatMap { s.quests.indices.contains($0) ? s.quests[$0] : nil } ?? s.quests.first
+            var lines: [String] = []
+            if let notice = s.notice { lines.append(notice) }
+            if s.reflection != nil { lines.append(P.weekWaits) }
+            if let selected, selected.playedToday { lines.append(P.doneToday) }
+            var more: [String] = s.reflection == nil ? [] : ["Your week in review comes with your first quest."]
+            if s.quests.count > 1 {
+                for (i, q) in s.quests.enumerated() {
+                    let badge = q.badge.map { " [\($0)]" } ?? ""
+                    more.append("\(i == s.selectedIndex ? ">" : " ") \(q.name)\(badge)\(q.playedToday ? " ✓" : "")")
+                }
+            }
+            if s.calibrationSessionsLeft > 0 {
+                more.append("Learning your timing: \(CountText.counted(s.calibrationSessionsLeft, "quest")) to go")
+            }
+            return ScreenWords(
+                top: [P.level(s.level, progress: s.levelProgress), s.streakText],
+                big: selected?.name ?? P.noQuests,
+                lines: lines, more: more,
+                hint: selected == nil ? nil : (s.quests.count > 1 ? P.pickOrGo : P.start))
+        case .estimating(let s):
+            return ScreenWords(
+                top: [s.questName, "Task \(s.taskNumber)/\(s.taskCount): \(s.taskName)"],
+                big: DurationText.clock(seconds: s.estimateSeconds),
+                lines: [s.hint ?? P.howLong],
+                hint: P.setGuess)
+        case .active(let s):
+            // GAME-2: the guess, never a clock, countdown or elapsed time.
+            return ScreenWords(
+                top: [s.questName, "Task \(s.taskNumber)/\(s.taskCount): \(s.taskName)"],
+                big: "Go!",
+                lines: [s.note ?? "Your guess: \(DurationText.clock(seconds: s.estimateSeconds))"],
+                hint: P.stopWhenDone)
+        case .reveal(let s):
+            var xp = "+\(s.xpGained) XP"
+            if s.isPersonalBest { xp += " · New best!" }
+            return ScreenWords(
+                top: [s.taskName, "Guess \(P.clock(s.estimatedSeconds)), took \(P.clock(s.actualSeconds))"],
+                big: s.isCalibration ? "Noted" : P.ratingWords(s.rating),
+                lines: [s.isCalibration ? "Learning your timing" : "Guess was \(s.feedback.detail)", xp],
+                more: [s.feedback.headline],
+                hint: P.anyButton)
+        case .summary(let s):
+            var lines = [s.streakMilestone.map { "\($0)-day streak!" } ?? s.streakText]
+            if let best = s.personalBests.first {
+                lines.append(s.personalBests.count == 1 ? "New best: \(best)" : "\(s.personalBests.count) new bests!")
+            }
+            lines.append(P.level(s.level, progress: s.levelProgress))
+            var more = ["+\(s.sessionXP) XP · \(s.totalXP) XP in all"]
+            if s.personalBests.count > 1 { more.append("New bests: " + s.personalBests.joined(separator: ", ")) }
+            if s.calibrationSessionsLeft > 0 {
+                more.append("Learning your timing: \(CountText.counted(s.calibrationSessionsLeft, "quest")) to go")
+            }
+            return ScreenWords(
+                top: ["\(s.questName) done!"],
+                big: s.leveledUp ? "Level \(s.level)!" : "+\(s.sessionXP) XP",
+                lines: lines, more: more,
+                hint: P.anyButton)
+        case .reflection(let r):
+            return ScreenWords(
+                top: ["Your week \(r.weekIdentifier)", "\(CountText.counted(r.questsCompleted, "quest")) · \(r.streakContextString)"],
+                big: "\(Int(r.averageAccuracy.rounded()))%",
+                lines: [r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy"],
+                more: Array(r.summaryLines.dropFirst(2)),
+                hint: P.anyButton)
+        }
+    }
+}
