@@ -3,6 +3,8 @@
 # watching the same gpio-sim chip in one VM run. Prints a Markdown table (docs/hil.md shows the
 # latest). Not part of CI: about 10 minutes, plus a release build the first time.
 #   Tests/HIL/figures.sh
+#   FIGURES_BOARD=questbox-sim-oled Tests/HIL/figures.sh   the same with the box drawing every
+#       screen on an SSD1306 (i2c-stub at 0x3c), to show its timing is unchanged (#14)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
@@ -18,7 +20,9 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/figures-run "$bin" "$venv" > "$out"
+board=${FIGURES_BOARD:-questbox-sim}
+[[ -f Boards/$board.yaml ]] || { echo "figures: no board profile Boards/$board.yaml" >&2; exit 1; }
+Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -29,7 +33,9 @@ def pct(v, p):
 def row(name, a, b): print(f"| {name} | {a} | {b} |")
 print(f"Measured in one VM run: Debian's 6.1 kernel under qemu TCG (2 vCPUs on a {sys.argv[3]}-core {sys.argv[2]} host), gpio-sim, snd-aloop.")
 print(f"capture gaps (recorder overruns): {r['capture_gaps']}")
-print("questbox: release build (Swift runtime linked statically), `questbox run` on the questbox-sim board. gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
+print(f"questbox: release build (Swift runtime linked statically), `questbox run` on the {r['board']} board"
+      f"{', drawing every screen on ' + r['display'] + ' (its own thread)' if r['display'] else ''}. "
+      "gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
 print("| figure | questbox | gpiozero |")
 print("|---|---|---|")
 for key, name in (("timing", "timing error, 200 intervals of 0.5–30 s, from the traced edges: p50 / p99 / max (ms)"),
