@@ -189,16 +189,22 @@ struct ScreenPanelTests {
         }
     }
 
-    @Test("at night a new screen is drawn but stays dark; a press lights it for the night's short while")
-    func nightStaysDark() {
-        let glass = RecordingScreen()
+    /// A panel with no idle limit in the middle of the night, past the idle screen it showed
+    /// lit at start: the night's short limit (50 ms here) has darkened it.
+    static func darkAtNight(_ glass: RecordingScreen) -> ScreenPanel {
         let panel = ScreenPanel(
-            screen: glass, width: 128, height: 64, idleOffNanos: nil, night: Self.night(until: Date() + 3_600),
+            screen: glass, width: 128, height: 64, idleOffNanos: nil, night: night(until: Date() + 3_600),
             nightLitNanos: 50_000_000) { _ in }
         panel.start()
         panel.show(ScreenSamples.idle)
-        // Lit at start, the night's short limit darkens it even with no idle limit.
         #expect(glass.wait { $0.contains(.on(false)) })
+        return panel
+    }
+
+    @Test("at night a new screen is drawn but stays dark; a press lights it for the night's short while")
+    func nightStaysDark() {
+        let glass = RecordingScreen()
+        let panel = Self.darkAtNight(glass)
         panel.show(ScreenSamples.reveal)
         #expect(panel.waitUntilDrawn(2, seconds: 10))
         #expect(panel.state.dark)
@@ -212,12 +218,7 @@ struct ScreenPanelTests {
     @Test("a press at night that brings a new screen draws and lights it")
     func nightPressWithScreen() {
         let glass = RecordingScreen()
-        let panel = ScreenPanel(
-            screen: glass, width: 128, height: 64, idleOffNanos: nil, night: Self.night(until: Date() + 3_600),
-            nightLitNanos: 50_000_000) { _ in }
-        panel.start()
-        panel.show(ScreenSamples.idle)
-        #expect(glass.wait { $0.contains(.on(false)) })
+        let panel = Self.darkAtNight(glass)
         // The daemon shows the press's screen, then wakes the panel: one frame, lit.
         let gate = DispatchSemaphore(value: 0)
         glass.hold(until: gate)

@@ -121,11 +121,7 @@ struct SimulateTests {
 struct InteractiveSimulateTests {
     @Test("keys drive the real loop: tap, hold with accelerating repeat, lock in, stop; the play is stored")
     func keys() throws {
-        let questbox = productPath("questbox")
-        let dir = temporaryDirectory()
-        let routine = (dir as NSString).appendingPathComponent("daily.json")
-        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
-        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        let dir = try dataWithEverydayRoutine()
         do {
             let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
             try db.updateSettings {
@@ -177,10 +173,7 @@ struct InteractiveSimulateTests {
     @Test("#14 in a terminal (a pty): one view redrawn in place on the alternate screen — the frame, the LED row rewritten where it stands, the play stored; the shell's screen back at the end")
     func fullScreenInATerminal() throws {
         let questbox = productPath("questbox")
-        let dir = temporaryDirectory()
-        let routine = (dir as NSString).appendingPathComponent("daily.json")
-        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
-        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        let dir = try dataWithEverydayRoutine()
         #expect(try runProcess(questbox, ["settings", "set", "reminders", "false", "--data", dir]).status == 0)
         // util-linux's script gives the box a real terminal of 140×45 (bsdutils is essential in Debian).
         let p = Process()
@@ -280,6 +273,15 @@ struct InteractiveSimulateTests {
         #expect(offered, "the imported routine never showed on the box")
         #expect(messages.contains { $0.event == "box" && ($0.box?.dataVersion ?? 0) >= 2 })
         #expect(messages.contains { $0.event == "sound" && $0.sound?.hasPrefix("reveal_") == true })
+    }
+
+    /// A fresh data directory with the test routine imported, active every day.
+    func dataWithEverydayRoutine() throws -> String {
+        let dir = temporaryDirectory()
+        let routine = (dir as NSString).appendingPathComponent("daily.json")
+        #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
+        #expect(try runProcess(productPath("questbox"), ["routine", "import", routine, "--data", dir]).status == 0)
+        return dir
     }
 
     /// `questbox simulate ARGUMENTS` running with keys on a pipe and output (both streams) on another.
