@@ -178,7 +178,12 @@ def follow_a_quest(path):
     time.sleep(2.5)       # past the 2 s accidental-stop guard, so the stop below counts
     later = kiosk_text()
     check(later == active, f"/kiosk: the running task's screen changed by itself: {active!r} → {later!r}")
-    check(not re.search(r"\d+:\d\d|\d+\s*(s|sec|seconds|min)\b", active), f"/kiosk: a time on the running task's screen: {active!r}")
+    # The one number it has is the locked guess, as the estimate screen showed it; nothing
+    # else may look like a time.
+    guess = re.search(r"\b(\d+:\d\d(?::\d\d)?)\b", estimating)
+    check(guess is not None and f"Your guess: {guess.group(1)}" in active, f"/kiosk: the running task does not show the locked guess: {active!r}")
+    rest = active.replace(f"Your guess: {guess.group(1)}", "") if guess else active
+    check(not re.search(r"\d+:\d\d|\d+\s*(s|m|h|sec|seconds|min)\b", rest), f"/kiosk: a time on the running task's screen: {active!r}")
     delays["stop"], reveal = after_press(path, "stop", lambda t: t != active, "the reveal")
     check("took" in reveal and "XP" in reveal, f"/kiosk: the reveal shows no result: {reveal!r}")
     sw, sh, vw, vh = size()

@@ -181,6 +181,19 @@ struct WebAppTests {
         }
     }
 
+    @Test("#14 the kiosk says the box's words: the big item as the headline, what it is about above, the not-saved notice first below, then the button hint")
+    func kioskWords() {
+        let notice = "Not saved yet: the box keeps this play and tries again"
+        let view = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.reveal); $0.notice = notice }))
+        #expect(view.kind == "reveal" && view.headline == "Spot on!")
+        #expect(view.above == ["Tooth Time", "Guess 2:30, took 2:41"])
+        #expect(view.lines.first == notice && view.lines.last == "Any button: go on")
+        #expect(view.lines.contains("Guess was 0:11 short"))
+        let idle = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.idle) }))
+        #expect(idle.headline == "Morning Quest" && idle.above?.first == "Lvl 2 · 40% to Lvl 3" && idle.lines.last == "UP/DN pick · LOCK go")
+        #expect(KioskView(.offline(reason: "gone")).above == nil)
+    }
+
     @Test("an event frame is one data line whatever the screen holds; no id or time is added (GAME-2)")
     func kioskEventFrame() {
         let frame = String(buffer: BoxEventRelay.kioskFrame(KioskView(kind: "active", headline: "Go\n<script>x</script>", lines: ["a\r\nb"])))

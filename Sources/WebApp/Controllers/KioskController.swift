@@ -38,17 +38,21 @@ struct SetupCode: ResponseEncodable {
     var code: String
 }
 
-/// One screen as the kiosk page draws it: a kind (for the page's colours), a headline and
-/// the lines below it, the same words as the box's own text screen.
+/// One screen as the kiosk page draws it: a kind (for the page's colours), the small lines
+/// above, the headline (the screen's one big thing) and the lines below it: the same words
+/// as the box's own screen (`Screen.words`), with the "not saved" notice first below.
 struct KioskView: Sendable, Encodable {
     var kind: String
+    /// What the screen is about (quest and task, level and streak); nil when none.
+    var above: [String]?
     var headline: String
     var lines: [String]
     /// Only on the page the box's own screen loads, while a set-up waits; never in events.
     var setupCode: String?
 
-    init(kind: String, headline: String, lines: [String]) {
+    init(kind: String, headline: String, lines: [String], above: [String] = []) {
         self.kind = kind
+        self.above = above.isEmpty ? nil : above
         self.headline = headline
         self.lines = lines
     }
@@ -59,8 +63,13 @@ extension KioskView {
         switch state {
         case .online(let reply):
             if let screen = reply.screen?.screen {
-                let text = screen.textLines
-                self.init(kind: screen.kind, headline: text.first ?? "", lines: Array(text.dropFirst()))
+                let words = screen.words
+                let below = (reply.notice.map { [$0] } ?? []) + words.lines + words.more + (words.hint.map { [$0] } ?? [])
+                if let big = words.big {
+                    self.init(kind: screen.kind, headline: big, lines: below, above: words.top)
+                } else {
+                    self.init(kind: screen.kind, headline: words.top.first ?? "", lines: Array(words.top.dropFirst()) + below)
+                }
             } else {
                 self.init(kind: "starting", headline: "TimeQuest", lines: ["The box is starting."])
             }

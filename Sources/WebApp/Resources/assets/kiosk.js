@@ -7,9 +7,16 @@
   if (!main || !window.EventSource) return;
   function show(view) {
     document.body.className = "kiosk " + String(view.kind || "");
+    const parts = [];
+    for (const line of Array.isArray(view.above) ? view.above : []) {
+      const p = document.createElement("p");
+      p.className = "above";
+      p.textContent = String(line);
+      parts.push(p);
+    }
     const heading = document.createElement("h1");
     heading.textContent = String(view.headline || "");
-    const parts = [heading];
+    parts.push(heading);
     for (const line of Array.isArray(view.lines) ? view.lines : []) {
       const p = document.createElement("p");
       p.textContent = String(line);
