@@ -108,6 +108,11 @@ struct ReminderTests {
         let fired = sim.send(.wallClockTick(atNanos: 30 * 60 * s), at: 30 * 60 * s)
         #expect(reminders(fired) == ["Morning Quest"])
         #expect(fired.contains(.playSound(.questAvailable)) && fired.contains(.led(.reminder)))
+        // #14: the screen says it too (the OLED lights with it), on every surface.
+        let screens = fired.compactMap { if case .display(let screen) = $0 { screen } else { nil } }
+        guard case .idle(let idle)? = screens.last else { Issue.record("no idle screen with the reminder"); return }
+        #expect(idle.quests.first?.reminded == true)
+        #expect(Screen.idle(idle).words.lines.contains("Reminder: time to go!"))
         #expect(reminders(sim.send(.wallClockTick(atNanos: 45 * 60 * s), at: 45 * 60 * s)) == [])
         // Played: the blink ends.
         var t = 50 * 60 * s
@@ -120,6 +125,8 @@ struct ReminderTests {
         guard case .idle = sim.state.phase else { Issue.record("not idle: \(sim.state.phase.name)"); return }
         let lastLED = sim.allEffects.compactMap { if case .led(let p) = $0 { p } else { nil } }.last
         #expect(lastLED == .off)
+        guard case .idle(let after)? = sim.allEffects.compactMap({ if case .display(let screen) = $0 { screen } else { nil } }).last else { return }
+        #expect(after.quests.first?.reminded == nil, "played: no reminder on the screen")
     }
 
     @Test("a reminder never interrupts a quest: it waits for the end, and sounds then only if still due")

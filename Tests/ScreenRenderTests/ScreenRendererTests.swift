@@ -32,6 +32,13 @@ struct ScreenRendererTests {
     static let justStarted = Screen.active(ActiveScreen(
         questName: "Morning Quest", taskName: "Tooth Time", taskNumber: 1, taskCount: 3, estimateSeconds: 150, note: ScreenPhrases.justStarted))
 
+    /// REM-1: the selected quest's reminder sounded.
+    static let idleReminded: Screen = {
+        guard case .idle(var idle) = ScreenSamples.idle else { return ScreenSamples.idle }
+        idle.quests[0].reminded = true
+        return .idle(idle)
+    }()
+
     static let cases: [(name: String, screen: Screen, height: Int, notice: String?)] = [
         ("idle", idle, 64, nil), ("estimating", estimating, 64, nil), ("estimating-long-names", longName, 64, nil),
         ("estimating-other-scripts", otherScripts, 64, nil), ("active", active, 64, nil), ("reveal", reveal, 64, nil),
@@ -41,6 +48,7 @@ struct ScreenRendererTests {
         ("estimating-floor", estimating(hint: ScreenPhrases.shortestGuess(15)), 64, nil),
         ("active-just-started", justStarted, 64, nil),
         ("reveal-not-saved", reveal, 64, "Not saved yet: the box keeps this play and tries again"),
+        ("idle-reminder", idleReminded, 64, nil),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)

@@ -372,10 +372,16 @@ private struct Reducer {
         }
         state.phase = .idle(selectedRoutineID: chosen, notice: notice)
         state.repeats = [:]
-        let options = today.enumerated().map { i, r in
-            QuestOption(routineID: r.id, name: r.playerFacingName(position: i + 1), badge: r.playerBadge, playedToday: playedToday(r.id))
-        }
         soundDueReminders(today)
+        let cal = state.world.calendar
+        func reminding(_ r: Routine) -> Bool {
+            !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true
+        }
+        let options = today.enumerated().map { i, r in
+            QuestOption(
+                routineID: r.id, name: r.playerFacingName(position: i + 1), badge: r.playerBadge, playedToday: playedToday(r.id),
+                reminded: reminding(r) ? true : nil)
+        }
         let profile = state.world.profile
         emit(.display(.idle(IdleScreen(
             quests: options, selectedIndex: today.firstIndex { $0.id == chosen },
@@ -384,10 +390,6 @@ private struct Reducer {
             streakText: streakText(),
             calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules),
             reflection: state.world.pendingReflection, notice: notice))))
-        let cal = state.world.calendar
-        func reminding(_ r: Routine) -> Bool {
-            !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true
-        }
         let toPlay = options.contains { !$0.playedToday }
         if today.count >= 2, let i = today.firstIndex(where: { $0.id == chosen }) {
             // No screen (§2): the light counts which quest is selected.

@@ -16,6 +16,8 @@ public struct QuestOption: Codable, Equatable, Sendable {
     public var name: String
     public var badge: String?
     public var playedToday: Bool
+    /// REM-1: its reminder sounded today and it is not played yet (nil otherwise).
+    public var reminded: Bool? = nil
 }
 
 public struct IdleScreen: Codable, Equatable, Sendable {

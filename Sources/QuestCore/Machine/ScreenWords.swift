@@ -33,6 +33,8 @@ public enum ScreenPhrases {
     public static let noQuests = "No quests today"
     public static let doneToday = "Done today ✓"
     public static let weekWaits = "Your week waits!"
+    /// REM-1: the selected quest's reminder sounded.
+    public static let reminder = "Reminder: time to go!"
     public static let howLong = "How long? Set a guess"
     public static let pickOrGo = "UP/DN pick · LOCK go"
     public static let start = "LOCK: start quest"
@@ -78,11 +80,12 @@ extension Screen {
             if let notice = s.notice { lines.append(notice) }
             if s.reflection != nil { lines.append(P.weekWaits) }
             if let selected, selected.playedToday { lines.append(P.doneToday) }
+            if let selected, selected.reminded == true { lines.append(P.reminder) }
             var more: [String] = s.reflection == nil ? [] : ["Your week in review comes with your first quest."]
             if s.quests.count > 1 {
                 for (i, q) in s.quests.enumerated() {
                     let badge = q.badge.map { " [\($0)]" } ?? ""
-                    more.append("\(i == s.selectedIndex ? ">" : " ") \(q.name)\(badge)\(q.playedToday ? " ✓" : "")")
+                    more.append("\(i == s.selectedIndex ? ">" : " ") \(q.name)\(badge)\(q.playedToday ? " ✓" : "")\(q.reminded == true ? " (reminder)" : "")")
                 }
             }
             if s.calibrationSessionsLeft > 0 {
