@@ -176,18 +176,9 @@ struct InteractiveSimulateTests {
         let dir = try dataWithEverydayRoutine()
         #expect(try runProcess(questbox, ["settings", "set", "reminders", "false", "--data", dir]).status == 0)
         // util-linux's script gives the box a real terminal of 140×45 (bsdutils is essential in Debian).
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-qfec", "stty cols 140 rows 45; exec '\(questbox)' simulate --data '\(dir)'", "/dev/null"]
-        var env = ProcessInfo.processInfo.environment
-        env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
-        env["TERM"] = "xterm"
-        p.environment = env
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = output
-        try p.run()
+        let (p, input, output) = try launch(
+            "/usr/bin/script", ["-qfec", "stty cols 140 rows 45; exec '\(questbox)' simulate --data '\(dir)'", "/dev/null"],
+            environment: ["TERM": "xterm"])
         for (k, pause) in [("l", 1.0), ("l", 0.4), ("s", 2.3), ("q", 0.6)] {
             usleep(UInt32(pause * 1e6))
             input.fileHandleForWriting.write(Data(k.utf8))
@@ -286,11 +277,18 @@ struct InteractiveSimulateTests {
 
     /// `questbox simulate ARGUMENTS` running with keys on a pipe and output (both streams) on another.
     func launchInteractive(_ arguments: [String]) throws -> (process: Process, input: Pipe, output: Pipe) {
+        try launch(productPath("questbox"), ["simulate"] + arguments)
+    }
+
+    /// `executable ARGUMENTS` with the checkout's boards, keys on a pipe and output (both
+    /// streams) on another.
+    func launch(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (process: Process, input: Pipe, output: Pipe) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: productPath("questbox"))
-        p.arguments = ["simulate"] + arguments
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["QUESTBOX_BOARDS"] = "\(packageRoot)/Boards"
+        env.merge(extra) { $1 }
         p.environment = env
         let input = Pipe(), output = Pipe()
         p.standardInput = input
