@@ -54,12 +54,6 @@ public enum ScreenPhrases {
     public static func shortestGuess(_ seconds: Int) -> String { "Shortest guess \(DurationText.clock(seconds: seconds))" }
     public static func longestGuess(_ seconds: Int) -> String { "Longest guess \(DurationText.clock(seconds: seconds))" }
 
-    /// A measured duration as a clock, rounded to the second ("?" for a value that is not a time).
-    public static func clock(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "?" }
-        return DurationText.clock(seconds: Int(min(max(seconds, 0), 359_999).rounded()))
-    }
-
     public static func ratingWords(_ rating: AccuracyRating) -> String {
         switch rating {
         case .spotOn: "Spot on!"
@@ -113,7 +107,7 @@ extension Screen {
             var xp = "+\(s.xpGained) XP"
             if s.isPersonalBest { xp += " · New best!" }
             return ScreenWords(
-                top: [s.taskName, "Guess \(P.clock(s.estimatedSeconds)), took \(P.clock(s.actualSeconds))"],
+                top: [s.taskName, "Guess \(DurationText.clock(measured: s.estimatedSeconds)), took \(DurationText.clock(measured: s.actualSeconds))"],
                 big: s.isCalibration ? "Noted" : P.ratingWords(s.rating),
                 lines: [s.isCalibration ? "Learning your timing" : "Guess was \(s.feedback.detail)", xp],
                 more: [s.feedback.headline],

@@ -20,22 +20,31 @@ public enum DurationText: Sendable {
         guard differenceSeconds.isFinite else { return "?" }
         let rounded = differenceSeconds.rounded()
         if rounded == 0 { return "exactly right" }
-        return clock(seconds: Int(min(abs(rounded), 359_999))) + (rounded > 0 ? " long" : " short")
+        return clock(measured: abs(rounded)) + (rounded > 0 ? " long" : " short")
     }
 
     /// `approximate` as a clock, for the screens' "about 2:45".
     public static func approximateClock(seconds: Double) -> String {
         guard seconds.isFinite else { return "?" }
-        let grain: Double = seconds < 120 ? 5 : (seconds < 600 ? 15 : 60)
-        let rounded = max(grain, (min(seconds, 359_999) / grain).rounded() * grain)
-        return clock(seconds: Int(rounded))
+        return clock(seconds: Int(approximatelyRounded(min(seconds, 359_999))))
     }
 
     /// A rounded figure for "about X" texts: 5 s under 2 min, 15 s under 10 min, minutes above.
     public static func approximate(seconds: Double) -> String {
+        format(seconds: approximatelyRounded(seconds))
+    }
+
+    /// The grain of "about X": 5 s under 2 min, 15 s under 10 min, minutes above; never 0.
+    static func approximatelyRounded(_ seconds: Double) -> Double {
         let grain: Double = seconds < 120 ? 5 : (seconds < 600 ? 15 : 60)
-        let rounded = max(grain, (seconds / grain).rounded() * grain)
-        return format(seconds: rounded)
+        return max(grain, (seconds / grain).rounded() * grain)
+    }
+
+    /// M:SS of a measured duration, rounded to the second and at most 99:59:59 (one format on
+    /// every screen); "?" for a value that is not a time.
+    public static func clock(measured seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        return clock(seconds: Int(min(max(seconds, 0), 359_999).rounded()))
     }
 
     /// "m:ss" / "h:mm:ss" for the estimate the player is dialling in.
