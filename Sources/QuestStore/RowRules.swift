@@ -145,6 +145,15 @@ enum RowRules {
         return chosen.isEmpty ? "1" : chosen.map { $0.check(prefix) }.joined(separator: " AND ")
     }
 
+    /// A column's value as SQL text, at most 40 characters, in the same words whatever the
+    /// SQLite: quote() wrote an infinite REAL as Inf up to 3.42 (bookworm) and as 9.0e+999 from
+    /// 3.43 (trixie).
+    static func quoted(_ column: String) -> String {
+        "CASE WHEN typeof(\(column)) = 'real' AND \(column) > 1.7976931348623157e308 THEN 'Inf'"
+            + " WHEN typeof(\(column)) = 'real' AND \(column) < -1.7976931348623157e308 THEN '-Inf'"
+            + " ELSE substr(quote(\(column)), 1, 40) END"
+    }
+
     /// One line per broken value ("estimation row 12: actualSeconds is NULL, expected …"),
     /// at most `limit` lines, plus how many broken values there are in all.
     static func problems(_ db: Database, limit: Int = 20) throws -> (lines: [String], total: Int) {
@@ -164,7 +173,7 @@ enum RowRules {
                 guard count > 0 else { continue }
                 total += count
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT rowid, substr(quote(\(rule.column)), 1, 40) FROM \(table) WHERE \(bad) LIMIT ?",
+                    db, sql: "SELECT rowid, \(quoted(rule.column)) FROM \(table) WHERE \(bad) LIMIT ?",
                     arguments: [max(0, limit - lines.count)])
                 {
                     let rowid: Int64 = row[0]

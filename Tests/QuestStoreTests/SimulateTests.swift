@@ -135,7 +135,7 @@ struct InteractiveSimulateTests {
         let (p, input, output) = try launchInteractive(["--data", dir, "--sound", "file:FILE=\(captured),FORMAT=raw"])
         func key(_ k: String, after seconds: Double) {
             usleep(UInt32(seconds * 1e6))
-            input.fileHandleForWriting.write(Data(k.utf8))
+            send(k, to: input)
         }
         key("l", after: 0.6)  // start the quest
         key("U", after: 0.3)  // hold up …
@@ -181,7 +181,7 @@ struct InteractiveSimulateTests {
             environment: ["TERM": "xterm"])
         for (k, pause) in [("l", 1.0), ("l", 0.4), ("s", 2.3), ("q", 0.6)] {
             usleep(UInt32(pause * 1e6))
-            input.fileHandleForWriting.write(Data(k.utf8))
+            send(k, to: input)
         }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
@@ -224,7 +224,7 @@ struct InteractiveSimulateTests {
         let (p, input, output) = try launchInteractive(["--data", dir])
         var terminal = ""
         defer {
-            input.fileHandleForWriting.write(Data("q".utf8))
+            send("q", to: input)
             try? input.fileHandleForWriting.close()
             terminal = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
@@ -248,7 +248,7 @@ struct InteractiveSimulateTests {
         #expect(try runProcess(questbox, ["settings", "set", "sound.mute", "true", "--data", dir]).status == 0)
         usleep(300_000)
         for (k, pause) in [("l", 0.3), ("l", 2.3), ("s", 0.4)] {
-            input.fileHandleForWriting.write(Data(k.utf8))
+            send(k, to: input)
             usleep(UInt32(pause * 1e6))
         }
         kill(watch.processIdentifier, SIGKILL)  // the test runner's threads block SIGTERM, and children inherit it
@@ -291,6 +291,7 @@ struct InteractiveSimulateTests {
         env.merge(extra) { $1 }
         p.environment = env
         let input = Pipe(), output = Pipe()
+        ignoreBrokenPipes()
         p.standardInput = input
         p.standardOutput = output
         p.standardError = output

@@ -278,6 +278,13 @@ struct StoreTests {
             "estimation row 1: actualSeconds is Inf, expected seconds 0–604800",
             "estimation row 3: differenceSeconds is 'abc', expected seconds -604800–604800",
         ])
+        // The same words on every SQLite: quote() itself says Inf up to 3.42, 9.0e+999 after.
+        let said = try db.pool.read { db in
+            try ["1e999", "-1e999", "2.5", "'abc'", "NULL", "x'00'"].map { value in
+                try String.fetchOne(db, sql: "SELECT \(RowRules.quoted("v")) FROM (SELECT \(value) AS v)")
+            }
+        }
+        #expect(said == ["Inf", "-Inf", "2.5", "'abc'", "NULL", "X'00'"])
     }
 
     @Test("quests left in_progress with no task being timed are closed as abandoned, keeping their XP; the timed one stays")

@@ -34,6 +34,18 @@ struct ProcessResult {
     var stderr: String
 }
 
+/// A child that exits before reading its input (a missing pty, a crash) must fail its test
+/// with the child's output, not end the whole test run with SIGPIPE: writes to a closed pipe
+/// then throw EPIPE, which the writers below ignore.
+func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+}
+
+/// Writes to a child's standard input; a child that has gone is seen in its status and output.
+func send(_ text: String, to input: Pipe) {
+    try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+}
+
 /// Runs a program to completion with the given standard input.
 func runProcess(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
     let p = Process()
@@ -44,8 +56,9 @@ func runProcess(_ path: String, _ arguments: [String], input: String? = nil, env
     p.standardOutput = out
     p.standardError = err
     p.standardInput = inp
+    ignoreBrokenPipes()
     try p.run()
-    if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
+    if let input { send(input, to: inp) }
     try inp.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
