@@ -18,6 +18,9 @@ arch=$(dpkg --print-architecture)
 maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQuest Box developers")} <${DEBEMAIL:-$(git log -1 --format=%ae 2>/dev/null || echo "questbox@example.org")}>"
 
 echo "package: release build of questbox and questbox-web (the first takes several minutes)" >&2
+# Linked afresh every time (seconds): SwiftPM takes a program linked with other flags (another
+# linker, the runtime not linked in) as up to date.
+rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web"
 for product in questbox questbox-web; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
 bin=$RELEASE_BIN
 for program in questbox questbox-web; do

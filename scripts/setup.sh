@@ -36,7 +36,11 @@ fi
 # runtime linked in as on the Pi, in a folder of its own. Builds with other flags in the same
 # folder rebuilt each other in turn (minutes each), and a non-static binary found there was
 # once taken as up to date and packaged.
-RELEASE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)/.build/release-static"
-RELEASE_BUILD=(-c release --static-swift-stdlib --scratch-path "$RELEASE_DIR")
+# $QUESTBOX_RELEASE_DIR puts it elsewhere (Tests/Trixie: a trixie build beside this machine's).
+RELEASE_DIR=${QUESTBOX_RELEASE_DIR:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)/.build/release-static"}
+# Linked by the toolchain's own lld on every Debian: bookworm's gold made read-only relocations
+# (RELRO), but trixie (current Raspberry Pi OS) has no gold, and its ld.bfd left them out of a
+# binary with the Swift runtime linked in (lintian: hardening-no-relro).
+RELEASE_BUILD=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro --scratch-path "$RELEASE_DIR")
 # Where its programs are (SwiftPM's `release` link in that folder), as a full path.
 RELEASE_BIN=$RELEASE_DIR/release

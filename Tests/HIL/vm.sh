@@ -4,6 +4,8 @@
 # snd-aloop available; 2 vCPUs unless $HIL_CPUS says otherwise, so a scenario's player and
 # the box do not take turns on one CPU) and exits with its status; its output is printed here. 125: the
 # guest never finished.   Tests/HIL/vm.sh [-t SECONDS] -- command [args…]
+# $HIL_ROOTFS: another root to boot over instead of the host's (Tests/Trixie: a trixie root),
+# the command started in $HIL_CWD there (default: this folder, which that root must have).
 set -euo pipefail
 cache=${HIL_CACHE:-/tmp/questbox-hil}
 timeout_s=240
@@ -17,7 +19,9 @@ job=$(mktemp -d /tmp/questbox-hil-job.XXXXXX)
 trap 'rm -rf "$job"' EXIT
 printf '%q ' "$@" > "$job/cmd"
 echo >> "$job/cmd"
-pwd > "$job/cwd"
+rootfs=${HIL_ROOTFS:-/}
+[[ -x $rootfs/bin/bash ]] || { echo "hil: $rootfs has no /bin/bash to boot over" >&2; exit 2; }
+echo "${HIL_CWD:-$(pwd)}" > "$job/cwd"
 # The box under test must not share its CPU time with whatever else the host runs (a Pi
 # runs the box alone): the emulator runs SCHED_RR 1 where that is allowed (root), else at
 # nice -20, so a busy host slows the rest, not the VM. At nice -20 alone, two `yes` on a
@@ -31,7 +35,7 @@ timeout --foreground "$timeout_s" "${priority[@]}" qemu-system-x86_64 -accel tcg
     -nodefaults -no-user-config -nographic -no-reboot -serial "file:$job/console" \
     -kernel "$cache/vmlinux" -initrd "$cache/initramfs.gz" \
     -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \
-    -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
+    -virtfs "local,path=$rootfs,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$cache/kernel/lib/modules/$abi,mount_tag=modules,security_model=none,readonly=on" \
     -virtfs "local,path=$job,mount_tag=job,security_model=none" </dev/null || status=$?
 if [[ ! -f "$job/rc" ]]; then

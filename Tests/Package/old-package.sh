@@ -26,7 +26,9 @@ git worktree add --detach --force "$tree" "$commit" >/dev/null 2>&1
 # edit is hidden from git so the old build's version does not end in .dirty.
 shared=$RELEASE_DIR
 mkdir -p "$shared"
-sed -i "s|--scratch-path .build/deb-build|--scratch-path $shared|" "$tree/scripts/package-deb.sh"
+# With this checkout's release flags too (the linker's among them): flags that differ compile
+# every module again, dependencies included.
+sed -i "s|-c release --static-swift-stdlib --scratch-path .build/deb-build|${RELEASE_BUILD[*]}|" "$tree/scripts/package-deb.sh"
 grep -q -- "--scratch-path $shared" "$tree/scripts/package-deb.sh" || { echo "package: $short's package script has no --scratch-path .build/deb-build to share" >&2; exit 1; }
 git -C "$tree" update-index --skip-worktree scripts/package-deb.sh
 rm -rf "$cache.tmp"
