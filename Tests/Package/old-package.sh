@@ -29,7 +29,7 @@ mkdir -p "$shared"
 # With this checkout's release flags too (the linker's among them): flags that differ compile
 # every module again, dependencies included.
 sed -i "s|-c release --static-swift-stdlib --scratch-path .build/deb-build|${RELEASE_BUILD[*]}|" "$tree/scripts/package-deb.sh"
-grep -q -- "--scratch-path $shared" "$tree/scripts/package-deb.sh" || { echo "package: $short's package script has no --scratch-path .build/deb-build to share" >&2; exit 1; }
+grep -q -- "--scratch-path $shared" "$tree/scripts/package-deb.sh" || { echo "package: $short's package script has no '-c release --static-swift-stdlib --scratch-path .build/deb-build' to replace with this checkout's release flags" >&2; exit 1; }
 git -C "$tree" update-index --skip-worktree scripts/package-deb.sh
 rm -rf "$cache.tmp"
 "$tree/scripts/package-deb.sh" "$cache.tmp" >/dev/null

@@ -120,7 +120,7 @@ needed=$(readelf -d "$builds/release-static/release/questbox" | sed -n 's/.*(NEE
 say "lintian $(basename "$deb")"
 lintian --fail-on error,warning "$deb" 2>&1 | grep -v "running with root privileges" >&2 || true
 lintian --fail-on error,warning "$deb" >/dev/null 2>&1 || fail "lintian reports errors or warnings on the trixie package (above)"
-# Nothing of the host's build may stand in for trixie's (a v1 build left in the release folder).
+# The VM mounts its own proc and dev over the root; the host's are not shared with it.
 umount -l "$root/dev/pts" "$root/dev" "$root/proc"
 
 # 3. Installed with apt-get in a fresh trixie root, as on a Pi: only Debian's packages.
