@@ -9,7 +9,7 @@ public enum BoxProtocol {
     public static let version = 1
     /// A request line longer than this is refused (and skipped up to its newline).
     public static let maximumLineBytes = 64 * 1024
-    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "button-check"]
+    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "button-check", "claim"]
 }
 
 /// One line from a client.
@@ -25,8 +25,15 @@ public struct BoxRequest: Codable, Equatable, Sendable {
     public var led: String?
     public var buzzer: String?
     public var sound: String?
+    /// `claim` (PAR-2): the claim's name (`action` "start", the default, or "stop"), and
+    /// whether it replaces a PIN already set.
+    public var claim: String?
+    public var reset: Bool?
 
-    public init(command: String, id: String? = nil, button: String? = nil, action: String? = nil, led: String? = nil, buzzer: String? = nil, sound: String? = nil) {
+    public init(
+        command: String, id: String? = nil, button: String? = nil, action: String? = nil, led: String? = nil, buzzer: String? = nil,
+        sound: String? = nil, claim: String? = nil, reset: Bool? = nil
+    ) {
         self.command = command
         self.id = id
         self.button = button
@@ -34,6 +41,8 @@ public struct BoxRequest: Codable, Equatable, Sendable {
         self.led = led
         self.buzzer = buzzer
         self.sound = sound
+        self.claim = claim
+        self.reset = reset
     }
 
     /// Reads one request line; the error is the one line the reply carries.
@@ -122,6 +131,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case .reveal(let s): try s.encode(to: encoder)
         case .summary(let s): try s.encode(to: encoder)
         case .reflection(let r): try r.encode(to: encoder)
+        case .claim(let c): try c.encode(to: encoder)
         }
     }
 
@@ -134,6 +144,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case "reveal": screen = .reveal(try RevealScreen(from: decoder))
         case "summary": screen = .summary(try SummaryScreen(from: decoder))
         case "reflection": screen = .reflection(try WeeklyReflection(from: decoder))
+        case "claim": screen = .claim(try ClaimScreen(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: try decoder.container(keyedBy: Key.self), debugDescription: "unknown screen \(kind)")
         }
@@ -146,7 +157,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
 ///   `box`; `reload` adds `applied` ("now" or "after-quest");
 /// - `event`: `event` is `screen` (`screen`, `notice`), `led` / `buzzer` (`pattern`), `sound`
 ///   (`sound`), `press` (`button`, `pressed`), `reminder` (`routine`), `reflection`
-///   (`reflection`), `box` (`box`);
+///   (`reflection`), `box` (`box`), `claim` (`claim`: a PIN claim moved on, PAR-2);
 /// - `error`: `error`, then the box closes the connection (too many clients).
 /// No message carries a monotonic time, so nothing tells a running task's elapsed time (GAME-2).
 public struct BoxMessage: Codable, Equatable, Sendable {
@@ -167,6 +178,7 @@ public struct BoxMessage: Codable, Equatable, Sendable {
     public var reflection: WeeklyReflection?
     public var applied: String?
     public var box: BoxStatus?
+    public var claim: ClaimUpdate?
 
     public init(type: String) { self.type = type }
 
@@ -212,6 +224,7 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         case .led(let pattern): [.event("led") { $0.pattern = pattern.name }]
         case .buzzer(let pattern): [.event("buzzer") { $0.pattern = pattern.name }]
         case .persist(.reminderSounded(_, let name, _)): [.event("reminder") { $0.routine = name }]
+        case .claimChanged(let update): [.event("claim") { $0.claim = update }]
         case .persist, .scheduleTimer, .cancelTimer, .readButton: []
         }
     }

@@ -90,6 +90,8 @@ public final class BoxDaemon: @unchecked Sendable {
     private var socketHeld: Set<ButtonRole> = []
     /// Socket clients holding a button check; it ends when the last lets go or leaves.
     private var buttonCheckHolders: Set<Int32> = []
+    /// The client that asked for the PIN claim the box shows (PAR-2); its leaving ends it.
+    private var claimHolder: (client: Int32, id: String)?
     /// The machine's last LED pattern, shown again after a wiring check.
     private var machineLED: LEDPattern = .off
     private var ledUnderTest = false
@@ -226,7 +228,12 @@ public final class BoxDaemon: @unchecked Sendable {
                     readButtonEdges(from: fd)
                 }
             }
-            if let departed = server?.takeDeparted(), !departed.isEmpty { releaseButtonCheck(of: departed) }
+            if let departed = server?.takeDeparted(), !departed.isEmpty {
+                releaseButtonCheck(of: departed)
+                if let holder = claimHolder, departed.contains(holder.client) {
+                    step(.claim(.cancel(id: holder.id), atNanos: clock.monotonicNanos()))
+                }
+            }
             if case .idle = state.phase {
                 if storeCheckDue {
                     storeCheckDue = false
@@ -453,7 +460,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: clock.monotonicNanos()) { setLED(color) }
             case .buzzer(let pattern):
                 if let on = buzzer.start(pattern.sequence, repeats: false, at: clock.monotonicNanos()) { setBuzzer(on) }
-            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton:
+            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged:
                 break
             }
         }
@@ -467,6 +474,8 @@ public final class BoxDaemon: @unchecked Sendable {
             case .display(let screen):
                 lastScreen = screen
                 display.show(screen, notice: notice)
+            case .claimChanged(let update):
+                claimMoved(update)
             case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
                 break
             }
@@ -696,6 +705,8 @@ public final class BoxDaemon: @unchecked Sendable {
             return press(request)
         case "button-check":
             return buttonCheck(request, from: client)
+        case "claim":
+            return claim(request, from: client)
         default:
             return .reply(to: request, error: "command: unknown")
         }
@@ -758,6 +769,42 @@ public final class BoxDaemon: @unchecked Sendable {
         var reply = BoxMessage.reply(to: request)
         reply.box = status()
         return reply
+    }
+
+    /// PAR-2: a client (the web app) asks the box to show a PIN claim, or takes it back. The
+    /// box shows it when idle and tells the client (`claim` events) how it goes; only the
+    /// act at the box (STOP and DOWN held 3 s while it asks) confirms it. One at a time: a
+    /// new one ends the one before. The client that asked holds it; its leaving ends it.
+    private func claim(_ request: BoxRequest, from client: Int32) -> BoxMessage {
+        guard let id = request.claim, Self.isClaimName(id) else {
+            return .reply(to: request, error: "claim: give the claim a name of 1 to 64 letters, digits or dashes")
+        }
+        let now = clock.monotonicNanos()
+        switch request.action ?? "start" {
+        case "start":
+            claimHolder = (client, id)
+            step(.claim(.start(id: id, reset: request.reset ?? false), atNanos: now))
+        case "stop":
+            guard claimHolder?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
+            step(.claim(.cancel(id: id), atNanos: now))
+        default:
+            return .reply(to: request, error: "action: \"\(DisplayText.escaped(request.action ?? ""))\" is not one of start, stop")
+        }
+        var reply = BoxMessage.reply(to: request)
+        reply.box = status()
+        return reply
+    }
+
+    static func isClaimName(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+    }
+
+    /// A claim moved on: one journal line; its holder lets go once it is over.
+    private func claimMoved(_ update: ClaimUpdate) {
+        var metadata: Logger.Metadata = ["claim": "\(update.id)", "progress": "\(update.progress.rawValue)"]
+        if let reason = update.reason { metadata["reason"] = "\(reason.rawValue)" }
+        logger.notice("parent PIN claim", metadata: metadata)
+        if update.progress == .confirmed || update.progress == .ended, claimHolder?.id == update.id { claimHolder = nil }
     }
 
     /// These clients let go of the button check (or left); the last one ends it. (A check

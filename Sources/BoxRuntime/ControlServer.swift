@@ -68,8 +68,9 @@ final class ControlServer {
     }
 
     /// Handles readiness of one of `pollEntries`. Complete request lines go to `handle` with
-    /// the client's descriptor; the reply is queued to the client (`subscribe` and
-    /// `button-check` mark the client a subscriber first: a check is told its presses).
+    /// the client's descriptor; the reply is queued to the client (`subscribe`, `button-check`
+    /// and `claim` mark the client a subscriber first: a check is told its presses, a claim
+    /// how it goes).
     func service(_ fd: Int32, ready: Int32, hello: () -> BoxMessage, handle: (BoxRequest, Int32) -> BoxMessage) {
         if fd == listenFD { return acceptAll(hello: hello) }
         if ready & 2 != 0 { flush(fd) }
@@ -88,7 +89,7 @@ final class ControlServer {
                 case .failure(let error):
                     send(.refusal(error), to: fd)
                 case .success(let request):
-                    if request.command == "subscribe" || request.command == "button-check" {
+                    if request.command == "subscribe" || request.command == "button-check" || request.command == "claim" {
                         clients[fd]?.subscribed = true
                         hasSubscribers = true
                     }

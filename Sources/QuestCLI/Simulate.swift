@@ -239,6 +239,7 @@ enum TraceLine {
             var f: [String: Value] = ["effect": .string("led"), "pattern": .string(patternName(p))]
             if case .reveal(let r) = p { f["rating"] = .string(r.rawValue) }
             if case .questNumber(let n, let color, _) = p { f["quest"] = .number(Double(n)); f["color"] = .string(color.rawValue) }
+            if case .claim(let holding) = p { f["holding"] = .bool(holding) }
             return f
         case .buzzer(let p):
             var f: [String: Value] = ["effect": .string("buzzer")]
@@ -248,6 +249,7 @@ enum TraceLine {
             case .reveal(let r): f["pattern"] = .string("reveal"); f["rating"] = .string(r.rawValue)
             case .readBack(let s): f["pattern"] = .string("readBack"); f["seconds"] = .number(Double(s))
             case .questNumber(let n): f["pattern"] = .string("questNumber"); f["quest"] = .number(Double(n))
+            case .claim: f["pattern"] = .string("claim")
             }
             return f
         case .display(let screen):
@@ -278,6 +280,10 @@ enum TraceLine {
             return ["effect": .string("timer"), "action": .string("cancel"), "timer": .string(timerName(timer))]
         case .readButton(let role):
             return ["effect": .string("readButton"), "button": .string(role.rawValue)]
+        case .claimChanged(let update):
+            var f: [String: Value] = ["effect": .string("claim"), "claim": .string(update.id), "progress": .string(update.progress.rawValue)]
+            if let reason = update.reason { f["reason"] = .string(reason.rawValue) }
+            return f
         }
     }
 
@@ -292,6 +298,7 @@ enum TraceLine {
         case .reminder: "reminder"
         case .reflection: "reflection"
         case .questNumber: "questNumber"
+        case .claim: "claim"
         }
     }
 
@@ -306,6 +313,8 @@ enum TraceLine {
         case .reflectionTimeout: "reflectionTimeout"
         case .noteTimeout: "noteTimeout"
         case .buttonCheckLimit: "buttonCheckLimit"
+        case .claimHold: "claimHold"
+        case .claimLimit: "claimLimit"
         }
     }
 

@@ -143,6 +143,15 @@ extension QuestDatabase {
         }
     }
 
+    /// The seconds left of a PIN lockout in force now, or nil (none, or no PIN): a reset of a
+    /// forgotten PIN waits for it too, so the reset is no way around the lockout.
+    public func pinLockoutSeconds(monotonicNanos now: Int64, bootID: String) throws -> Int? {
+        switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }) {
+        case .closed(.lockedOut(let seconds)): seconds
+        case .closed, .open: nil
+        }
+    }
+
     enum PINGate {
         /// A try may be made: the stored hash, the wrong tries since the last lockout, and
         /// the lockouts so far (as the row is now).

@@ -108,7 +108,10 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
             // Hummingbird's own (404, 413 …): their messages are ours or generic.
             let status = error.status
             let message = (error as? HTTPError)?.body ?? status.reasonPhrase
-            return Self.page(status, message: status == .internalServerError ? "Something went wrong on the box." : message)
+            var page = Self.page(status, message: status == .internalServerError ? "Something went wrong on the box." : message)
+            // A wait the error names (Retry-After) reaches the client.
+            if let retry = (error as? HTTPError)?.headers[.retryAfter] { page.headers[.retryAfter] = retry }
+            return page
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return Self.page(.internalServerError, message: "Something went wrong on the box.")

@@ -1,41 +1,78 @@
 import BoxProtocol
 import Foundation
 import Hummingbird
+import Logging
+import QuestCore
 import Synchronization
 import SystemClock
 
-/// First run (PAR-1): nobody on the network can claim a box with no PIN. Setting one (or
-/// resetting a forgotten one) needs proof of being at the box: its big button (`lock`)
-/// pressed after the page asked, or the six-digit code that only the box's own screen shows
-/// (the kiosk page opened on the box itself; for a box with no buttons wired yet).
+/// PAR-2: nobody on the network claims the box. Setting the parent PIN (the first, or a new
+/// one when it is forgotten) needs a deliberate act at the box that play never uses: the
+/// web app asks the box to show the claim (`claim` over its socket), the idle box's own
+/// screen, light and buzzer ask, and STOP and DOWN held together for 3 s allow it. A quest's
+/// presses never count: a claim made during a quest waits until the box is idle, and LOCK
+/// always plays (which ends the claim). For a box with no buttons wired yet, the six-digit
+/// code shown only on the box's own screen (the kiosk page opened on the box itself, while
+/// the box asks or when no box runs) does the same.
 ///
-/// One claim at a time: a second claim while one waits fails both, so a press can never
-/// confirm a stranger's claim instead of the parent's. A claim waits 2 minutes; a code gets
-/// 5 tries, and 10 wrong codes in all shut code entry for 15 minutes (a six-digit code
-/// would otherwise fall to a patient script); claims start at most one per 2 seconds.
+/// One claim at a time: a second claim while one waits fails both, so an act at the box
+/// can never confirm a stranger's claim instead of the parent's. Claims start at most one
+/// per 2 seconds and 5 per 15 minutes; the box asks for 2 minutes and a claim waits at most
+/// 15 minutes for a busy box; a code gets 5 tries, and 10 wrong codes in all shut code entry
+/// for 15 minutes (a six-digit code would otherwise fall to a patient script).
 final class PresenceCheck: Sendable {
     enum Phase: Equatable, Sendable {
+        /// The box is busy with a quest (or a button check); it asks once it is idle.
+        case queued
+        /// The box asks now (or no box runs: the code on the box's own screen only).
         case waiting
         case confirmed
         case failed(String)
     }
 
     struct Claim {
+        /// The browser's secret (its cookie); the box never sees it.
         var id: String
+        /// The claim's name at the box (told in the box's events, so not the secret).
+        var boxName: String
         var code: String
+        var reset: Bool
         var started: Int64
+        /// When the box began to ask (or, with no box to ask, when the claim started).
+        var shownAt: Int64?
         var phase: Phase
         var wrongCodes = 0
 
-        /// Waiting, and within its 2 minutes at `now`.
-        func isWaiting(at now: Int64) -> Bool { phase == .waiting && now - started < PresenceCheck.windowNanos }
+        /// Still open at `now`: queued within 15 minutes, or asked within 2.
+        func isOpen(at now: Int64, limits: Limits) -> Bool {
+            switch phase {
+            case .queued: now - started < limits.waitNanos
+            case .waiting: now - (shownAt ?? started) < limits.windowNanos
+            case .confirmed, .failed: false
+            }
+        }
     }
 
-    static let windowNanos: Int64 = 120 * 1_000_000_000
+    /// The claim's times (tests shorten them).
+    struct Limits: Sendable {
+        var windowNanos: Int64 = QuestMachine.claimShownNanos
+        var waitNanos: Int64 = QuestMachine.claimWaitNanos
+    }
+
+    enum Start: Equatable {
+        case started(String)
+        /// Within 2 s of the last start.
+        case tooSoon
+        /// 5 claims in the last 15 minutes: the seconds until the next may start.
+        case tooMany(retryAfter: Int)
+    }
+
     static let codeTriesPerClaim = 5
     static let wrongCodesBeforePause = 10
     static let codePauseNanos: Int64 = 15 * 60 * 1_000_000_000
     static let claimSpacingNanos: Int64 = 2 * 1_000_000_000
+    static let claimsPerPeriod = 5
+    static let claimPeriodNanos: Int64 = 15 * 60 * 1_000_000_000
     static let cookieName = "questbox_claim"
 
     /// The claim cookie (only the set-up pages see it); an empty value with age 0 removes it.
@@ -48,71 +85,97 @@ final class PresenceCheck: Sendable {
 
     private struct State {
         var claim: Claim?
-        var lastStart: Int64?
+        var starts: [Int64] = []
         var wrongCodes: [Int64] = []
-        var listener: BoxEventListener?
+        var listener: BoxClaimListener?
     }
     private let state = Mutex(State())
     let clock: any SystemClock
     let socketPath: String
+    let limits: Limits
+    let logger: Logger
     /// Told when a code starts or stops waiting (the kiosk pages show it).
     let onCodeChange: @Sendable (Bool) -> Void
 
-    init(clock: any SystemClock, socketPath: String, onCodeChange: @escaping @Sendable (Bool) -> Void = { _ in }) {
+    init(
+        clock: any SystemClock, socketPath: String, limits: Limits = Limits(), logger: Logger = Logger(label: "questbox-web"),
+        onCodeChange: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
         self.clock = clock
         self.socketPath = socketPath
+        self.limits = limits
+        self.logger = logger
         self.onCodeChange = onCodeChange
     }
 
-    /// Starts a claim; its id, or nil when one was started less than 2 seconds ago. Returns
-    /// once the box listens for the press (or is found offline), so the page asks for the
-    /// press only when it can be felt.
-    func start() async -> String? {
+    /// Starts a claim (`reset`: a PIN is set already). Returns once the box has it (or is
+    /// found offline), so the page says what the box does.
+    func start(reset: Bool) async -> Start {
         let now = clock.monotonicNanos()
-        let id = CSRFTokens.randomHex(bytes: 24)
-        let code = String(format: "%06d", Int.random(in: 0...999_999))
-        let (accepted, listen, old) = state.withLock { s -> (Bool, Bool, BoxEventListener?) in
-            if let last = s.lastStart, now - last < Self.claimSpacingNanos { return (false, false, nil) }
-            s.lastStart = now
-            if let other = s.claim, other.isWaiting(at: now) {
-                // Two at once: neither may go on (a press cannot tell whose it is). The first
-                // claim is gone; its page says set-up was cancelled.
-                s.claim = Claim(id: id, code: code, started: now, phase: .failed("Someone else started setting up the box at the same time. Start again."))
-                let listener = s.listener
-                s.listener = nil
-                return (true, false, listener)
+        let claim = Claim(
+            id: CSRFTokens.randomHex(bytes: 24), boxName: "claim-" + CSRFTokens.randomHex(bytes: 8),
+            code: String(format: "%06d", Int.random(in: 0...999_999)), reset: reset, started: now, phase: .queued)
+        let (outcome, ask, old) = state.withLock { s -> (Start, Bool, BoxClaimListener?) in
+            if let last = s.starts.last, now - last < Self.claimSpacingNanos { return (.tooSoon, false, nil) }
+            s.starts = s.starts.filter { now - $0 < Self.claimPeriodNanos }
+            if s.starts.count >= Self.claimsPerPeriod, let first = s.starts.first {
+                return (.tooMany(retryAfter: Int((Self.claimPeriodNanos - (now - first) + 999_999_999) / 1_000_000_000)), false, nil)
             }
-            s.claim = Claim(id: id, code: code, started: now, phase: .waiting)
-            return (true, true, nil)
+            s.starts.append(now)
+            if let other = s.claim, other.isOpen(at: now, limits: limits) {
+                // Two at once: neither may go on (an act at the box cannot tell whose it is).
+                // The first claim is gone (its page says set-up was cancelled) and so is the
+                // box's question, as the first claim's connection closes.
+                var failed = claim
+                failed.phase = .failed("Someone else started setting up the box at the same time. Start again.")
+                s.claim = failed
+                defer { s.listener = nil }
+                return (.started(claim.id), false, s.listener)
+            }
+            s.claim = claim
+            return (.started(claim.id), true, nil)
         }
         old?.stop()
-        guard accepted else { return nil }
-        onCodeChange(listen)
-        if listen {
-            let listener = BoxEventListener(socketPath: socketPath, lifetimeMs: Int32(Self.windowNanos / 1_000_000)) { [weak self] message in
-                if message.event == "press", message.button == "lock", message.pressed == true { self?.pressed(claim: id) }
-            }
-            state.withLock { $0.listener = listener }
-            await listener.start()
+        switch outcome {
+        case .started:
+            logger.notice("parent PIN claim started", metadata: ["claim": "\(claim.boxName)", "reset": "\(reset)", "asked": "\(ask)"])
+        case .tooSoon, .tooMany:
+            logger.warning("parent PIN claim refused: too many", metadata: ["reset": "\(reset)"])
         }
-        return id
+        if old != nil { onCodeChange(false) }
+        guard ask else { return outcome }
+        let listener = BoxClaimListener(
+            socketPath: socketPath, name: claim.boxName, reset: reset,
+            lifetimeMs: Int32((limits.waitNanos + limits.windowNanos) / 1_000_000)
+        ) { [weak self] update in self?.boxMoved(claim.id, update) }
+        state.withLock { $0.listener = listener }
+        if await !listener.start() {
+            // No box to ask: the code on the box's own screen is the way, for 2 minutes.
+            shown(claim.id)
+            expire(claim.id, after: limits.windowNanos)
+        }
+        return outcome
     }
 
-    /// Where the claim stands (a claim past its 2 minutes has failed).
+    /// Where the claim stands (a claim past its time has failed).
     func phase(of id: String?) -> Phase? {
         let now = clock.monotonicNanos()
-        return state.withLock { s in
-            guard let id, let claim = s.claim, claim.id == id else { return nil }
-            if claim.phase == .waiting, !claim.isWaiting(at: now) {
-                s.claim?.phase = .failed("The 2 minutes ran out. Start again.")
+        let (phase, expired) = state.withLock { s -> (Phase?, Bool) in
+            guard let id, let claim = s.claim, claim.id == id else { return (nil, false) }
+            if !claim.isOpen(at: now, limits: limits), claim.phase == .queued || claim.phase == .waiting {
+                s.claim?.phase = .failed(claim.phase == .queued
+                    ? "The box stayed busy with a quest for 15 minutes. Start again when it is free."
+                    : "The 2 minutes ran out. Start again.")
+                return (s.claim?.phase, true)
             }
-            return s.claim?.phase
+            return (claim.phase, false)
         }
+        if expired { finishListening() }
+        return phase
     }
 
-    /// The code typed on the page (from the box's own screen).
     /// The code typed on the page (from the box's own screen): what the page shows. While
-    /// codes are paused that is a failure, yet the claim itself still waits for the button.
+    /// codes are paused that is a failure, yet the claim itself still waits for the act.
     func enter(code: String, claim id: String?) -> Phase? {
         let current = phase(of: id)
         guard current == .waiting else { return current }
@@ -121,7 +184,7 @@ final class PresenceCheck: Sendable {
             s.wrongCodes = s.wrongCodes.filter { now - $0 < Self.codePauseNanos }
             guard var claim = s.claim, claim.id == id else { return (nil, false) }
             if s.wrongCodes.count >= Self.wrongCodesBeforePause {
-                return (.failed("Too many wrong codes. Press the box's button instead, or try the code again in 15 minutes."), false)
+                return (.failed("Too many wrong codes. Hold STOP and DOWN on the box instead, or try the code again in 15 minutes."), false)
             }
             if CSRFTokens.equalInConstantTime(claim.code, code.filter { !$0.isWhitespace }) {
                 claim.phase = .confirmed
@@ -133,7 +196,10 @@ final class PresenceCheck: Sendable {
             s.claim = claim
             return (claim.phase, claim.phase != .waiting)
         }
-        if ended { finishListening() }
+        if ended {
+            logger.notice("parent PIN claim \(shown == .confirmed ? "confirmed with the box's code" : "ended: five wrong codes")")
+            finishListening()
+        }
         return shown
     }
 
@@ -146,67 +212,134 @@ final class PresenceCheck: Sendable {
         }
     }
 
-    /// The code the box's own screen shows while a claim waits.
+    /// The code the box's own screen shows: only while the box asks (or no box runs).
     var waitingCode: String? {
         let now = clock.monotonicNanos()
         return state.withLock { s in
-            guard let claim = s.claim, claim.isWaiting(at: now) else { return nil }
+            guard let claim = s.claim, claim.phase == .waiting, claim.isOpen(at: now, limits: limits) else { return nil }
             return claim.code
         }
     }
 
-    private func pressed(claim id: String) {
+    /// The box's word on the claim.
+    private func boxMoved(_ id: String, _ update: ClaimUpdate) {
+        switch update.progress {
+        case .waiting:
+            // Asked, then a button check took the buttons: it waits again, as when queued.
+            let code = state.withLock { s -> Bool in
+                guard s.claim?.id == id, s.claim?.phase == .waiting else { return false }
+                s.claim?.phase = .queued
+                s.claim?.started = clock.monotonicNanos()
+                return true
+            }
+            if code { onCodeChange(false) }
+        case .shown, .holding:
+            shown(id)
+        case .confirmed:
+            let done = state.withLock { s -> Bool in
+                guard s.claim?.id == id, s.claim?.phase == .queued || s.claim?.phase == .waiting else { return false }
+                s.claim?.phase = .confirmed
+                return true
+            }
+            if done {
+                logger.notice("parent PIN claim confirmed at the box")
+                finishListening()
+            }
+        case .ended:
+            let reason = Self.words(update.reason)
+            let done = state.withLock { s -> Bool in
+                guard s.claim?.id == id, s.claim?.phase == .queued || s.claim?.phase == .waiting else { return false }
+                s.claim?.phase = .failed(reason)
+                return true
+            }
+            if done {
+                logger.notice("parent PIN claim ended at the box", metadata: ["reason": "\(update.reason?.rawValue ?? "-")"])
+                finishListening()
+            }
+        }
+    }
+
+    /// The box asks now (or there is no box): the code may show on its own screen.
+    private func shown(_ id: String) {
         let now = clock.monotonicNanos()
-        let confirmed = state.withLock { s -> Bool in
-            guard s.claim?.id == id, s.claim?.isWaiting(at: now) == true else { return false }
-            s.claim?.phase = .confirmed
+        let first = state.withLock { s -> Bool in
+            guard s.claim?.id == id, s.claim?.phase == .queued || (s.claim?.phase == .waiting && s.claim?.shownAt == nil) else { return false }
+            s.claim?.phase = .waiting
+            s.claim?.shownAt = now
             return true
         }
-        if confirmed { finishListening() }
+        if first { onCodeChange(true) }
+    }
+
+    /// With no box to end it, the claim's time ends it here (and the kiosk stops saying so).
+    private func expire(_ id: String, after nanos: Int64) {
+        Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(nanos, 0)))
+            guard let self else { return }
+            let open = state.withLock { $0.claim?.id == id }
+            if open { _ = phase(of: id) }
+        }
     }
 
     private func finishListening() {
-        let listener = state.withLock { s -> BoxEventListener? in
+        let listener = state.withLock { s -> BoxClaimListener? in
             defer { s.listener = nil }
             return s.listener
         }
         listener?.stop()
         onCodeChange(false)
     }
+
+    /// Why a claim ended at the box, in the page's words.
+    static func words(_ reason: ClaimUpdate.Reason?) -> String {
+        switch reason {
+        case .questStarted: "Someone started a quest on the box (LOCK), which ends the set-up. Start again when the box is free."
+        case .declined: "Someone at the box said no (UP). Start again if that was a mistake."
+        case .timedOut: "The 2 minutes ran out. Start again."
+        case .stayedBusy: "The box stayed busy with a quest for 15 minutes. Start again when it is free."
+        case .replaced: "Someone else started setting up the box at the same time. Start again."
+        case .cancelled, nil: "The set-up was cancelled. Start again."
+        }
+    }
 }
 
-/// The box's events on a thread of its own for a while (`lifetimeMs`), each handed to
-/// `handler`, with the box's buttons held (`button-check`) meanwhile; `stop()` ends it at
-/// once. With no box it ends quietly (the code remains).
-final class BoxEventListener: Sendable {
+/// The claim asked of the box over its socket on a thread of its own: `claim` start, then
+/// the box's `claim` events for it, each handed to `handler`, for at most `lifetimeMs`.
+/// `stop()` ends it at once; the connection closing takes the claim back at the box.
+final class BoxClaimListener: Sendable {
     let socketPath: String
+    let name: String
+    let reset: Bool
     let lifetimeMs: Int32
-    let handler: @Sendable (BoxMessage) -> Void
+    let handler: @Sendable (ClaimUpdate) -> Void
     private let descriptor = Mutex<(fd: Int32, stopped: Bool)>((-1, false))
-    /// Resumed once subscribed, or given up (no box): `start` waits for it.
-    private let ready = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    /// Resumed once the box has the claim (true), or with no box to ask (false).
+    private let ready = Mutex<CheckedContinuation<Bool, Never>?>(nil)
 
-    init(socketPath: String, lifetimeMs: Int32, handler: @escaping @Sendable (BoxMessage) -> Void) {
+    init(socketPath: String, name: String, reset: Bool, lifetimeMs: Int32, handler: @escaping @Sendable (ClaimUpdate) -> Void) {
         self.socketPath = socketPath
+        self.name = name
+        self.reset = reset
         self.lifetimeMs = lifetimeMs
         self.handler = handler
     }
 
-    func start() async {
+    /// True when the box took the claim; false when there is no box (or it refused).
+    func start() async -> Bool {
         await withCheckedContinuation { continuation in
             ready.withLock { $0 = continuation }
             let thread = Foundation.Thread { [self] in
                 run()
-                signalReady()     // no box, or the subscription ended early
+                signalReady(false)     // no box, or the connection ended early
             }
-            thread.name = "box-events"
+            thread.name = "box-claim"
             thread.start()
         }
     }
 
-    private func signalReady() {
+    private func signalReady(_ asked: Bool) {
         ready.withLock { continuation in
-            continuation?.resume()
+            continuation?.resume(returning: asked)
             continuation = nil
         }
     }
@@ -219,39 +352,48 @@ final class BoxEventListener: Sendable {
     }
 
     private func run() {
-        guard let client = try? BoxClient(path: socketPath, timeoutMs: 800),
-              (try? client.request(BoxRequest(command: "subscribe", id: "presence"), timeoutMs: 800))?.ok == true
-        else { return }
-        // The box holds its buttons while this listens, so the press that proves presence
-        // starts no quest. During a quest it refuses; the press is still heard.
-        _ = try? client.request(BoxRequest(command: "button-check", id: "presence-check"), timeoutMs: 800)
+        guard let client = try? BoxClient(path: socketPath, timeoutMs: 800) else { return }
         // The client closes its socket when released: forget the descriptor first, so stop()
         // never shuts down a number the process has since reused.
         withExtendedLifetime(client) {
             defer { descriptor.withLock { $0.fd = -1 } }
-            listen(client)
+            let go = descriptor.withLock { d -> Bool in
+                d.fd = client.descriptor
+                return !d.stopped
+            }
+            guard go else { return }
+            var updates: [ClaimUpdate] = []
+            let request = BoxRequest(command: "claim", id: "claim", action: "start", claim: name, reset: reset)
+            guard let reply = try? client.request(request, timeoutMs: 800, onEvent: { m in
+                if m.event == "claim", let u = m.claim, u.id == name { updates.append(u) }
+            }), reply.ok == true else { return }
+            signalReady(true)
+            for update in updates { handler(update) }
+            if updates.contains(where: { $0.progress == .confirmed || $0.progress == .ended }) { return }
+            // The box went away (or the time ran out) with the claim open: it is over.
+            if !listen(client), !descriptor.withLock({ $0.stopped }) { handler(ClaimUpdate(id: name, progress: .ended, reason: .cancelled)) }
         }
     }
 
-    private func listen(_ client: BoxClient) {
-        let go = descriptor.withLock { d -> Bool in
-            d.fd = client.descriptor
-            return !d.stopped
-        }
-        signalReady()
-        guard go else { return }
+    /// True once the box said the claim is over.
+    private func listen(_ client: BoxClient) -> Bool {
         var left = Int64(lifetimeMs)
         var last = DispatchTime.now().uptimeNanoseconds
         while left > 0 {
-            switch (try? client.next(timeoutMs: Int32(left))) ?? .closed {
-            case .message(let m) where m.type == "event": handler(m)
+            switch (try? client.next(timeoutMs: Int32(min(left, Int64(Int32.max))))) ?? .closed {
+            case .message(let m) where m.type == "event" && m.event == "claim":
+                if let update = m.claim, update.id == name {
+                    handler(update)
+                    if update.progress == .confirmed || update.progress == .ended { return true }
+                }
             case .message: break
-            case .timedOut, .closed: return
+            case .timedOut, .closed: return false
             }
             let now = DispatchTime.now().uptimeNanoseconds
             left -= Int64((now - last) / 1_000_000)
             last = now
-            if descriptor.withLock({ $0.stopped }) { return }
+            if descriptor.withLock({ $0.stopped }) { return false }
         }
+        return false
     }
 }

@@ -53,7 +53,7 @@ func show(_ effects: [QuestEffect], at t: Int64) {
         case .led(let pattern): print("\(stamp)   ● led \(name(pattern))")
         case .buzzer(let pattern): print("\(stamp)   ≋ buzzer \(name(pattern))")
         case .persist(let request): print("\(stamp)   ⇣ persist \(describe(request))")
-        case .scheduleTimer, .cancelTimer, .readButton: break
+        case .scheduleTimer, .cancelTimer, .readButton, .claimChanged: break
         }
     }
 }

@@ -77,6 +77,8 @@ struct BoxProtocolTests {
             .hello(box), state, reload, .reply(to: BoxRequest(command: "press"), error: "press: no"),
             .refusal(BoxProtocolError("not a JSON object on one line")), .event("press") { $0.button = "lock"; $0.pressed = true },
             .event("box") { $0.box = box }, .event("reminder") { $0.routine = "Morning" },
+            .event("claim") { $0.claim = ClaimUpdate(id: "claim-0a1b", progress: .ended, reason: .questStarted) },
+            .event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: true, holding: false))) },
         ]
         for m in events + others { #expect(try messageProblems(m) == [], "\(String(decoding: m.line(), as: UTF8.self))") }
     }
@@ -92,6 +94,7 @@ struct BoxProtocolTests {
         #expect(!validator.problems(["type": "gossip"], against: validator.resolve("#/$defs/message")).isEmpty)
         #expect(!validator.problems(["type": "event", "lockMonotonicNanos": 5], against: validator.resolve("#/$defs/message")).isEmpty)
         #expect(!validator.problems(["type": "reply", "ok": 1], against: validator.resolve("#/$defs/message")).isEmpty)
+        #expect(!validator.problems(["command": "claim", "claim": "a b\u{1B}"], against: validator.resolve("#/$defs/request")).isEmpty)
     }
 
     @Test("requests: what clients send keeps the schema; every bad line is one reply naming the problem")
@@ -101,6 +104,7 @@ struct BoxProtocolTests {
             BoxRequest(command: "test-output", led: "red", buzzer: "reveal-close", sound: "level_up"),
             BoxRequest(command: "press", button: "stop", action: "down"),
             BoxRequest(command: "button-check", action: "stop"),
+            BoxRequest(command: "claim", action: "start", claim: "claim-0a1b", reset: true),
         ]
         for r in samples {
             let data = try JSONEncoder().encode(r)
@@ -113,7 +117,7 @@ struct BoxProtocolTests {
             (#"{"id":"x"}"#, "command: missing"),
             (#"{"command":5}"#, "command: wrong type"),
             (#"{"command":"state","id":7}"#, "id: wrong type"),
-            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press, button-check)"#),
+            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press, button-check, claim)"#),
         ]
         for (line, message) in bad {
             guard case .failure(let error) = BoxRequest.parse(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }
@@ -126,7 +130,8 @@ struct BoxProtocolTests {
 
     @Test("screens round-trip through their flat form")
     func screenRoundTrip() throws {
-        for m in questEvents() {
+        let claim = BoxMessage.event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: false, holding: true))) }
+        for m in questEvents() + [claim] {
             guard let screen = m.screen else { continue }
             #expect(try BoxMessage.decode(m.line().dropLast()).screen == screen)
         }

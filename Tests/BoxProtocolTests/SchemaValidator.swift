@@ -1,8 +1,8 @@
 import Foundation
 
 /// The part of JSON Schema (2020-12) that docs/box-protocol.schema.json uses: type, enum,
-/// properties, required, additionalProperties: false, items, minimum/maximum, oneOf and
-/// local $ref. Returns the problems found ("" path for the root); empty when valid.
+/// properties, required, additionalProperties: false, items, minimum/maximum, pattern, oneOf
+/// and local $ref. Returns the problems found ("" path for the root); empty when valid.
 struct SchemaValidator {
     let root: [String: Any]
 
@@ -31,6 +31,10 @@ struct SchemaValidator {
         if let number = value as? NSNumber, !isBool(value) {
             if let min = schema["minimum"] as? Double, number.doubleValue < min { found.append("\(path): \(number) < \(min)") }
             if let max = schema["maximum"] as? Double, number.doubleValue > max { found.append("\(path): \(number) > \(max)") }
+        }
+        if let pattern = schema["pattern"] as? String, let text = value as? String,
+           text.range(of: pattern, options: .regularExpression) == nil {
+            found.append("\(path): \(text) does not match \(pattern)")
         }
         if let object = value as? [String: Any] {
             let properties = schema["properties"] as? [String: Any] ?? [:]

@@ -221,22 +221,56 @@ def make_a_quest(path):
         check("Swim practice" in screen, f"the box does not offer the new quest: {screen}")
 
 
+def hold_both(path, seconds):
+    """STOP and DOWN held together on the simulated box (over its socket) for `seconds`."""
+    ask_box(path, {"command": "press", "button": "stop", "action": "down"})
+    ask_box(path, {"command": "press", "button": "down", "action": "down"})
+    time.sleep(seconds)
+    ask_box(path, {"command": "press", "button": "down", "action": "up"})
+    ask_box(path, {"command": "press", "button": "stop", "action": "up"})
+
+
+def box_asks(path, timeout=5):
+    """The box's claim screen once it shows it (within `timeout`), else None."""
+    return box_screen(path, "claim", timeout)
+
+
 def first_run(path):
-    """PAR-1: no PIN yet; the parent starts the set-up, presses the box's big button (over the
-    simulated box's socket) and chooses a PIN. The box holds its buttons while the page
-    listens, so the press starts no quest: the box is still at its idle screen after."""
+    """PAR-2: no PIN yet; the parent starts the set-up, the idle box asks on its own screen
+    (and the kiosk), the parent holds STOP and DOWN for 3 s (over the simulated box's
+    socket) and chooses a PIN. The act starts no quest: the box is idle after."""
     viewport(1024, 768)
     visit("/parent")
     driver.find_element(By.CSS_SELECTOR, "form[action='/parent/claim'] button").click()
-    ask = wait_for(By.CSS_SELECTOR, "p.ask")
-    check(bool(ask) and "Press the box's big button now." in ask[0].text, "/parent/setup: no request to press")
-    held = ask_box(path, {"command": "state"}).get("box", {}).get("buttonCheck")
-    check(held is True, f"the box does not hold its buttons while the set-up listens: {held}")
+    ask = wait_for(By.CSS_SELECTOR, "body[data-phase='waiting'] p.ask")
+    check(bool(ask) and "hold STOP and DOWN together for 3 seconds" in ask[0].text, f"/parent/setup: no request for the act: {[a.text for a in ask]}")
+    state = ask_box(path, {"command": "state"})
+    check(box_asks(path) is not None, f"the box does not ask on its screen: {state.get('screen')}")
+    check(state.get("box", {}).get("buttonCheck") is False, "the claim holds the box's buttons")
     screenshot("parent-setup", width=1024)
+    # The box's own kiosk (a second tab) shows the question.
+    setup = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    viewport(800, 480)
+    visit("/kiosk")
+    text = ""
+    deadline = time.time() + 5
+    while time.time() < deadline and "Allow?" not in text:
+        text = kiosk_text()
+        time.sleep(0.1)
+    check("Someone asks to set" in text and "the parent PIN" in text and "Hold STOP+DOWN 3 s" in text and "UP: no · LOCK: play" in text,
+          f"/kiosk: the box's question is not shown: {text!r}")
+    screenshot("kiosk-claim", full_page=False)
+    driver.close()
+    driver.switch_to.window(setup)
     viewport(1024, 768)
-    press(path, "lock")    # the page asks only once the web app listens to the box
-    # setup.js reloads the page once the box felt the press.
-    check(bool(wait_for(By.ID, "again")), "/parent/setup: the press did not reach the page")
+    # Held too briefly: nothing.
+    hold_both(path, 1.0)
+    check(driver.execute_script("return document.body.dataset.phase") == "waiting", "/parent/setup: a 1 s hold allowed the claim")
+    time.sleep(0.4)
+    hold_both(path, 3.6)
+    # setup.js reloads the page once the box allowed it.
+    check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
     driver.find_element(By.ID, "pin").send_keys("2468")
     driver.find_element(By.ID, "again").send_keys("2468")
     driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
@@ -246,8 +280,42 @@ def first_run(path):
         check(bool(wait_for(By.ID, "pin")), "/parent: still open after signing out")
     state = ask_box(path, {"command": "state"})
     kind = (state.get("screen") or {}).get("kind")
-    check(kind == "idle" and state.get("box", {}).get("phase") == "idle", f"the set-up press reached the game: {kind}")
-    check(box_check_ended(path), "the box still holds its buttons after the set-up")
+    check(kind == "idle" and state.get("box", {}).get("phase") == "idle", f"the act at the box reached the game: {kind}")
+
+
+def reset_claim(path):
+    """PAR-2: a forgotten PIN, reset while a quest is played: the page says the box is busy,
+    the quest's presses (STOP and DOWN held through the abandon) never count, and once the
+    box is idle it asks; the act there lets the parent choose a new PIN."""
+    viewport(1024, 768)
+    if box_screen(path, "idle", 0.5) is not None:
+        press(path, "lock")                                  # the player starts a quest
+        check(box_screen(path, "estimating") is not None, "the box did not start a quest")
+    visit("/parent")
+    driver.find_element(By.CSS_SELECTOR, "form.forgot button").click()
+    queued = wait_for(By.CSS_SELECTOR, "body[data-phase='queued'] p.ask")
+    check(bool(queued) and "The box is in the middle of a quest." in queued[0].text, "/parent/setup: the busy box is not said")
+    screenshot("parent-setup-queued", width=1024)
+    viewport(1024, 768)
+    # The player holds STOP (and DOWN) until the quest is paused: a quest's presses.
+    for _ in range(4):
+        if ask_box(path, {"command": "state"}).get("box", {}).get("phase") == "idle":
+            break
+        hold_both(path, 3.6)
+        time.sleep(0.3)
+    check(box_asks(path) is not None, "the idle box does not ask about the reset")
+    ask = wait_for(By.CSS_SELECTOR, "body[data-phase='waiting'] p.ask")
+    check(bool(ask), "/parent/setup: the page did not move on when the box began to ask")
+    check(not driver.find_elements(By.ID, "again"), "/parent/setup: a quest's presses allowed the reset")
+    screen = ask_box(path, {"command": "state"}).get("screen") or {}
+    check(screen.get("reset") is True, f"the box does not say the claim sets a new PIN: {screen}")
+    time.sleep(0.4)
+    hold_both(path, 3.6)
+    check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
+    driver.find_element(By.ID, "pin").send_keys("135790")
+    driver.find_element(By.ID, "again").send_keys("135790")
+    driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
+    check(bool(wait_for(By.CSS_SELECTOR, "form.sign-out button")), "/parent: not signed in after the reset")
 
 
 def box_check_ended(path, timeout=6):
@@ -472,6 +540,7 @@ try:
         parent_area()
     if box_socket:
         follow_a_quest(box_socket)
+        reset_claim(box_socket)
     else:
         viewport(800, 480)
         visit("/kiosk")

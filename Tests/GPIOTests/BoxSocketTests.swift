@@ -248,6 +248,100 @@ extension DaemonTests {
         #expect(refused.ok == false && refused.error?.contains("a quest is running (estimating)") == true)
     }
 
+    @Test("PAR-2 claim: the idle box asks on its screen; kernel-stamped STOP and DOWN held 3 s confirm it to the asker; a quest's presses never do")
+    func claimConfirmedByTheAct() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let asker = try BoxClient(path: rig.socketPath)
+        // During a quest the claim waits: the box keeps its screen, and lock-in counts for the quest.
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        var seen: [BoxMessage] = []
+        let taken = try asker.request(BoxRequest(command: "claim", claim: "c-1", reset: false)) { seen.append($0) }
+        #expect(taken.ok == true)
+        // Told before the reply (the box steps the machine while answering).
+        #expect(seen.compactMap(\.claim) == [ClaimUpdate(id: "c-1", progress: .waiting)])
+        usleep(150_000)
+        let lockIn = rig.now()
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .active = rig.display.lastShown { true } else { false } })
+        // STOP and DOWN held together during the task (DOWN first: STOP's press would end it).
+        try rig.gpio.edge(line: "BTN_DOWN", rising: true, atNanos: lockIn + 300_000_000)
+        try rig.gpio.edge(line: "BTN_STOP", rising: true, atNanos: lockIn + 2_500_000_000)
+        usleep(3_500_000)
+        try rig.gpio.edge(line: "BTN_DOWN", rising: false, atNanos: rig.now())
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: rig.now() + 10_000_000)
+        let revealed = try events(from: asker) { $0.screen?.kind == "reveal" }
+        #expect(!revealed.contains { $0.event == "claim" }, "a quest's presses moved the claim: \(revealed.compactMap(\.claim))")
+        // The second task, played through; then the summary left, and the idle box asks.
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .active = rig.display.lastShown { true } else { false } })
+        usleep(2_200_000)                                 // past GAME-4's guard
+        try rig.press("BTN_STOP")
+        #expect(eventually { if case .reveal = rig.display.lastShown { true } else { false } })
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .summary = rig.display.lastShown { true } else { false } })
+        usleep(150_000)
+        #expect(!(try events(from: asker) { $0.screen?.kind == "summary" }).contains { $0.event == "claim" })
+        try rig.press("BTN_UP")
+        let shown = try events(from: asker) { $0.event == "claim" }
+        #expect(shown.last?.claim == ClaimUpdate(id: "c-1", progress: .shown))
+        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: false, holding: false)) })
+        #expect(try asker.request(BoxRequest(command: "state")).screen?.kind == "claim")
+        // The act: both pressed after the box asked, held 3 s.
+        let act = rig.now()
+        try rig.gpio.edge(line: "BTN_STOP", rising: true, atNanos: act)
+        try rig.gpio.edge(line: "BTN_DOWN", rising: true, atNanos: act + 50_000_000)
+        // Nothing else is told during the 3 s: read with a longer wait than `events` has.
+        var confirmed: [BoxMessage] = []
+        while let m = try asker.readMessage(timeoutMs: 6_000) {
+            confirmed.append(m)
+            if m.claim?.progress == .confirmed || m.claim?.progress == .ended { break }
+        }
+        confirmed = confirmed.filter { $0.claim != nil }
+        #expect(confirmed.compactMap(\.claim?.progress) == [.holding, .confirmed])
+        #expect(rig.now() - act >= QuestMachine.claimHoldNanos, "confirmed before 3 s")
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: rig.now())
+        try rig.gpio.edge(line: "BTN_DOWN", rising: false, atNanos: rig.now() + 10_000_000)
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == ScreenPhrases.claimAllowed } else { false } })
+    }
+
+    @Test("PAR-2 claim: the asker leaving takes it back; LOCK plays and ends it; a bad name or action is one line")
+    func claimEnds() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let watcher = try BoxClient(path: rig.socketPath)
+        _ = try watcher.request(BoxRequest(command: "subscribe"))
+        var asker: BoxClient? = try BoxClient(path: rig.socketPath)
+        #expect(try #require(asker).request(BoxRequest(command: "claim", claim: "c-2")).ok == true)
+        #expect(eventually { if case .claim = rig.display.lastShown { true } else { false } })
+        asker = nil
+        let cancelled = try events(from: watcher) { $0.claim?.progress == .ended }
+        #expect(cancelled.last?.claim == ClaimUpdate(id: "c-2", progress: .ended, reason: .cancelled))
+        #expect(eventually { if case .idle = rig.display.lastShown { true } else { false } })
+
+        let player = try BoxClient(path: rig.socketPath)
+        #expect(try player.request(BoxRequest(command: "claim", claim: "c-3", reset: true)).ok == true)
+        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: true, holding: false)) })
+        try rig.press("BTN_LOCK")
+        let ended = try events(from: player) { $0.claim?.progress == .ended }
+        #expect(ended.last?.claim == ClaimUpdate(id: "c-3", progress: .ended, reason: .questStarted))
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+
+        let nameless = try watcher.request(BoxRequest(command: "claim"))
+        #expect(nameless.ok == false && nameless.error == "claim: give the claim a name of 1 to 64 letters, digits or dashes")
+        let hostile = try watcher.request(BoxRequest(command: "claim", claim: "x\u{1B}[2J"))
+        #expect(hostile.ok == false)
+        let wrong = try watcher.request(BoxRequest(command: "claim", action: "pause", claim: "c-4"))
+        #expect(wrong.ok == false && wrong.error == #"action: "pause" is not one of start, stop"#)
+        let notOurs = try watcher.request(BoxRequest(command: "claim", action: "stop", claim: "c-9"))
+        #expect(notOurs.ok == false && notOurs.error == #"claim: "c-9" is not the claim the box shows"#)
+    }
+
     @Test("button-check stop: two holders, the box lets go only when both have")
     func buttonCheckTwoHolders() throws {
         let rig = try rig(routines: [Self.everyDay], control: Self.control())

@@ -14,6 +14,8 @@ final class FakeBox: Sendable {
     private let connected = Mutex<Set<Int32>>([])
     /// A command's refusal (`ok: false` with this error), as the box refuses during a quest.
     let refusals = Mutex<[String: String]>([:])
+    /// The last `claim` asked (its name, whether it resets a PIN, its action).
+    let claims = Mutex<[(name: String, reset: Bool, action: String)]>([])
 
     var commands: [String] { received.withLock { $0 } }
 
@@ -56,13 +58,17 @@ final class FakeBox: Sendable {
             while let end = pending.firstIndex(of: 10) {
                 let line = Array(pending[..<end])
                 pending.removeFirst(end + 1)
-                let command = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["command"] as? String ?? "?"
+                let object = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]) ?? [:]
+                let command = object["command"] as? String ?? "?"
                 received.withLock { $0.append(command) }
+                if command == "claim" {
+                    claims.withLock { $0.append((object["claim"] as? String ?? "", object["reset"] as? Bool ?? false, object["action"] as? String ?? "start")) }
+                }
                 if let refusal = refusals.withLock({ $0[command] }) {
                     send(#"{"type":"reply","command":"\#(command)","ok":false,"error":"\#(refusal)"}"#, to: client)
                     continue
                 }
-                if command == "subscribe" { subscribers.withLock { $0.append(client) } }
+                if command == "subscribe" || command == "claim" { subscribers.withLock { $0.append(client) } }
                 let extra = switch command {
                 case "reload": #","applied":"now""#
                 case "state": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false}"#
@@ -81,6 +87,15 @@ final class FakeBox: Sendable {
 
     /// How many clients receive events now.
     var subscriberCount: Int { subscribers.withLock { $0.count } }
+
+    /// The name of the claim the web app asked the box to show.
+    var claimName: String? { claims.withLock { $0.last?.name } }
+
+    /// A `claim` event for the claim asked last, as the box tells it.
+    func claimMoved(_ progress: String, reason: String? = nil) {
+        let reasonField = reason.map { #","reason":"\#($0)""# } ?? ""
+        emit(#"{"type":"event","event":"claim","claim":{"id":"\#(claimName ?? "")","progress":"\#(progress)"\#(reasonField)}}"#)
+    }
 
     /// An event line to every subscriber, as the box sends them.
     func emit(_ json: String) {

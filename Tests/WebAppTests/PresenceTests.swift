@@ -4,19 +4,29 @@ import Hummingbird
 import HummingbirdTesting
 import QuestCore
 @testable import QuestStore
+import Synchronization
 import SystemClock
 import Testing
 @testable import WebApp
 
-@Suite("First run: proof of being at the box (PAR-1)")
+@Suite("Claiming the box: proof of being at it (PAR-1, PAR-2)")
 struct PresenceTests {
     static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
         for _ in 0..<100 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
         #expect(condition(), "\(what) within 2 s")
     }
 
-    @Test("PAR-1: with no PIN, the box's big button pressed after the page asked lets the parent choose one; the PIN is stored hashed and the parent is signed in")
-    func pressSetsUp() async throws {
+    static func phase(_ browser: inout BrowserSession, _ client: some TestClientProtocol, becomes wanted: String) async throws -> String {
+        var phase = ""
+        for _ in 0..<100 where phase != #"{"phase":"\#(wanted)"}"# {
+            phase = try await browser.get(client, "/parent/setup/state").1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return phase
+    }
+
+    @Test("PAR-2: with no PIN, the web app asks the box to show the claim; only the box's word that STOP and DOWN were held allows a PIN; the PIN is stored hashed and the parent is signed in")
+    func actAtTheBoxSetsUp() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
@@ -24,42 +34,113 @@ struct PresenceTests {
         try await app.test(.router) { client in
             var browser = BrowserSession()
             let (_, first) = try await browser.get(client, "/parent")
-            #expect(first.contains("Set up the parent area") && first.contains("action=\"/parent/claim\""))
+            #expect(first.contains("Set up the parent area") && first.contains("action=\"/parent/claim\"") && first.contains("STOP and DOWN"))
             let claimed = try await browser.post(client, "/parent/claim", [])
             #expect(claimed.status == .seeOther && claimed.headers[.location] == "/parent/setup")
-            let (_, waiting) = try await browser.get(client, "/parent/setup")
-            #expect(waiting.contains("Press the box's big button now.") && waiting.contains("data-phase=\"waiting\""))
-            #expect(box.subscriberCount == 1, "the page asks for the press once the box listens")
-            #expect(box.commands.contains("button-check"), "the box holds its buttons: the press starts no quest")
-            box.emit(#"{"type":"event","event":"press","button":"stop","pressed":true}"#)
-            box.emit(#"{"type":"event","event":"press","button":"lock","pressed":false}"#)
-            try await Task.sleep(for: .milliseconds(200))
-            let (_, still) = try await browser.get(client, "/parent/setup/state")
-            #expect(still == #"{"phase":"waiting"}"#, "another button, or a release, proves nothing")
+            let asked = try #require(box.claims.withLock { $0.last })
+            #expect(asked.action == "start" && !asked.reset && asked.name.hasPrefix("claim-"))
+            #expect(!box.commands.contains("button-check"), "the claim holds no buttons: play goes on")
+            #expect(!(claimed.headers[values: .setCookie].joined().contains(asked.name)), "the box's name for it is not the browser's secret")
+            // The box is busy with a quest: it takes the claim and asks later.
+            box.claimMoved("waiting")
+            #expect(try await Self.phase(&browser, client, becomes: "queued") == #"{"phase":"queued"}"#)
+            let (_, queued) = try await browser.get(client, "/parent/setup")
+            #expect(queued.contains("The box is in the middle of a quest.") && queued.contains("data-phase=\"queued\""))
+            // Presses are no proof: only the box's claim events move it.
             box.emit(#"{"type":"event","event":"press","button":"lock","pressed":true}"#)
-            var phase = ""
-            for _ in 0..<100 where phase != #"{"phase":"confirmed"}"# {
-                phase = try await browser.get(client, "/parent/setup/state").1
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(phase == #"{"phase":"confirmed"}"#)
-            try await Self.waitFor("the subscription closed once confirmed") { box.subscriberCount == 0 }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await browser.get(client, "/parent/setup/state").1 == #"{"phase":"queued"}"#)
+            let early = try await browser.post(client, "/parent/setup/pin", [("pin", "0000"), ("again", "0000")])
+            let hasPIN = try db.settings().hasPIN
+            #expect(early.status == .seeOther && early.headers[.location] == "/parent/setup" && !hasPIN)
+            box.claimMoved("shown")
+            #expect(try await Self.phase(&browser, client, becomes: "waiting") == #"{"phase":"waiting"}"#)
+            let (_, waiting) = try await browser.get(client, "/parent/setup")
+            #expect(waiting.contains("On the box: hold STOP and DOWN together for 3 seconds.") && waiting.contains("data-phase=\"waiting\""))
+            box.claimMoved("holding")
+            box.claimMoved("confirmed")
+            #expect(try await Self.phase(&browser, client, becomes: "confirmed") == #"{"phase":"confirmed"}"#)
+            try await Self.waitFor("the claim's connection closed once confirmed") { box.subscriberCount == 0 }
             let (_, choose) = try await browser.get(client, "/parent/setup")
-            #expect(choose.contains("The box felt it.") && choose.contains("action=\"/parent/setup/pin\""))
+            #expect(choose.contains("The box allowed it.") && choose.contains("action=\"/parent/setup/pin\"") && choose.contains("6 to 8 digits"))
             let differ = try await browser.post(client, "/parent/setup/pin", [("pin", "2468"), ("again", "2469")])
             #expect(differ.status == .unprocessableContent && String(buffer: differ.body).contains("The two PINs differ."))
             let short = try await browser.post(client, "/parent/setup/pin", [("pin", "12"), ("again", "12")])
             #expect(short.status == .unprocessableContent && String(buffer: short.body).contains("PIN: must be 4 to 8 digits"))
             #expect(try db.settings().hasPIN == false)
-            let set = try await browser.post(client, "/parent/setup/pin", [("pin", "2468"), ("again", "2468")])
+            let set = try await browser.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
             #expect(set.status == .seeOther && set.headers[.location] == "/parent")
-            #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "t") == .accepted)
+            #expect(try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .accepted)
             let (_, home) = try await browser.get(client, "/parent")
             #expect(home.contains("Daily Quest") && home.contains("Sign out"), "signed in at once")
             let again = try await browser.post(client, "/parent/setup/pin", [("pin", "1111"), ("again", "1111")])
-            let stillOld = try db.verifyPIN("2468", monotonicNanos: 0, bootID: "t")
+            let stillOld = try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t")
             #expect(again.status == .seeOther && stillOld == .accepted, "a claim sets one PIN, once")
         }
+    }
+
+    @Test("PAR-2: a claim the box ends (a quest started, UP, its 2 minutes) sets nothing and says why; a reset is asked as a reset")
+    func endedAtTheBox() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("135790")
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            for (reason, words) in [("quest-started", "Someone started a quest on the box (LOCK)"), ("declined", "said no (UP)"), ("timed-out", "The 2 minutes ran out.")] {
+                var browser = BrowserSession()
+                _ = try await browser.get(client, "/parent")
+                try await Task.sleep(for: .milliseconds(2_100))   // claims are spaced 2 s
+                _ = try await browser.post(client, "/parent/claim", [])
+                #expect(box.claims.withLock { $0.last?.reset } == true)
+                box.claimMoved("shown")
+                #expect(try await Self.phase(&browser, client, becomes: "waiting") == #"{"phase":"waiting"}"#)
+                box.claimMoved("ended", reason: reason)
+                #expect(try await Self.phase(&browser, client, becomes: "failed") == #"{"phase":"failed"}"#)
+                let (_, page) = try await browser.get(client, "/parent/setup")
+                #expect(page.contains(words), "\(reason): \(page)")
+                let pin = try await browser.post(client, "/parent/setup/pin", [("pin", "0000"), ("again", "0000")])
+                #expect(pin.status == .seeOther && pin.headers[.location] == "/parent/setup")
+            }
+            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted)
+        }
+    }
+
+    @Test("PAR-2: a reset waits out a PIN lockout (it is no way around it); claims are at most 5 in 15 minutes")
+    func resetRespectsLockout() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("135790")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var stranger = BrowserSession()
+            _ = try await stranger.get(client, "/parent")
+            for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try await stranger.post(client, "/parent/sign-in", [("pin", "0000")]) }
+            let locked = try await stranger.post(client, "/parent/claim", [])
+            #expect(locked.status == .tooManyRequests && locked.headers[.retryAfter] != nil)
+            #expect(String(buffer: locked.body).contains("Too many wrong PINs. A new PIN can be set in 5 minutes."))
+        }
+        let clock = FakeSystemClock(wall: Date())
+        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock")
+        for _ in 0..<PresenceCheck.claimsPerPeriod {
+            guard case .started = await presence.start(reset: false) else { Issue.record("a claim was refused"); return }
+            clock.advance(seconds: 3)
+        }
+        let sixth = await presence.start(reset: false)
+        #expect(sixth == .tooMany(retryAfter: 15 * 60 - 15), "\(sixth)")
+        clock.advance(seconds: 15 * 60)
+        guard case .started = await presence.start(reset: false) else { Issue.record("refused after 15 minutes"); return }
+    }
+
+    @Test("PAR-2: with no box, a claim ends after its time and the kiosk pages are told the code is gone")
+    func expiresWithNoBox() async throws {
+        let told = Mutex<[Bool]>([])
+        let presence = PresenceCheck(
+            clock: LiveSystemClock(), socketPath: "/nonexistent/questbox.sock", limits: .init(windowNanos: 300_000_000, waitNanos: 600_000_000),
+            onCodeChange: { waiting in told.withLock { $0.append(waiting) } })
+        guard case .started(let id) = await presence.start(reset: false) else { Issue.record("refused"); return }
+        #expect(presence.phase(of: id) == .waiting && presence.waitingCode != nil)
+        try await Self.waitFor("the kiosk told the code is gone") { told.withLock { $0 } == [true, false] }
+        #expect(presence.waitingCode == nil && presence.phase(of: id) == .failed("The 2 minutes ran out. Start again."))
     }
 
     @Test("PAR-1: the code is shown only on the box's own screen (a page from 127.0.0.1), never in the event stream; the right code confirms, and a forgotten PIN is reset the same way, ending old sessions", arguments: [TestingSetup.live])
@@ -117,26 +198,27 @@ struct PresenceTests {
         #expect(String(buffer: BoxEventRelay.setupFrame(waiting: true)) == "event: setup\ndata: {\"waiting\":true}\n\n")
     }
 
-    @Test("PAR-1: two claims at once fail both; claims are spaced 2 s; a claim lasts 2 minutes; 5 wrong codes end a claim and 10 in all pause codes for 15 minutes")
+    @Test("PAR-2: two claims at once fail both; claims are spaced 2 s; a claim lasts 2 minutes; 5 wrong codes end a claim and 10 in all pause codes for 15 minutes")
     func claimRules() async throws {
         let clock = FakeSystemClock(wall: Date())
         let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock")
-        let parent = try #require(await presence.start())
-        #expect(await presence.start() == nil, "a second claim within 2 s is turned away")
+        guard case .started(let parent) = await presence.start(reset: false) else { Issue.record("refused"); return }
+        #expect(await presence.start(reset: false) == .tooSoon, "a second claim within 2 s is turned away")
         clock.advance(seconds: 3)
-        let stranger = try #require(await presence.start())
+        guard case .started(let stranger) = await presence.start(reset: false) else { Issue.record("refused"); return }
         #expect(presence.phase(of: parent) == nil && presence.phase(of: stranger) != .waiting, "neither goes on")
         #expect(presence.waitingCode == nil)
         clock.advance(seconds: 3)
-        let late = try #require(await presence.start())
+        guard case .started(let late) = await presence.start(reset: false) else { Issue.record("refused"); return }
         #expect(presence.phase(of: late) == .waiting && presence.waitingCode?.count == 6)
         clock.advance(seconds: 121)
         #expect(presence.phase(of: late) == .failed("The 2 minutes ran out. Start again.") && presence.waitingCode == nil)
+        clock.advance(seconds: 15 * 60)   // past the 5 claims a quarter hour
         // Wrong codes: five end a claim; ten in all close code entry for 15 minutes.
         var wrongInAll = 0
         for _ in 0..<2 {
             clock.advance(seconds: 3)
-            let id = try #require(await presence.start())
+            guard case .started(let id) = await presence.start(reset: false) else { Issue.record("refused"); return }
             let code = presence.waitingCode ?? ""
             let wrong = code == "000000" ? "000001" : "000000"
             for _ in 0..<4 { #expect(presence.enter(code: wrong, claim: id) == .waiting); wrongInAll += 1 }
@@ -145,13 +227,13 @@ struct PresenceTests {
         }
         #expect(wrongInAll == 10)
         clock.advance(seconds: 3)
-        let paused = try #require(await presence.start())
+        guard case .started(let paused) = await presence.start(reset: false) else { Issue.record("refused"); return }
         let code = presence.waitingCode ?? ""
-        #expect(presence.enter(code: code, claim: paused) == .failed("Too many wrong codes. Press the box's button instead, or try the code again in 15 minutes."))
-        #expect(presence.phase(of: paused) == .waiting, "the button still works")
+        #expect(presence.enter(code: code, claim: paused) == .failed("Too many wrong codes. Hold STOP and DOWN on the box instead, or try the code again in 15 minutes."))
+        #expect(presence.phase(of: paused) == .waiting, "the act at the box still works")
         clock.advance(seconds: 15 * 60)
         #expect(presence.phase(of: paused) != .waiting)
-        let fresh = try #require(await presence.start())
+        guard case .started(let fresh) = await presence.start(reset: false) else { Issue.record("refused"); return }
         #expect(presence.enter(code: " \(presence.waitingCode ?? "") ", claim: fresh) == .confirmed)
         #expect(presence.consume(fresh) && !presence.consume(fresh))
     }

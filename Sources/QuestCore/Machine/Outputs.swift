@@ -78,11 +78,15 @@ public enum LEDPattern: Codable, Equatable, Sendable {
     /// blinks and a pause: blue while it is to be played, yellow after its reminder, green
     /// once played today. Loops while anything is left to play, else blinks once.
     case questNumber(Int, color: LEDColor, looping: Bool)
+    /// PAR-2: someone asks to set the parent PIN: a quick magenta blink, steady magenta while
+    /// STOP and DOWN are held (no quest ever shows magenta for long).
+    case claim(holding: Bool)
 
     public var repeats: Bool {
         switch self {
         case .questAvailable, .active, .reminder: true
         case .questNumber(_, _, let looping): looping
+        case .claim(let holding): !holding
         case .off, .estimating, .reveal, .celebration, .reflection: false
         }
     }
@@ -97,6 +101,8 @@ public enum LEDPattern: Codable, Equatable, Sendable {
         case .reminder: return [s(.yellow, 1000), s(.off, 1000)]
         case .estimating: return [s(.white, 0)]
         case .reflection: return [s(.green, 0)]
+        case .claim(holding: false): return [s(.magenta, 250), s(.off, 250)]
+        case .claim(holding: true): return [s(.magenta, 0)]
         case .questNumber(let n, let color, let looping):
             let blinks = max(1, n)
             let steps = (0..<blinks).flatMap { _ in [s(color, Self.numberBlinkMs), s(.off, Self.numberGapMs)] }
@@ -126,6 +132,8 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
     case readBack(seconds: Int)
     /// No screen (§2): the quest just selected, as that many short pulses.
     case questNumber(Int)
+    /// PAR-2: a PIN claim shows on the box: three quick pulses, unlike any quest's.
+    case claim
 
     public var steps: [BuzzerStep] {
         func on(_ ms: Int) -> BuzzerStep { BuzzerStep(on: true, durationMs: ms) }
@@ -148,6 +156,8 @@ public enum BuzzerPattern: Codable, Equatable, Sendable {
             return steps + [off(0)]
         case .questNumber(let n):
             return (0..<max(1, n)).flatMap { _ in [on(50), off(200)] } + [off(0)]
+        case .claim:
+            return [on(30), off(70), on(30), off(70), on(30), off(0)]
         }
     }
 
@@ -173,6 +183,7 @@ extension LEDPattern {
         case .reminder: "reminder"
         case .reflection: "reflection"
         case .questNumber(let n, _, _): "quest-\(n)"
+        case .claim(let holding): holding ? "claim-holding" : "claim"
         }
     }
 }
@@ -185,6 +196,7 @@ extension BuzzerPattern {
         case .celebration: "celebration"
         case .readBack: "readback"
         case .questNumber: "quest-number"
+        case .claim: "claim"
         }
     }
 

@@ -17,6 +17,10 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case noteTimeout
     /// A button check left open ends by itself (`QuestMachine.buttonCheckLimitNanos`).
     case buttonCheckLimit
+    /// PAR-2: STOP and DOWN held together long enough to allow a claim.
+    case claimHold
+    /// PAR-2: a claim asked for too long (or waited too long for an idle box).
+    case claimLimit
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -36,6 +40,17 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     /// The parent's wiring check (or the first-run presence press) holds the buttons, or
     /// lets them go: while held, presses are debounced and told but do nothing in the game.
     case buttonCheck(on: Bool, atNanos: MonotonicNanos)
+    /// PAR-2: someone (the web app) asks to claim the box, or takes the claim back.
+    case claim(ClaimRequest, atNanos: MonotonicNanos)
+
+    /// The monotonic time the event carries.
+    public var atNanos: MonotonicNanos {
+        switch self {
+        case .button(_, _, let t), .buttonLevel(_, _, let t), .timerFired(_, let t), .wallClockTick(let t), .worldUpdated(_, let t),
+             .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t):
+            t
+        }
+    }
 }
 
 /// What the shell must do. A `persist` is listed before the sound, light and screen that
@@ -51,6 +66,8 @@ public enum QuestEffect: Codable, Equatable, Sendable {
     case cancelTimer(QuestTimer)
     /// A button's debounce window closed: read the line's level now and send `buttonLevel`.
     case readButton(ButtonRole)
+    /// PAR-2: a claim moved on; the asker is told.
+    case claimChanged(ClaimUpdate)
 }
 
 public enum PersistRequest: Codable, Equatable, Sendable {
@@ -140,6 +157,8 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var repeats: [ButtonRole: Int]
     /// A button check holds the buttons: they are debounced and told, never played.
     public var buttonCheck: Bool
+    /// PAR-2: the claim the box shows (or will, once idle).
+    public var claim: PendingClaim?
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -148,6 +167,7 @@ public struct QuestState: Codable, Equatable, Sendable {
         self.debouncer = ButtonDebouncer(windowNanos: rules.debounceMs * 1_000_000)
         self.repeats = [:]
         self.buttonCheck = false
+        self.claim = nil
     }
 }
 
@@ -186,10 +206,12 @@ extension QuestState {
     }
 }
 
-private struct Reducer {
+struct Reducer {
     var state: QuestState
     let env: QuestEnvironment
     var effects: [QuestEffect] = []
+    /// The monotonic time of the event being handled (0 before the first).
+    var now: MonotonicNanos = 0
 
     var rules: GameRules { state.rules }
     func ms(_ value: Int64) -> MonotonicNanos { value * 1_000_000 }
@@ -199,6 +221,7 @@ private struct Reducer {
     // MARK: events
 
     mutating func handle(_ event: QuestEvent) {
+        now = event.atNanos
         switch event {
         case .button(let role, let pressed, let t):
             switch state.debouncer.feed(role, pressed: pressed, atNanos: t) {
@@ -223,6 +246,8 @@ private struct Reducer {
             restore(task, completed: completed, at: t)
         case .buttonCheck(let on, let t):
             checkButtons(on, at: t)
+        case .claim(let request, let t):
+            handleClaim(request, at: t)
         }
     }
 
@@ -245,6 +270,7 @@ private struct Reducer {
 
     mutating func press(_ role: ButtonRole, at t: MonotonicNanos) {
         guard !state.buttonCheck else { return }
+        if claimPress(role, at: t) { return }
         switch state.phase {
         case .idle(let selected, _):
             switch role {
@@ -295,6 +321,7 @@ private struct Reducer {
 
     mutating func release(_ role: ButtonRole, at t: MonotonicNanos) {
         guard !state.buttonCheck else { return }
+        claimRelease(role)
         switch role {
         case .up, .down:
             state.repeats[role] = nil
@@ -342,6 +369,8 @@ private struct Reducer {
             if case .summary = state.phase { enterIdle(notice: nil) }
         case .buttonCheckLimit:
             checkButtons(false, at: t)
+        case .claimHold, .claimLimit:
+            claimTimerFired(timer, at: t)
         case .noteTimeout:
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
@@ -373,6 +402,8 @@ private struct Reducer {
         state.phase = .idle(selectedRoutineID: chosen, notice: notice)
         state.repeats = [:]
         soundDueReminders(today)
+        // PAR-2: while a claim waits, the idle box asks about it instead.
+        if showClaimIfWaiting() { return }
         let cal = state.world.calendar
         func reminding(_ r: Routine) -> Bool {
             !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true
@@ -466,6 +497,8 @@ private struct Reducer {
     // MARK: the quest
 
     mutating func startQuest(selected: UUID?, at t: MonotonicNanos) {
+        // PAR-2: playing ends any claim (one from the reflection's screen never showed).
+        endClaim(.questStarted, at: t)
         let today = todaysRoutines()
         guard let position = today.firstIndex(where: { $0.id == selected }) ?? (today.isEmpty ? nil : 0) else { return }
         let routine = today[position]

@@ -39,6 +39,8 @@ public struct TimerQueue: Equatable, Sendable {
         case .reflectionTimeout: 24
         case .buttonCheckLimit: 25
         case .noteTimeout: 26
+        case .claimHold: 27
+        case .claimLimit: 28
         }
     }
 }

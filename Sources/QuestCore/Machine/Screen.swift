@@ -8,6 +8,8 @@ public enum Screen: Codable, Equatable, Sendable {
     case summary(SummaryScreen)
     /// REFL-1: last week's "sports score card", before the first quest of a new week.
     case reflection(WeeklyReflection)
+    /// PAR-2: someone asks to set the parent PIN; the box says how to allow it.
+    case claim(ClaimScreen)
 }
 
 public struct QuestOption: Codable, Equatable, Sendable {
@@ -88,6 +90,7 @@ extension Screen {
         case .reveal: "reveal"
         case .summary: "summary"
         case .reflection: "reflection"
+        case .claim: "claim"
         }
     }
 

@@ -43,6 +43,14 @@ public enum ScreenPhrases {
     public static let anyButton = "Any button: go on"
     /// GAME-4: a stop inside the guard after lock-in is ignored; this says it was seen.
     public static let justStarted = "Just started!"
+    /// PAR-2: what the box asks while a claim waits, and what allows it.
+    public static let claimAsks = "Someone asks to set"
+    public static let claimHow = "Hold STOP+DOWN 3 s"
+    public static let claimHolding = "Keep holding 3 s"
+    public static let claimHint = "UP: no · LOCK: play"
+    public static let claimWhoMay = "Nobody asked? Press UP."
+    /// The idle box's notice once a claim was allowed.
+    public static let claimAllowed = "PIN allowed: set it on the page"
 
     /// Progress within the level (0 % again after a level-up), "Lvl 2 · 40% to Lvl 3".
     public static func level(_ level: Int, progress: Double) -> String {
@@ -135,6 +143,13 @@ extension Screen {
                 lines: [r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy"],
                 more: Array(r.summaryLines.dropFirst(2)),
                 hint: P.anyButton)
+        case .claim(let c):
+            return ScreenWords(
+                top: [P.claimAsks, c.reset ? "a new parent PIN" : "the parent PIN"],
+                big: c.holding ? "Hold…" : "Allow?",
+                lines: [c.holding ? P.claimHolding : P.claimHow],
+                more: [P.claimWhoMay],
+                hint: P.claimHint)
         }
     }
 }

@@ -3,19 +3,34 @@ import Hummingbird
 import QuestStore
 
 /// `/parent/setup`: setting the PIN the first time, or anew when it is forgotten, after the
-/// presence check (`PresenceCheck`): the box's big button, or the code on its own screen.
+/// act at the box (`PresenceCheck`, PAR-2): STOP and DOWN held while the idle box asks, or
+/// the code on its own screen. A reset waits out a PIN lockout like any PIN try.
 struct SetupController {
     let services: WebServices
 
     func addRoutes(to router: Router<WebRequestContext>) {
         router.post("/parent/claim") { request, _ in
             _ = try await services.changeForm(request, limit: 1024)
-            guard let id = await services.presence.start() else {
-                throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
+            let reset = try services.database.settings().hasPIN
+            if reset, let seconds = try services.database.pinLockoutSeconds(monotonicNanos: services.presence.clock.monotonicNanos(), bootID: services.presence.clock.bootID) {
+                let minutes = (seconds + 59) / 60
+                throw HTTPError(
+                    .tooManyRequests, headers: [.retryAfter: "\(seconds)"],
+                    message: "Too many wrong PINs. A new PIN can be set in \(minutes) minute\(minutes == 1 ? "" : "s").")
             }
-            var response = Response.redirect(to: "/parent/setup")
-            response.setCookie(PresenceCheck.cookie(id, maxAge: 600))
-            return response
+            switch await services.presence.start(reset: reset) {
+            case .started(let id):
+                var response = Response.redirect(to: "/parent/setup")
+                response.setCookie(PresenceCheck.cookie(id, maxAge: 20 * 60))
+                return response
+            case .tooSoon:
+                throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
+            case .tooMany(let seconds):
+                let minutes = (seconds + 59) / 60
+                throw HTTPError(
+                    .tooManyRequests, headers: [.retryAfter: "\(seconds)"],
+                    message: "Set-up was started 5 times in 15 minutes; try again in \(minutes) minute\(minutes == 1 ? "" : "s").")
+            }
         }
         router.get("/parent/setup") { request, _ in try page(request, problem: nil) }
         // For setup.js: whether the page should reload (the claim moved on).
@@ -66,6 +81,7 @@ struct SetupController {
         return try services.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
             switch phase {
+            case .queued: view.queued = true
             case .waiting: view.waiting = true
             case .confirmed: view.confirmed = true
             case .failed(let reason): view.failed = reason
@@ -77,6 +93,7 @@ struct SetupController {
 
     static func name(of phase: PresenceCheck.Phase?) -> String {
         switch phase {
+        case .queued: "queued"
         case .waiting: "waiting"
         case .confirmed: "confirmed"
         case .failed, nil: "failed"
@@ -91,6 +108,7 @@ struct SetupState: ResponseEncodable {
 struct SetupView: Encodable {
     var csrf: String
     var problem: String?
+    var queued = false
     var waiting = false
     var confirmed = false
     var failed: String?

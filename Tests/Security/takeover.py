@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""#31 / PAR-2, end to end: a stranger on the network tries to take the parent PIN with the
+player's ordinary presses. The live simulated box and questbox-web run on one store (the web
+rig); the stranger is an HTTP client with its own cookies; the player presses the box's
+buttons over its socket (the simulated board's buttons). On the main of 2026-11-25 the
+stranger got the PIN with the player's lock-in; it must never, and the parent's own act at
+the box (STOP and DOWN held 3 s while the idle box asks) must still work.
+usage: takeover.py BASE_URL SOCKET QUESTBOX DATA_DIR"""
+import http.cookiejar, json, re, socket, subprocess, sys, time, urllib.error, urllib.parse, urllib.request
+
+base, sock, questbox, data = sys.argv[1:5]
+problems = []
+
+
+def check(ok, message):
+    if not ok:
+        problems.append(message)
+        print("problem:", message)
+    return ok
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+class Browser:
+    """One visitor: its own cookies, no redirects followed (the answers are checked)."""
+
+    def __init__(self):
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
+        self.csrf = None
+
+    def get(self, path):
+        try:
+            with self.opener.open(base + path, timeout=10) as r:
+                body = r.read().decode()
+                status = r.status
+        except urllib.error.HTTPError as e:
+            body, status = e.read().decode(), e.code
+        token = re.search(r'name="csrf" value="([^"]+)"', body)
+        if token:
+            self.csrf = token.group(1)
+        return status, body
+
+    def post(self, path, fields=()):
+        form = urllib.parse.urlencode([("csrf", self.csrf or "")] + list(fields)).encode()
+        request = urllib.request.Request(base + path, data=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            with self.opener.open(request, timeout=10) as r:
+                return r.status, r.headers.get("Location"), r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Location"), e.read().decode()
+
+    def phase(self):
+        return json.loads(self.get("/parent/setup/state")[1]).get("phase")
+
+    def wait_phase(self, wanted, timeout=5):
+        deadline = time.time() + timeout
+        phase = self.phase()
+        while phase != wanted and time.time() < deadline:
+            time.sleep(0.1)
+            phase = self.phase()
+        return phase
+
+
+def ask_box(request):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect(sock)
+        f = s.makefile("rwb")
+        f.readline()
+        f.write(json.dumps(dict(request, id="t")).encode() + b"\n")
+        f.flush()
+        while True:
+            reply = json.loads(f.readline())
+            if reply.get("type") == "reply":
+                return reply
+
+
+def press(button, action="tap"):
+    reply = ask_box({"command": "press", "button": button, "action": action})
+    check(reply.get("ok") is True, f"press {button} {action}: {reply}")
+    time.sleep(0.15)     # a person's pace: presses closer than the debounce are one bounce
+
+
+def hold(buttons, seconds):
+    for b in buttons:
+        press(b, "down")
+    time.sleep(seconds)
+    for b in reversed(buttons):
+        press(b, "up")
+
+
+def phase_of_box():
+    return ask_box({"command": "state"}).get("box", {}).get("phase")
+
+
+def wait_box(phase, timeout=5):
+    deadline = time.time() + timeout
+    while phase_of_box() != phase and time.time() < deadline:
+        time.sleep(0.1)
+    return phase_of_box()
+
+
+def pin_accepted(pin):
+    return subprocess.run([questbox, "pin", "check", "--data", data], input=pin + "\n", text=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def stranger_claims():
+    stranger = Browser()
+    stranger.get("/parent")
+    status, location, body = stranger.post("/parent/claim")
+    check(status == 303 and location == "/parent/setup", f"the stranger's claim: {status} {location} {body[:200]}")
+    return stranger
+
+
+def stranger_tries_pin(stranger, pin, when):
+    status, location, _ = stranger.post("/parent/setup/pin", [("pin", pin), ("again", pin)])
+    check(location != "/parent", f"{when}: the stranger set the PIN (303 to {location})")
+    check(not pin_accepted(pin), f"{when}: `questbox pin check` accepts the stranger's {pin}")
+
+
+# 1. The issue's takeover: a PIN is set; the player starts a quest, the stranger claims, the
+#    player locks in the guess. Today's main gave the stranger the PIN here.
+check(pin_accepted("2468"), "the rig's PIN is not 2468")
+press("lock")                                        # the player starts the quest
+check(wait_box("estimating") == "estimating", "the quest did not start")
+stranger = stranger_claims()
+check(stranger.wait_phase("queued") == "queued", f"a claim during a quest is not queued: {stranger.phase()}")
+press("lock")                                        # an ordinary lock-in
+check(wait_box("active") == "active", "the guess was not locked in")
+time.sleep(0.5)
+check(stranger.phase() == "queued", f"the lock-in moved the stranger's claim: {stranger.phase()}")
+stranger_tries_pin(stranger, "0000", "after the lock-in")
+# STOP and DOWN held together during the task (the act's own buttons), then the quest paused
+# by holding STOP: still the quest's presses.
+time.sleep(2.2)                                      # past GAME-4's guard
+hold(["down", "stop"], 1.0)
+check(wait_box("revealing") == "revealing", "the task did not end")
+check(stranger.phase() == "queued", f"the quest's STOP+DOWN moved the claim: {stranger.phase()}")
+press("lock")                                        # next task
+check(wait_box("estimating") == "estimating", "no next task")
+hold(["stop", "down"], 3.6)                          # held through the abandon
+check(wait_box("idle") == "idle", "the quest was not paused")
+check(stranger.wait_phase("waiting") == "waiting", f"the idle box does not ask: {stranger.phase()}")
+check(stranger.phase() != "confirmed", "the quest's held buttons allowed the claim")
+stranger_tries_pin(stranger, "0000", "once the box asks")
+# 2. The player just plays: LOCK starts a quest and ends the stranger's claim.
+press("lock")
+check(wait_box("estimating") == "estimating", "LOCK did not start a quest while the box asked")
+check(stranger.wait_phase("failed") == "failed", f"starting a quest did not end the claim: {stranger.phase()}")
+_, page = stranger.get("/parent/setup")
+check("Someone started a quest on the box (LOCK)" in page, "the page does not say why the claim ended")
+stranger_tries_pin(stranger, "0000", "after the claim ended")
+hold(["stop"], 3.6)                                  # the player pauses the quest
+check(wait_box("idle") == "idle", "the quest was not paused")
+# 3. A claim never blocks play, and a stranger cannot keep asking: 5 claims a quarter hour.
+codes = []
+for i in range(6):
+    time.sleep(2.1)
+    other = Browser()
+    other.get("/parent")
+    codes.append(other.post("/parent/claim")[0])
+check(codes.count(429) >= 2, f"claims are not limited: {codes}")
+check(ask_box({"command": "state"}).get("box", {}).get("buttonCheck") is False, "a claim holds the box's buttons")
+press("lock")
+check(wait_box("estimating") == "estimating", "a waiting claim kept the player from playing")
+hold(["stop"], 3.6)
+check(wait_box("idle") == "idle", "the quest was not paused")
+check(pin_accepted("2468"), "the parent's PIN changed")
+print(f"takeover: {len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
