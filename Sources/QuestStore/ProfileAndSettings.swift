@@ -11,6 +11,8 @@ public struct StoredSettings: Equatable, Sendable {
     /// 1 = Sunday … 7 = Saturday; nil: the locale's.
     public var firstWeekday: Int?
     public var hasPIN = false
+    /// The names the web app answers to besides the box's own (`web.hosts`, #31).
+    public var webHosts: [String] = []
 
     public init() {}
 }
@@ -101,6 +103,8 @@ extension QuestDatabase {
         s.volumePercent = row["volumePercent"]
         s.firstWeekday = row["firstWeekday"]
         s.hasPIN = (row["pinHash"] as String?) != nil
+        // Names that break the rule are left out (a hand-edited restore): never a way in.
+        s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         return s
     }
 
@@ -118,14 +122,17 @@ extension QuestDatabase {
             if let guardSeconds = s.game.stopGuardSeconds, !GameSettings.stopGuardRange.contains(guardSeconds) {
                 throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
             }
+            if let problem = WebHosts.problem(s.webHosts) { throw StoreError.invalid("webHosts: \(problem)") }
             try Self.ensureSettingsRow(db)
             try db.execute(
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
-                      volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ? WHERE id = 1
+                      volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
+                      webHosts = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
-                            s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds])
+                            s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
+                            s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " ")])
         }
     }
 

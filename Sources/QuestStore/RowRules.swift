@@ -130,6 +130,7 @@ enum RowRules {
             int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", 1, 7, "a weekday")),
             bool("estimateReadBack"),
             optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
+            optional(text("webHosts", maxBytes: WebHosts.maximumStoredBytes)),
         ]),
         ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),

@@ -20,6 +20,7 @@ public enum Schema {
         ("v3-derived-profile", v3),
         ("v4-pin-lockout-escalation", v4),
         ("v5-live-settings", v5),
+        ("v6-web-hosts", v6),
     ]
 
     public static func migrator() -> DatabaseMigrator {
@@ -31,6 +32,14 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #31: the names the web app answers to besides the box's own (`web.hosts`), space-
+    /// separated; NULL: none (DNS rebinding is refused by the Host check).
+    static func v6(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "webHosts", .text)
+        }
     }
 
     /// Every setting the box offers is stored: the estimate read-back (§2) and GAME-4's stop

@@ -65,6 +65,10 @@ public enum SettingsCatalog {
             guard let t = ClockTime(text) else { return .failure(SettingRefusal()) }
             return .success { $0.game.reminderTime = t }
         },
+        Entry(key: "web.hosts", allowed: WebHosts.allowed, read: { $0.webHosts.isEmpty ? "none" : $0.webHosts.joined(separator: " ") }) { text in
+            guard let names = WebHosts.parse(text) else { return .failure(SettingRefusal()) }
+            return .success { $0.webHosts = names }
+        },
     ]
 
     static let reminderAllowed = "HH:MM | off | default"

@@ -36,6 +36,8 @@ public struct WebServices: Sendable {
     let presence: PresenceCheck
     /// `questbox doctor`, run for the health page.
     let doctor: DoctorRunner
+    /// The names a request's Host may carry (#31: DNS rebinding).
+    let hostNames: AllowedHostNames
     /// The player's home and stats as last read: each read serves every page for 2 s (a
     /// flood of requests reads five years of history once per 2 s, not once each). Plays on
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
@@ -80,8 +82,9 @@ public struct WebServices: Sendable {
         self.kioskEvents = kioskEvents
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
-        presence = PresenceCheck(clock: clock, socketPath: box.socketPath, onCodeChange: { kioskEvents.setupWaiting($0) })
+        presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: DoctorRunner.siblingProgram(), dataDirectory: (database.path as NSString).deletingLastPathComponent)
+        hostNames = AllowedHostNames(database: database, clock: clock)
     }
 }
 
@@ -112,7 +115,8 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
-    router.add(middleware: ForgetRecentReads(services: services))
+    router.add(middleware: HostCheckMiddleware(names: services.hostNames))
+    router.add(middleware: ForgetRecentReads(services: services, paths: PageChanges.player))
     PlayerController(services: services).addRoutes(to: router)
     KioskController(services: services).addRoutes(to: router)
     SetupController(services: services).addRoutes(to: router)
@@ -129,7 +133,9 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     parent.addAPIRoutes(to: api)
     // The parent's area past the PIN: pages and their API.
     let signedIn = router.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: false))
+        .add(middleware: ForgetRecentReads(services: services))
     let signedInAPI = api.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: true))
+        .add(middleware: ForgetRecentReads(services: services))
     let routines = RoutinesController(services: services)
     routines.addRoutes(to: signedIn)
     routines.addAPIRoutes(to: signedInAPI)

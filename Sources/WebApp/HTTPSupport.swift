@@ -84,15 +84,31 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// After any request that may change the store (not GET or HEAD), the home and stats are
-/// read anew: what a page of this app changed shows on the next page at once.
+/// After a change this app made to what the home and stats show (quests, routines,
+/// settings, a restore), they are read anew, so it shows on the next page at once. Only a
+/// change that succeeded: a refused one (403, 413, 422, 429 …) or a sign-in, sign-out or
+/// claim keeps them, so nobody can empty the page cache by posting (#31: /stats fell from
+/// ~1,000 pages in 20 s to 12 while a stranger posted refused forms).
 struct ForgetRecentReads<Context: RequestContext>: RouterMiddleware {
     let services: WebServices
+    /// The paths it watches (nil: every path it sees; in the parent's groups it runs only
+    /// once the parent is signed in, so a stranger's post redirected to the PIN is none).
+    var paths: [String]? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method != .get, request.method != .head else { return try await next(request, context) }
-        defer { services.forgetRecentReads() }
-        return try await next(request, context)
+        let response = try await next(request, context)
+        if PageChanges.changes(request.method, path: request.uri.path, status: response.status, within: paths) { services.forgetRecentReads() }
+        return response
+    }
+}
+
+enum PageChanges {
+    /// The player's changes that touch the home and stats (the parent's are all behind the PIN).
+    static let player = ["/quests", "/api/v1/quests"]
+
+    static func changes(_ method: HTTPRequest.Method, path: String, status: HTTPResponse.Status, within paths: [String]?) -> Bool {
+        guard method != .get, method != .head, status.code < 400 else { return false }
+        return paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true
     }
 }
 
@@ -128,4 +144,6 @@ extension HTTPField.Name {
     // HTTPTypes names Content-Security-Policy and X-Content-Type-Options already.
     static let referrerPolicy = Self("Referrer-Policy")!
     static let xFrameOptions = Self("X-Frame-Options")!
+    /// HTTP/1.1's Host when a request's authority does not carry it.
+    static let host = Self("Host")!
 }

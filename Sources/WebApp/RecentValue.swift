@@ -78,6 +78,9 @@ final class RecentValue<Value: Sendable>: Sendable {
         for continuation in waiting { continuation.resume(returning: current ? value : nil) }
     }
 
+    /// How many times it was forgotten (tests tell a forget from none).
+    var forgotten: Int { held.withLock { $0.generation } }
+
     /// The next `get` makes it anew.
     func forget() {
         held.withLock { h in

@@ -260,6 +260,15 @@ def first_run(path):
         time.sleep(0.1)
     check("Someone asks to set" in text and "the parent PIN" in text and "Hold STOP+DOWN 3 s" in text and "UP: no · LOCK: play" in text,
           f"/kiosk: the box's question is not shown: {text!r}")
+    # Every line of the question and the code lie inside the 800×480 glass, none on another.
+    boxes = driver.execute_script("""
+        return [...document.querySelectorAll('main > *'), document.getElementById('setup')]
+          .filter(e => e && !e.hidden).map(e => { const r = e.getBoundingClientRect(); return [e.innerText, r.top, r.bottom, r.left, r.right]; });""")
+    for text, top, bottom, left, right in boxes:
+        check(top >= 0 and bottom <= 480 and left >= 0 and right <= 800, f"/kiosk: {text!r} lies outside the 800×480 glass")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            check(a[2] <= b[1] + 1 or b[2] <= a[1] + 1, f"/kiosk: {a[0]!r} and {b[0]!r} overlap")
     screenshot("kiosk-claim", full_page=False)
     driver.close()
     driver.switch_to.window(setup)

@@ -171,5 +171,16 @@ check(wait_box("estimating") == "estimating", "a waiting claim kept the player f
 hold(["stop"], 3.6)
 check(wait_box("idle") == "idle", "the quest was not paused")
 check(pin_accepted("2468"), "the parent's PIN changed")
+# 4. DNS rebinding: a page of another site reaching the box under its own name (one Host
+#    header, as a browser sends it) is refused before anything is read or started.
+for method, path in (("GET", "/api/v1/stats"), ("POST", "/parent/claim"), ("GET", "/parent/setup")):
+    request = urllib.request.Request(base + path, method=method, data=b"" if method == "POST" else None,
+                                     headers={"Host": "rebind.attacker.example:8080", "Sec-Fetch-Site": "same-origin"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            status, body = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read().decode()
+    check(status == 421 and "is not a name of this box" in body, f"rebinding {method} {path}: {status} {body[:120]!r}")
 print(f"takeover: {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
