@@ -32,12 +32,11 @@ extension QuestDatabase {
     public func backup(to destination: String? = nil, kind: BackupKind = .manual, now: Date) throws -> BackupInfo {
         let target: String
         if let destination {
-            target = destination
+            target = try writeBackup(to: destination)
         } else {
             try FileManager.default.createDirectory(atPath: backupsDirectory, withIntermediateDirectories: true)
-            target = uniqueBackupPath(now: now, kind: kind)
+            target = try writeBackup(to: uniqueBackupPath(now: now, kind: kind), unique: true)
         }
-        try writeBackup(to: target)
         let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
         let info = BackupInfo(path: target, createdAt: now, sizeBytes: size, kind: kind)
         // From a read-only card the copy is what matters; there is no log to write to.
@@ -176,11 +175,21 @@ extension QuestDatabase {
         }
     }
 
-    func writeBackup(to target: String) throws {
+    /// Writes the snapshot to `target`, or, with `unique`, to the first free name of its
+    /// series (`…-2.sqlite`, `…-3.sqlite`): backups made in the same second by several
+    /// programs each get their own file. Returns the path written. The file is private
+    /// (0600) from its first byte.
+    @discardableResult
+    func writeBackup(to target: String, unique: Bool = false) throws -> String {
         let directory = (target as NSString).deletingLastPathComponent
-        let temporary = (directory as NSString).appendingPathComponent(".\((target as NSString).lastPathComponent).partial")
-        try? FileManager.default.removeItem(atPath: temporary)
+        // Each writer its own temporary file: another's cannot remove or overwrite it.
+        let temporary = (directory as NSString).appendingPathComponent(
+            ".\((target as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: .min ... .max)).partial")
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
+            guard StoreFiles.createPrivateEmpty(temporary) else {
+                throw StoreError.io("\(target): cannot write backup (\(String(cString: strerror(errno))))")
+            }
             // VACUUM INTO writes a consistent snapshot as one self-contained file (rollback
             // journal, no -wal) on the live connection. No second connection is opened and
             // dropped: dropping one disposes a dispatch queue, which starts libdispatch's
@@ -189,14 +198,30 @@ extension QuestDatabase {
                 try db.execute(sql: "VACUUM INTO ?", arguments: [temporary])
             }
             try Self.fsync(path: temporary)
-            guard Glibc.rename(temporary, target) == 0 else {
-                throw StoreError.io("\(target): cannot write backup (\(String(cString: strerror(errno))))")
-            }
+            let written = unique ? try Self.linkToFreeName(temporary, first: target) : try Self.rename(temporary, to: target)
             try Self.fsync(path: directory)
+            return written
         } catch let error as DatabaseError {
-            try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError.io("\(target): cannot write backup (\(error.message ?? "\(error.resultCode)"))")
         }
+    }
+
+    static func rename(_ temporary: String, to target: String) throws -> String {
+        guard Glibc.rename(temporary, target) == 0 else {
+            throw StoreError.io("\(target): cannot write backup (\(String(cString: strerror(errno))))")
+        }
+        return target
+    }
+
+    /// A hard link never replaces a file: the first name of the series no one has yet.
+    static func linkToFreeName(_ temporary: String, first target: String) throws -> String {
+        let base = (target as NSString).deletingPathExtension
+        for n in 1...1_000 {
+            let candidate = n == 1 ? target : "\(base)-\(n).sqlite"
+            if Glibc.link(temporary, candidate) == 0 { return candidate }
+            guard errno == EEXIST else { throw StoreError.io("\(candidate): cannot write backup (\(String(cString: strerror(errno))))") }
+        }
+        throw StoreError.io("\(target): cannot write backup (a thousand of that second exist)")
     }
 
     static func fsync(path: String) throws {

@@ -53,28 +53,38 @@ public final class QuestDatabase: Sendable {
     public init(path: String, footprint: Footprint = .standard, access: Access = .readWrite) throws {
         self.path = path
         isReadOnly = access == .readOnly
+        try StoreFiles.checkKind(path)
         if access == .readOnly {
             pool = try Self.openReadOnly(path: path)
             return
         }
+        // One writer at a time creates, switches to WAL and migrates a store (#31: eight
+        // `questbox backup` at once raced in the migrations).
+        pool = try StoreFiles.withFolderLock(of: path) { try Self.openForWriting(path: path, footprint: footprint) }
+    }
+
+    private static func openForWriting(path: String, footprint: Footprint) throws -> DatabasePool {
+        try StoreFiles.createIfMissing(path)
         do {
-            var config = Self.configuration()
+            var config = configuration()
             // Identity and version only (a full integrity check reads every page: restore and
             // `doctor` do that; opening must stay fast on a Pi), on each connection as it
             // opens: GRDB runs this before it switches the file to WAL, so a foreign or newer
             // file is refused untouched. Checking here rather than through a separate
             // connection matters for the daemon: dropping a GRDB connection disposes a
             // dispatch queue, which starts libdispatch's worker pool and its 1 Hz timer.
-            config.prepareDatabase { db in try Self.checkIdentity(db, path: path, acceptBlank: true) }
+            config.prepareDatabase { db in try checkIdentity(db, path: path, acceptBlank: true) }
             if footprint == .small {
                 config.maximumReaderCount = 1
                 config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -256") }  // 256 KiB a connection
             }
-            pool = try DatabasePool(path: path, configuration: config)
+            let pool = try DatabasePool(path: path, configuration: config)
             // DatabasePool sets synchronous=NORMAL when it enables WAL; every write goes
             // through its one writer connection, so making that FULL covers all writes.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Schema.migrator().migrate(pool)
+            StoreFiles.makeStorePrivate(path)
+            return pool
         } catch let error as DatabaseError {
             throw Self.describe(error, path: path)
         }

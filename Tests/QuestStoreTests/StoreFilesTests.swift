@@ -1,0 +1,103 @@
+import Foundation
+import QuestCore
+import StoreFixtures
+import Testing
+@testable import QuestStore
+
+/// #31: the store holds the PIN's hash, so it and its backups are the owner's alone; what is
+/// not a database file is refused in one line; writers opening it at once take turns.
+@Suite("The store's files (#31)")
+struct StoreFilesTests {
+    let questbox = productPath("questbox")
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o7777
+    }
+
+    /// The CLI under umask 000: nothing it creates may follow the umask.
+    func runLoose(_ args: [String]) throws -> ProcessResult {
+        try runProcess("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", questbox] + args)
+    }
+
+    @Test("the database, its WAL and shared memory and every backup are 0600 whatever the umask; a store made 0644 before is made private")
+    func privateFiles() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let routine = (dir as NSString).appendingPathComponent("r.json")
+        _ = FileManager.default.createFile(atPath: routine, contents: Data(#"{"name": "m", "activeDays": [1,2,3,4,5,6,7], "tasks": [{"name": "t"}]}"#.utf8))
+        let imported = try runLoose(["routine", "import", routine, "--data", data])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let db = (data as NSString).appendingPathComponent("questbox.sqlite")
+        #expect(Self.mode(db) == 0o600)
+        let backup = try runLoose(["backup", "--data", data])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: data + "/backups").filter { $0.hasSuffix(".sqlite") }
+        #expect(made.count == 1 && made.allSatisfy { Self.mode(data + "/backups/" + $0) == 0o600 }, "\(made)")
+        let to = (dir as NSString).appendingPathComponent("copy.sqlite")
+        #expect(try runLoose(["backup", "--to", to, "--data", data]).status == 0)
+        #expect(Self.mode(to) == 0o600)
+        // An open writer's WAL and shared memory follow the database's mode.
+        let store = try QuestDatabase(path: db)
+        try store.setPIN("246802")
+        #expect(Self.mode(db + "-wal") == 0o600 && Self.mode(db + "-shm") == 0o600)
+        try store.close()
+        // A store from before: 0644 on disk, private once a writer opens it.
+        chmod(db, 0o644)
+        _ = try QuestDatabase(path: db)
+        #expect(Self.mode(db) == 0o600)
+    }
+
+    @Test("a FIFO, a directory or a device named questbox.sqlite is one line naming it, never a hang, for readers and writers")
+    func specialFiles() throws {
+        let dir = temporaryDirectory()
+        let fifo = (dir as NSString).appendingPathComponent("fifo")
+        try FileManager.default.createDirectory(atPath: fifo, withIntermediateDirectories: true)
+        #expect(mkfifo(fifo + "/questbox.sqlite", 0o600) == 0)
+        let folder = (dir as NSString).appendingPathComponent("folder")
+        try FileManager.default.createDirectory(atPath: folder + "/questbox.sqlite", withIntermediateDirectories: true)
+        let device = (dir as NSString).appendingPathComponent("device")
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        #expect(symlink("/dev/null", device + "/questbox.sqlite") == 0)
+        for (data, kind) in [(fifo, "a FIFO"), (folder, "a directory"), (device, "a device")] {
+            let path = data + "/questbox.sqlite"
+            let expected = "\(path): is \(kind), not the box's database file; move it away or choose another --data folder"
+            #expect(throws: StoreError.io(expected)) { _ = try QuestDatabase(path: path) }
+            #expect(throws: StoreError.io(expected)) { _ = try QuestDatabase(path: path, access: .readOnly) }
+            for command in [["stats"], ["history"], ["backup"], ["settings", "set", "hints", "false"]] {
+                let started = Date()
+                let result = try runProcess(questbox, command + ["--data", data])
+                #expect(result.status != 0 && result.stderr.contains(expected), "\(command): \(result.stderr)")
+                #expect(Date().timeIntervalSince(started) < 20, "\(command) hung")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+            }
+        }
+    }
+
+    @Test("eight `questbox backup` started at once (the same second) each write their own whole backup")
+    func concurrentBackups() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: data))
+        try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118)])
+        try db.close()
+        let processes = (0..<8).map { _ -> Process in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: questbox)
+            p.arguments = ["backup", "--data", data]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            return p
+        }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "\(processes.map(\.terminationStatus))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: data + "/backups")
+        #expect(files.filter { $0.hasSuffix(".sqlite") }.count == 8, "\(files)")
+        #expect(!files.contains { $0.hasSuffix(".partial") })
+        for file in files where file.hasSuffix(".sqlite") { try QuestDatabase.validate(path: data + "/backups/" + file) }
+        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).backups().count == 8)
+    }
+}
