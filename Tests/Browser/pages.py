@@ -412,7 +412,7 @@ def parent_edits(path):
         driver.find_element(By.ID, "backup").send_keys(backup)
         driver.find_element(By.CSS_SELECTOR, "form.restore button").click()
         done = wait_for(By.XPATH, "//p[@class='done'][contains(., 'Restored from')]")
-        check(bool(done) and f"Restored from {made.group(1)}; the data it replaced is saved as" in done[0].text,
+        check(bool(done) and "Restored from the uploaded backup; the data it replaced is saved as" in done[0].text,
               f"/parent/backups: not restored: {driver.find_element(By.TAG_NAME, 'main').text[:300]!r}")
         idle = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
         check("Piano Quest" in idle, f"the box lost the routine after restoring the backup that has it: {idle}")

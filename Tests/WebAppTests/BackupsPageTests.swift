@@ -83,7 +83,10 @@ struct BackupsPageTests {
             #expect(try db.backups().contains { $0.kind == .beforeRestore })
             #expect(box.commands.contains("reload"))
             let (_, page) = try await browser.get(client, try #require(response.headers[.location]))
-            #expect(page.contains("Restored from questbox-monday.sqlite; the data it replaced is saved as "))
+            #expect(page.contains("Restored from the uploaded backup; the data it replaced is saved as "))
+            // #31: a file named in the address shows only if it is one of the backups.
+            let (_, forged) = try await browser.get(client, "/parent/backups?done=backup-made&file=Enter%20your%20PIN%20at%20evil.example")
+            #expect(!forged.contains("evil.example") && !forged.contains("class=\"done\""))
             // No upload file is left behind in the backups folder.
             let left = try FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory).filter { $0.hasPrefix(".") }
             #expect(left.isEmpty, "\(left)")

@@ -69,6 +69,12 @@ struct RoutineEditorTests {
             #expect(box.commands.contains("reload"))
             let (_, home) = try await browser.get(client, location)
             #expect(home.contains("“Morning Quest” is saved. The box has it now."))
+            // #31: a status line is a word from a fixed list; nothing from the address is shown.
+            for forged in ["/parent?done=The%20box%20was%20reset.%20Enter%20your%20PIN%20at%20http://evil.example&box=now",
+                           "/parent?done=saved&routine=\(UUID().uuidString)&box=now", "/parent?done=saved&routine=%3Cb%3E"] {
+                let (_, page) = try await browser.get(client, forged)
+                #expect(!page.contains("class=\"done\"") && !page.contains("evil.example") && !page.contains("was reset"), "\(forged)")
+            }
             #expect(home.contains("school-morning · Mon–Fri · 3 tasks"))
             // The usual times are the parent's: the player's pages never show them.
             let (_, playerHome) = try await browser.get(client, "/")

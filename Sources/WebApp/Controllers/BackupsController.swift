@@ -20,7 +20,7 @@ struct BackupsController {
         parent.post("backups") { request, _ in
             _ = try await services.changeForm(request, limit: 1024)
             let made = try services.database.backup(kind: .manual, now: Date())
-            return done("Backup \(made.fileName) is made")
+            return done(.backupMade, made.fileName)
         }
         parent.get("backups/:name") { _, context in try download(context) }
         // The form is multipart (a file, without JavaScript), so its token comes in the query.
@@ -36,7 +36,7 @@ struct BackupsController {
             do {
                 let safety = try services.database.restore(from: upload.path, now: Date())
                 let box = await services.box.reload().appliedText
-                return done("Restored from \(upload.name); the data it replaced is saved as \(safety.fileName)", box: box)
+                return done(.restored, safety.fileName, box: box)
             } catch let error as StoreError {
                 // The CLI's line, naming the file as the parent chose it.
                 let message = error.description.replacingOccurrences(of: upload.path, with: upload.name)
@@ -54,8 +54,8 @@ struct BackupsController {
         }
     }
 
-    func done(_ what: String, box: String? = nil) -> Response {
-        .redirect(to: LocalLink.to("/parent/backups", [("done", what), ("box", box)]))
+    func done(_ what: StatusLine, _ file: String, box: String? = nil) -> Response {
+        .redirect(to: LocalLink.to("/parent/backups", [("done", what.rawValue), ("file", file), ("box", box)]))
     }
 
     /// One of the listed backups by its file name (nothing else in or outside the folder).
@@ -73,7 +73,9 @@ struct BackupsController {
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
         let list = try services.database.backups()
-        let done = request.uri.queryParameters["done"].map { String($0.prefix(300)) }
+        // What the last change did: a word from a fixed list, a file only if it is listed.
+        let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
+            .text(backup: request.uri.queryParameters["file"].map(String.init), listed: list.map(\.fileName))
         let box = request.uri.queryParameters["box"].map(String.init)
         return try services.formPage("parent-backups", for: request, status: status) { csrf in
             BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)

@@ -47,8 +47,10 @@ struct ParentController {
             return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0) }
         }
         let routines = try ParentHome.routines(services)
-        // What the last change did, as the redirect after it says (escaped like any text).
-        let done = request.uri.queryParameters["done"].map { String($0.prefix(200)) }
+        // What the last change did: a word from a fixed list, the routine named by its id.
+        let routineID = request.uri.queryParameters["routine"].flatMap { UUID(uuidString: String($0)) }
+        let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
+            .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
         let box = request.uri.queryParameters["box"].map(String.init)
         return try services.formPage("parent-home", for: request) { ParentHome(routines: routines, csrf: $0, done: done, box: box) }
     }

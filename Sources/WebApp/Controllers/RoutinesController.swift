@@ -30,7 +30,7 @@ struct RoutinesController {
             let routine = try stored(context)
             let active = form.value("active") == "true"
             try services.database.setRoutineActive(active, id: routine.id)
-            return await savedRedirect(active ? "“\(routine.displayName)” is offered again" : "“\(routine.displayName)” is paused")
+            return await savedRedirect(active ? .routineOffered : .routinePaused, routine.id)
         }
         parent.get("routines/:id/remove") { request, context in
             let routine = try stored(context)
@@ -43,7 +43,7 @@ struct RoutinesController {
             _ = try await services.changeForm(request, limit: 1024)
             let routine = try stored(context)
             try services.database.removeRoutine(id: routine.id)
-            return await savedRedirect("“\(routine.displayName)” is removed; its plays stay in the history")
+            return await savedRedirect(.routineRemoved, nil)
         }
     }
 
@@ -121,15 +121,15 @@ struct RoutinesController {
             } catch StoreError.invalid(let message) {
                 throw FieldProblem(field: "name", message: message)
             }
-            return await savedRedirect("“\(routine.displayName.isEmpty ? routine.name : routine.displayName)” is saved")
+            return await savedRedirect(.routineSaved, routine.id)
         } catch let problem as FieldProblem {
             return try page(request, form: form, problem: problem, id: id, status: .unprocessableContent)
         }
     }
 
     /// Back to the routines with what happened and when the box takes it up.
-    func savedRedirect(_ what: String) async -> Response {
-        .redirect(to: LocalLink.to("/parent", [("done", what), ("box", await services.box.reload().appliedText)]))
+    func savedRedirect(_ what: StatusLine, _ routine: UUID?) async -> Response {
+        .redirect(to: LocalLink.to("/parent", [("done", what.rawValue), ("routine", routine?.uuidString), ("box", await services.box.reload().appliedText)]))
     }
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
