@@ -115,8 +115,11 @@ public struct Questbox: ParsableCommand {
         return text.split(separator: "\n").first.map(String.init) ?? text
     }
 
+    /// The one error line. Escaped whole (#31): it may quote a file's content or name (an
+    /// unknown key, a board's name), and a control character there must not act on the
+    /// terminal.
     static func fail(_ message: String, code: Int32 = 1) -> Int32 {
-        FileHandle.standardError.write(Data(("questbox: " + message + "\n").utf8))
+        FileHandle.standardError.write(Data(("questbox: " + DisplayText.escaped(message) + "\n").utf8))
         return code
     }
 }
@@ -334,9 +337,10 @@ struct BoardsCommand: ParsableCommand {
             let found = BoardCatalog.available(in: dirs)
             if found.isEmpty { print("no board profiles found in \(dirs.joined(separator: ", "))") }
             for (name, path) in found {
+                // A profile's words are a file's content: escaped before they reach the terminal.
                 switch Result(catching: { try BoardProfile.load(path: path) }) {
-                case .success(let p): print("\(name) — \(p.description.isEmpty ? "(no description)" : p.description) (\(path))")
-                case .failure(let e): print("\(name) — invalid: \(e)")
+                case .success(let p): print(DisplayText.escaped("\(name) — \(p.description.isEmpty ? "(no description)" : p.description) (\(path))"))
+                case .failure(let e): print(DisplayText.escaped("\(name) — invalid: \(e)"))
                 }
             }
         }
@@ -356,7 +360,7 @@ struct BoardsCommand: ParsableCommand {
             guard FileManager.default.createFile(atPath: to, contents: Data(svg.utf8)) else {
                 throw CLIError("\(to): cannot write the picture there (is the folder there, and writable?)")
             }
-            print("wrote the \(profile.name) wiring to \(to)")
+            print(DisplayText.escaped("wrote the \(profile.name) wiring to \(to)"))
         }
     }
 
@@ -367,7 +371,7 @@ struct BoardsCommand: ParsableCommand {
         func run() throws {
             let p = try BoardProfile.load(path: file)
             let lines = p.linesByRole.map { "\($0.role)=\($0.line)" }.joined(separator: " ")
-            print("\(file): ok — \(p.name) on \(p.chip ?? "any chip"): \(lines); buttons \(p.buttonsActiveLow ? "active-low" : "active-high") \(p.buttonBias.rawValue), debounce \(p.debounceMs) ms, hold \(p.holdMs) ms; audio \(p.audioCard) \(p.audioLatencyMs) ms; display \(p.display?.summary ?? "none")")
+            print(DisplayText.escaped("\(file): ok — \(p.name) on \(p.chip ?? "any chip"): \(lines); buttons \(p.buttonsActiveLow ? "active-low" : "active-high") \(p.buttonBias.rawValue), debounce \(p.debounceMs) ms, hold \(p.holdMs) ms; audio \(p.audioCard) \(p.audioLatencyMs) ms; display \(p.display?.summary ?? "none")"))
         }
     }
 }

@@ -101,3 +101,44 @@ struct StoreFilesTests {
         #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).backups().count == 8)
     }
 }
+
+/// #31: what a file says reaches the terminal escaped: a control character in a routine's
+/// unknown key, a board's name or description, an unknown YAML key or a file's name never
+/// acts on the terminal.
+@Suite("file content on the terminal (#31)")
+struct TerminalEscapeTests {
+    let questbox = productPath("questbox")
+
+    static func acts(_ text: String) -> Bool { text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 } }
+
+    @Test("routine import, boards validate|list|wiring: ESC and BEL from a file show as \\u{1B}, never raw")
+    func escapes() throws {
+        let dir = temporaryDirectory()
+        let routine = (dir as NSString).appendingPathComponent("r.json")
+        _ = FileManager.default.createFile(atPath: routine, contents: Data(#"{"name": "m", "activeDays": [1], "tasks": [{"name": "t"}], "\u001b[2Jevil\u0007": 1}"#.utf8))
+        let imported = try runProcess(questbox, ["routine", "import", routine, "--data", dir + "/data"])
+        #expect(imported.status != 0 && !Self.acts(imported.stderr) && imported.stderr.contains("\\u{1B}[2Jevil\\u{7}"), "\(imported.stderr)")
+        let named = (dir as NSString).appendingPathComponent("x\u{1B}[2J.json")
+        let missing = try runProcess(questbox, ["routine", "import", named, "--data", dir + "/data"])
+        #expect(missing.status != 0 && !Self.acts(missing.stderr), "\(missing.stderr)")
+
+        let boards = (dir as NSString).appendingPathComponent("boards")
+        try FileManager.default.createDirectory(atPath: boards, withIntermediateDirectories: true)
+        let source = productPath("questbox").replacingOccurrences(of: #"/\.build/.*$"#, with: "", options: .regularExpression) + "/Boards/questbox-sim.yaml"
+        var yaml = try String(contentsOfFile: source, encoding: .utf8)
+        yaml = yaml.replacingOccurrences(of: "name: questbox-sim", with: "name: \"sim\\e[2J\"")
+            .replacingOccurrences(of: "description: gpio-sim chip", with: "description: \"\\a\\e]0;pwned\\agpio-sim\" #")
+        let board = (boards as NSString).appendingPathComponent("hostile.yaml")
+        _ = FileManager.default.createFile(atPath: board, contents: Data(yaml.utf8))
+        let validated = try runProcess(questbox, ["boards", "validate", board])
+        #expect(!Self.acts(validated.stdout + validated.stderr), "\(validated.stdout)\(validated.stderr)")
+        let listed = try runProcess(questbox, ["boards", "list"], environment: ProcessInfo.processInfo.environment.merging(["QUESTBOX_BOARDS": boards]) { $1 })
+        #expect(listed.stdout.contains("hostile") && !Self.acts(listed.stdout + listed.stderr), "\(listed.stdout)")
+        let unknown = (boards as NSString).appendingPathComponent("unknown.yaml")
+        _ = FileManager.default.createFile(atPath: unknown, contents: Data((yaml + "\"\\e[2Jkey\": 1\n").utf8))
+        let refused = try runProcess(questbox, ["boards", "validate", unknown])
+        #expect(refused.status != 0 && !Self.acts(refused.stderr), "\(refused.stderr)")
+        let wiring = try runProcess(questbox, ["boards", "wiring", board, "--to", dir + "/w.svg"])
+        #expect(!Self.acts(wiring.stdout + wiring.stderr), "\(wiring.stdout)\(wiring.stderr)")
+    }
+}
