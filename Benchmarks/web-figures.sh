@@ -85,3 +85,24 @@ for path in / /stats /api/v1/state; do
     done
 done
 echo "resident memory after the load     $(( $(rss_kib "$web") / 1024 )) MiB (its own data $(( $(anon_kib "$web") / 1024 )) MiB; peak $(( $(hwm_kib "$web") / 1024 )) MiB)"
+# #31: 24 backups downloaded at once, signed in as the parent: streamed from the file, the
+# web app's memory must stay far below its unit's MemoryMax (96 MiB).
+echo 246802 | "$bin/questbox" pin set --data "$data" >/dev/null
+"$bin/questbox" backup --data "$data" >/dev/null
+jar="$work/cookies"
+csrf=$(curl -fsS -c "$jar" "$base/parent" | sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' | head -1)
+curl -fsS -o /dev/null -b "$jar" -c "$jar" --data-urlencode "csrf=$csrf" --data-urlencode "pin=246802" "$base/parent/sign-in"
+backup=$(ls -S "$data/backups" | grep '\.sqlite$' | head -1)
+before=$(rss_kib "$web"); peak=$before
+downloads=()
+for _ in $(seq 24); do
+    curl -fsS -b "$jar" -o /dev/null --limit-rate 2M "$base/parent/backups/$backup" &
+    downloads+=($!)
+done
+running() { local pid; for pid in "${downloads[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done; return 1; }
+while running; do
+    now=$(rss_kib "$web"); (( now > peak )) && peak=$now
+    sleep 0.05
+done
+for pid in "${downloads[@]}"; do wait "$pid" || echo "a download failed"; done
+echo "24 downloads of a $(( $(stat -c %s "$data/backups/$backup") / 1024 )) KiB backup at once: resident memory ${before} KiB before, at most ${peak} KiB during"

@@ -22,7 +22,7 @@ struct BackupsController {
             let made = try services.database.backup(kind: .manual, now: Date())
             return done(.backupMade, made.fileName)
         }
-        parent.get("backups/:name") { _, context in try download(context) }
+        parent.get("backups/:name") { _, context in try await download(context) }
         // The form is multipart (a file, without JavaScript), so its token comes in the query.
         parent.post("backups/restore") { request, _ in
             try services.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
@@ -58,17 +58,21 @@ struct BackupsController {
         .redirect(to: LocalLink.to("/parent/backups", [("done", what.rawValue), ("file", file), ("box", box)]))
     }
 
-    /// One of the listed backups by its file name (nothing else in or outside the folder).
-    func download(_ context: WebRequestContext) throws -> Response {
+    /// One of the listed backups by its file name (nothing else in or outside the folder),
+    /// streamed from the file in 64 KiB pieces (#31: held whole, 24 downloads of a 7.7 MiB
+    /// backup at once took the web app from 46 to 232 MiB, past its unit's MemoryMax).
+    func download(_ context: WebRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let backup = try services.database.backups().first(where: { $0.fileName == name }) else {
+        guard let backup = try services.database.backups().first(where: { $0.fileName == name }),
+              FileManager.default.fileExists(atPath: backup.path)
+        else {
             throw HTTPError(.notFound, message: "No such backup.")
         }
-        guard let data = FileManager.default.contents(atPath: backup.path) else { throw HTTPError(.notFound, message: "No such backup.") }
+        let body = try await FileIO().loadFile(path: backup.path, context: context, chunkLength: 64 * 1024)
         return Response(
             status: .ok,
             headers: [.contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(backup.fileName)\"", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            body: body)
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
