@@ -38,6 +38,8 @@ public struct WebServices: Sendable {
     let doctor: DoctorRunner
     /// The names a request's Host may carry (#31: DNS rebinding).
     let hostNames: AllowedHostNames
+    /// How many quests of her own the player makes, and how fast (#31).
+    let playerQuests: PlayerQuestLimits
     /// The player's home and stats as last read: each read serves every page for 2 s (a
     /// flood of requests reads five years of history once per 2 s, not once each). Plays on
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
@@ -85,6 +87,7 @@ public struct WebServices: Sendable {
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: DoctorRunner.siblingProgram(), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
+        playerQuests = PlayerQuestLimits(clock: clock)
     }
 }
 
@@ -99,7 +102,7 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
         logger: logger)
 }
 
-func makeServices(_ arguments: some AppArguments, logger: Logger) async throws -> WebServices {
+func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock()) async throws -> WebServices {
     // The web opens the store as a reader and writer of small transactions; it never
     // creates one (the daemon or the CLI does, with its migrations).
     guard FileManager.default.fileExists(atPath: arguments.databasePath) else {
@@ -108,7 +111,7 @@ func makeServices(_ arguments: some AppArguments, logger: Logger) async throws -
     let database = try QuestDatabase(path: arguments.databasePath, footprint: .small)
     return WebServices(
         database: database, box: BoxLink(socketPath: arguments.socketPath),
-        resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger)
+        resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger, clock: clock)
 }
 
 func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {

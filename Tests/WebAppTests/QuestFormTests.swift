@@ -1,9 +1,11 @@
 import Foundation
+import Logging
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuestCore
 import QuestStore
+import SystemClock
 import Testing
 @testable import WebApp
 
@@ -98,14 +100,56 @@ struct QuestFormTests {
                 ("task", "  "), ("action", "save"),
             ])
             #expect(saved.status == .seeOther)
-            #expect(saved.headers[.location] == "/quests/saved?quest=Homework%20Session&box=now")
             let routine = try #require(try db.routine(named: "Homework Session"))
+            #expect(saved.headers[.location] == "/quests/saved?quest=\(routine.id.uuidString)&box=now")
             #expect(routine.createdBy == .player && routine.displayName == "Homework Session" && routine.isActive)
             #expect(routine.activeDays == [2, 4])
             #expect(routine.tasks.map(\.name) == ["Get materials", "Work time"] && routine.tasks.allSatisfy { $0.referenceDurationSeconds == nil })
             #expect(box.commands == ["reload"])
-            let (_, done) = try await browser.get(client, "/quests/saved?quest=Homework%20Session&box=now")
+            let (_, done) = try await browser.get(client, "/quests/saved?quest=\(routine.id.uuidString)&box=now")
             #expect(done.contains("“Homework Session” is one of your quests now.") && done.contains("offers it from now on"))
+            // #31: a name in the address is never shown; only a stored quest of hers is named.
+            let (_, forged) = try await browser.get(client, "/quests/saved?quest=Enter%20your%20PIN%20at%20evil.example&box=now")
+            #expect(!forged.contains("evil.example") && forged.contains("Your quest is one of your quests now."))
+        }
+    }
+
+    @Test("#31: the player's own quests are bounded: 20 steps, 12 active, 5 in 10 minutes, never a name the box shows; each said in words on the page and in the API")
+    func playerQuestLimits() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let clock = FakeSystemClock(wall: Date())
+        let services = try await makeServices(args, logger: Logger(label: "test"), clock: clock)
+        let app = Application(router: buildRouter(services))
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
+            func make(_ name: String, steps: Int = 2) async throws -> TestResponse {
+                try await browser.post(client, "/quests", [("name", name), ("day", "2")] + (1...steps).map { ("task", "step \($0)") } + [("action", "save")])
+            }
+            let long = try await make("Long", steps: 21)
+            #expect(long.status == .unprocessableContent && String(buffer: long.body).contains("Steps: 21 steps; a quest of your own has at most 20"))
+            let taken = try await make("daily quest")
+            #expect(taken.status == .unprocessableContent && String(buffer: taken.body).contains("is already a quest on the box: pick another name"))
+            for i in 1...5 { #expect(try await make("Mine \(i)").status == .seeOther) }
+            let fast = try await make("Mine 6")
+            #expect(fast.status == .tooManyRequests && fast.headers[.retryAfter] == "600")
+            #expect(String(buffer: fast.body).contains("You made 5 quests in the last 10 minutes. Make the next one in 10 minutes."))
+            var api = BrowserSession()
+            try await api.openAPISession(client)
+            let body = ByteBuffer(string: #"{"name": "Mine 7", "days": [2], "tasks": ["a"]}"#)
+            var headers = api.cookieHeader
+            headers[.contentType] = "application/json"
+            headers[CSRFTokens.headerName] = api.csrf
+            let refused = try await client.execute(uri: "/api/v1/quests", method: .post, headers: headers, body: body)
+            #expect(refused.status == .tooManyRequests && String(buffer: refused.body).contains("You made 5 quests"))
+            for i in 6...12 {
+                clock.advance(seconds: 600)
+                #expect(try await make("Mine \(i)").status == .seeOther, "quest \(i)")
+            }
+            clock.advance(seconds: 600)
+            let full = try await make("Mine 13")
+            #expect(full.status == .unprocessableContent && String(buffer: full.body).contains("You have 12 quests of your own already, the most the box keeps."))
+            #expect(try db.routines().filter { $0.createdBy == .player }.count == 12)
         }
     }
 
@@ -217,8 +261,10 @@ struct QuestFormTests {
             headers[CSRFTokens.headerName] = browser.csrf
             let created = try await client.execute(uri: "/api/v1/quests", method: .post, headers: headers, body: ByteBuffer(string: body))
             #expect(created.status == .created)
-            #expect(String(buffer: created.body) == #"{"box":"offline","name":"Piano"}"# || String(buffer: created.body) == #"{"name":"Piano","box":"offline"}"#)
-            #expect(try db.routine(named: "Piano")?.createdBy == .player)
+            let stored = try #require(try db.routine(named: "Piano"))
+            let answer = try JSONDecoder().decode([String: String].self, from: Data(buffer: created.body))
+            #expect(answer == ["id": stored.id.uuidString, "name": "Piano", "box": "offline"])
+            #expect(stored.createdBy == .player)
             let home = String(buffer: try await client.execute(uri: "/", method: .get).body)
             #expect(home.contains("Piano <span class=\"badge\">Your Quest</span>"), "offered today, marked as hers")
             let bad = try await client.execute(

@@ -18,9 +18,12 @@ struct QuestsController {
         }
         router.post("/quests") { request, _ in try await create(request) }
         router.get("/quests/saved") { request, _ in
-            let name = request.uri.queryParameters["quest"].map(String.init) ?? ""
+            // The quest named by its id and read from the store: no text from the address
+            // is shown (#31).
+            let id = request.uri.queryParameters["quest"].flatMap { UUID(uuidString: String($0)) }
+            let quest = try id.flatMap { try services.database.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
             let box = request.uri.queryParameters["box"].map(String.init) ?? ""
-            return try services.resources.page("quest-saved", QuestSavedView(name: name, box: box))
+            return try services.resources.page("quest-saved", QuestSavedView(name: quest?.displayName, box: box))
         }
     }
 
@@ -36,14 +39,19 @@ struct QuestsController {
                 return try await store(draft).json(status: .created)
             } catch let problem as FieldProblem {
                 return try APIProblem(field: problem.field, message: problem.message).json(status: .unprocessableContent)
+            } catch let wait as PlayerQuestLimits.TooMany {
+                var response = try APIProblem(field: "", message: wait.message).json(status: .tooManyRequests)
+                response.headers[.retryAfter] = "\(wait.seconds)"
+                return response
             }
         }
     }
 
     /// Saves the quest and asks the box to offer it (the same for the form and the API).
+    /// The player's own quests are bounded (#31): how many, how long, how fast.
     func store(_ draft: QuestDraft) async throws -> SavedQuest {
-        let routine = try draft.save(in: services.database)
-        return SavedQuest(name: routine.displayName, box: await services.box.reload().appliedText)
+        let routine = try services.playerQuests.save { try draft.save(in: services.database) }
+        return SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText)
     }
 
     func create(_ request: Request) async throws -> Response {
@@ -56,9 +64,13 @@ struct QuestsController {
         }
         do {
             let saved = try await store(draft)
-            return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.name), ("box", saved.box)]))
+            return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.id.uuidString), ("box", saved.box)]))
         } catch let problem as FieldProblem {
             return try page(request, draft: draft, problem: problem, status: .unprocessableContent)
+        } catch let wait as PlayerQuestLimits.TooMany {
+            var response = try page(request, draft: draft, problem: FieldProblem(field: "name", message: wait.message), status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(wait.seconds)"
+            return response
         }
     }
 
@@ -116,6 +128,22 @@ struct QuestDraft: Codable, Sendable {
         } catch let problem as RoutineDocument.Problem {
             throw FieldProblem(quest: problem, sentTaskPositions: sent.map(\.offset))
         }
+        if sent.count > PlayerQuestLimits.maximumSteps {
+            throw FieldProblem(field: "tasks", message: "Steps: \(sent.count) steps; a quest of your own has at most \(PlayerQuestLimits.maximumSteps)")
+        }
+        let routines = try database.routines()
+        // One name for one quest: a player's quest never takes a name the box already
+        // shows (a parent's routine's name or display name, or another quest's).
+        let key = document.name.lowercased()
+        if routines.contains(where: { $0.name.lowercased() == key || $0.displayName.lowercased() == key }) {
+            throw FieldProblem(field: "name", message: "“\(document.name)” is already a quest on the box: pick another name")
+        }
+        let own = routines.filter { $0.createdBy == .player && $0.isActive }.count
+        if own >= PlayerQuestLimits.maximumActive {
+            throw FieldProblem(
+                field: "name",
+                message: "You have \(own) quests of your own already, the most the box keeps. Ask a parent to pause or remove one first.")
+        }
         do {
             let routine = document.routine(existing: nil, newID: UUID.init)
             try database.saveRoutine(routine)
@@ -146,6 +174,7 @@ extension FieldProblem {
 
 /// What `POST /api/v1/quests` answers.
 struct SavedQuest: ResponseEncodable {
+    var id: UUID
     var name: String
     /// `now`, `after-quest` (the box is mid-quest) or `offline` (offered when it starts).
     var box: String
@@ -205,13 +234,14 @@ struct NewQuestView: Encodable {
 }
 
 struct QuestSavedView: Encodable {
-    var name: String
+    /// The quest's name as stored; nil shows "Your quest".
+    var name: String?
     // Stored, not computed: templates see stored properties only.
     var onBoxNow: Bool
     var afterQuest: Bool
     var offline: Bool
 
-    init(name: String, box: String) {
+    init(name: String?, box: String) {
         self.name = name
         onBoxNow = box == "now"
         afterQuest = box == "after-quest"

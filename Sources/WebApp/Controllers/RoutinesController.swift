@@ -86,7 +86,7 @@ struct RoutinesController {
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let routine = try stored(context)
             try services.database.removeRoutine(id: routine.id)
-            return try SavedQuest(name: routine.displayName, box: await services.box.reload().appliedText).json(status: .ok)
+            return try SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText).json(status: .ok)
         }
     }
 
