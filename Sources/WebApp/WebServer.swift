@@ -17,16 +17,25 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public let responder: Responder
     public let configuration: ApplicationConfiguration
     public let logger: Logger
+    public let limits: ConnectionLimits
     private let whenRunning: @Sendable (any Channel) async -> Void
 
     public init(
-        responder: Responder, configuration: ApplicationConfiguration, logger: Logger,
+        responder: Responder, configuration: ApplicationConfiguration, logger: Logger, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) {
         self.responder = responder
         self.configuration = configuration
         self.logger = logger
+        self.limits = limits
         self.whenRunning = onServerRunning
+    }
+
+    /// HTTP/1.1 with the connection limits (#31).
+    public var server: HTTPServerBuilder {
+        let head = limits.headSeconds
+        return .http1(configuration: .init(
+            additionalChannelHandlers: [RequestHeadDeadline(seconds: head)], idleTimeout: .nanoseconds(Int64(limits.idleSeconds * 1e9))))
     }
 
     @Sendable public func onServerRunning(_ channel: any Channel) async {
@@ -41,7 +50,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         let serverName = configuration.serverName
         let serverConfiguration = ServerConfiguration(
             address: configuration.address, serverName: serverName, backlog: configuration.backlog,
-            reuseAddress: configuration.reuseAddress, availableConnectionsDelegate: configuration.availableConnectionsDelegate)
+            reuseAddress: configuration.reuseAddress,
+            availableConnectionsDelegate: ConnectionCap(maximum: limits.maximum, logger: logger))
         let server = try self.server.buildServer(
             configuration: serverConfiguration, eventLoopGroup: eventLoopGroup, logger: logger
         ) { (request, responseWriter: consuming ResponseWriter, channel) in
@@ -60,11 +70,20 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             }
             response.headers[.date] = dateHeader.now()
             if let serverName { response.headers[.server] = serverName }
+            // #31: a body too large is refused before it is read; a client that sends it
+            // without waiting for 100-continue gets the answer, then the connection ends
+            // (its writing side at once, all of it within a second), instead of hanging.
+            let tooLarge = response.status == .contentTooLarge
+            if tooLarge { response.headers[.connection] = "close" }
             do {
                 try await responseWriter.write(response: response.head, body: response.body)
             } catch is HTTPParserError {
                 // Rethrowing the parser's error would make the channel write a second response.
                 throw ResponseAlreadyStarted()
+            }
+            if tooLarge {
+                channel.close(mode: .output, promise: nil)
+                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
             }
         } onServerRunning: { channel in
             await self.onServerRunning(channel)

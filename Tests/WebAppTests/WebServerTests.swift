@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -50,5 +53,136 @@ struct WebServerTests {
             #expect(date >= before.addingTimeInterval(-1) && date <= after, "Date: \(header), asked at \(before), answered by \(after)")
             await group.triggerGracefulShutdown()
         }
+    }
+
+    /// A server on a free port with `limits`, running while `body` runs.
+    static func withServer(limits: ConnectionLimits, _ body: (Int) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/") { _, _ in "ok" }
+        router.post("/form") { request, _ in
+            _ = try await FormBody.collect(request, limit: 1024, what: "A form")
+            return "ok"
+        }
+        let (ports, portFound) = AsyncStream<Int>.makeStream()
+        let server = WebServer(
+            responder: router.buildResponder(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: Logger(label: "web-server-test"), limits: limits, onServerRunning: { portFound.yield($0.localAddress?.port ?? 0) })
+        let group = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "web-server-test")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await body(port)
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    /// A raw TCP connection to the test server. Its waits block, so they run on a thread of
+    /// their own (`wait`): on the test's cooperative threads they would starve the server's
+    /// own request tasks on a 2-core machine.
+    final class RawConnection: @unchecked Sendable {
+        let fd: Int32
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        }
+        deinit { close(fd) }
+
+        func send(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+
+        /// Sends `count` bytes as fast as the socket takes them (false once the server ended it).
+        func sendBody(_ count: Int) -> Bool {
+            let chunk = [UInt8](repeating: 0x61, count: 64 * 1024)
+            var left = count
+            while left > 0 {
+                let n = chunk.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, min(left, $0.count), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if n < 0 { return errno == EAGAIN }
+                left -= n
+            }
+            return true
+        }
+
+        /// What the server sends until it closes the connection or `seconds` pass; whether it closed.
+        func readUntilClosed(within seconds: Double) async -> (text: String, closed: Bool) {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: self.readBlocking(within: seconds)) }.start()
+            }
+        }
+
+        func readBlocking(within seconds: Double) -> (text: String, closed: Bool) {
+            var received: [UInt8] = []
+            let end = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while Date() < end {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+                received += buffer[..<n]
+            }
+            return (String(decoding: received, as: UTF8.self), false)
+        }
+    }
+
+    @Test("#31: a connection that sends nothing, or half a request head, is closed at the head deadline; an idle keep-alive one at the idle time; a served one is answered")
+    func slowClientsClosed() async throws {
+        try await Self.withServer(limits: ConnectionLimits(headSeconds: 0.5, idleSeconds: 1.5, maximum: 16)) { port in
+            let silent = try RawConnection(port: port)
+            let half = try RawConnection(port: port)
+            half.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            let started = Date()
+            #expect(await silent.readUntilClosed(within: 3).closed, "a silent connection stays open")
+            #expect(await half.readUntilClosed(within: 3).closed, "half a head stays open")
+            #expect(Date().timeIntervalSince(started) < 2.5)
+            let served = try RawConnection(port: port)
+            served.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let (text, closed) = await served.readUntilClosed(within: 4)
+            #expect(text.hasPrefix("HTTP/1.1 200") && text.hasSuffix("ok"), "\(text)")
+            #expect(closed, "an idle keep-alive connection stays open past the idle time")
+        }
+    }
+
+    @Test("#31: a 5 MB form from a client that does not wait for 100-continue gets its 413, then the connection ends within a second")
+    func tooLargeCloses() async throws {
+        try await Self.withServer(limits: ConnectionLimits(headSeconds: 5, idleSeconds: 30, maximum: 16)) { port in
+            let client = try RawConnection(port: port)
+            client.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5242880\r\n\r\n")
+            _ = await withCheckedContinuation { continuation in Thread { continuation.resume(returning: client.sendBody(5_242_880)) }.start() }
+            let started = Date()
+            let (text, closed) = await client.readUntilClosed(within: 5)
+            #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(80))")
+            #expect(closed && Date().timeIntervalSince(started) < 2.5, "the client was left hanging")
+        }
+    }
+
+    @Test("#31: at the connection cap the next client waits (no accept fails, nothing spins) and is served once one closes; the cap is logged once")
+    func connectionCap() async throws {
+        try await Self.withServer(limits: ConnectionLimits(headSeconds: 1, idleSeconds: 30, maximum: 2)) { port in
+            let first = try RawConnection(port: port), second = try RawConnection(port: port)
+            try await Task.sleep(for: .milliseconds(200))
+            let third = try RawConnection(port: port)          // queued by the kernel
+            third.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(await third.readUntilClosed(within: 0.4).text.isEmpty, "served past the cap")
+            // The head deadline closes the two silent ones; the third is then served.
+            let (text, _) = await third.readUntilClosed(within: 4)
+            #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
+            _ = (first, second)
+        }
+        var cap = ConnectionCap(maximum: 2, logger: Logger(label: "cap"))
+        cap.connectionOpened()
+        #expect(cap.isAcceptingNewConnections() && !cap.warned)
+        cap.connectionOpened()
+        #expect(!cap.isAcceptingNewConnections() && cap.warned)
+        cap.connectionClosed()
+        cap.connectionClosed()
+        #expect(cap.isAcceptingNewConnections() && !cap.warned)
+        #expect(ConnectionLimits.defaultMaximum() >= 8 && ConnectionLimits.defaultMaximum() <= 256)
     }
 }
