@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardProfile
+import BoxProtocol
 import BuildVersion
 import Foundation
 import RoutineFormat
@@ -290,7 +291,17 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
+        // The box holds its buttons meanwhile; during a quest the restore waits (#31).
+        var hold: BoxHold?
+        switch BoxHold.take(socketPath: BoxNotifier.socketPath(options)) {
+        case .held(let held): hold = held
+        case .noBox: break
+        case .refused(let reason): throw CLIError("\(file): not restored: \(reason)")
+        }
+        defer { hold?.release() }
         let safety = try options.open().restore(from: file, now: Date())
+        hold?.release()
+        hold = nil
         BoxNotifier.reload(options)
         print("restored from \(file); the data it replaced is saved as \(safety.path)")
     }

@@ -342,6 +342,33 @@ extension DaemonTests {
         #expect(notOurs.ok == false && notOurs.error == #"claim: "c-9" is not the claim the box shows"#)
     }
 
+    @Test("#31 a restore holds the box: refused while a quest is in play; once held, a press starts no quest until it lets go")
+    func restoreHold() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        guard case .refused(let reason) = BoxHold.take(socketPath: rig.socketPath) else { Issue.record("held during a quest"); return }
+        #expect(reason == "a quest is being played on the box; restore once it is over (nothing was changed)")
+        // The player pauses the quest (stop held 3 s); then the box can be held.
+        let t = rig.now()
+        try rig.gpio.edge(line: "BTN_STOP", rising: true, atNanos: t)
+        usleep(3_300_000)
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: rig.now())
+        #expect(eventually { if case .idle = rig.display.lastShown { true } else { false } })
+        guard case .held(let hold) = BoxHold.take(socketPath: rig.socketPath) else { Issue.record("not held when idle"); return }
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        usleep(300_000)
+        #expect(rig.daemon.state.phase.name == "idle", "a press started a quest during the restore")
+        hold.release()
+        #expect(eventually { !rig.daemon.state.buttonCheck })
+        usleep(150_000)
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        #expect(BoxHold.take(socketPath: rig.directory + "/none.sock").isNoBox)
+    }
+
     @Test("button-check stop: two holders, the box lets go only when both have")
     func buttonCheckTwoHolders() throws {
         let rig = try rig(routines: [Self.everyDay], control: Self.control())

@@ -77,11 +77,19 @@ struct BackupsPageTests {
             var browser = try await signedInParent(client)
             _ = try await browser.get(client, "/parent/backups")
             let content = try #require(FileManager.default.contents(atPath: saved.path))
+            // #31: while a quest is in play the box refuses to hold its buttons: nothing is restored.
+            box.refusals.withLock { $0["button-check"] = "button-check: a quest is running (active); the check waits until it ends" }
+            let busy = try await upload(client, &browser, content, name: "questbox-monday.sqlite")
+            #expect(busy.status == .conflict && String(buffer: busy.body).contains("Not restored: a quest is being played on the box; restore once it is over (nothing was changed)."))
+            #expect(try db.estimations().count == 2 && !box.commands.contains("reload"))
+            box.refusals.withLock { $0["button-check"] = nil }
+            _ = try await browser.get(client, "/parent/backups")
             let response = try await upload(client, &browser, content, name: "C:\\Users\\me\\questbox-monday.sqlite")
             #expect(response.status == .seeOther, "\(String(buffer: response.body))")
             #expect(try db.estimations().count == 1)
             #expect(try db.backups().contains { $0.kind == .beforeRestore })
             #expect(box.commands.contains("reload"))
+            #expect(box.commands.filter { $0 == "button-check" }.count == 3, "held for the restore, let go after: \(box.commands)")
             let (_, page) = try await browser.get(client, try #require(response.headers[.location]))
             #expect(page.contains("Restored from the uploaded backup; the data it replaced is saved as "))
             // #31: a file named in the address shows only if it is one of the backups.

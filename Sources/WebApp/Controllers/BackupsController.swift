@@ -1,3 +1,4 @@
+import BoxProtocol
 import Foundation
 import Glibc
 import Hummingbird
@@ -33,8 +34,17 @@ struct BackupsController {
                 return try page(request, problem: problem.message, status: .unprocessableContent)
             }
             defer { upload.remove() }
+            // The box holds its buttons while the store is replaced; during a quest the
+            // restore is refused, so a quest is never cut in half (#31).
+            let socket = services.box.socketPath
+            let hold = await BackgroundRead.run { HeldBox(BoxHold.take(socketPath: socket)) }
+            if case .refused(let reason) = hold.outcome {
+                return try page(request, problem: "Not restored: \(reason).", status: .conflict)
+            }
+            defer { hold.release() }
             do {
                 let safety = try services.database.restore(from: upload.path, now: Date())
+                hold.release()
                 let box = await services.box.reload().appliedText
                 return done(.restored, safety.fileName, box: box)
             } catch let error as StoreError {
@@ -261,5 +271,20 @@ struct BackupsView: Encodable {
         self.done = done
         self.boxNote = boxNote
         maximum = ByteCountText.kibibytes(BackupsController.maximumUploadBytes)
+    }
+}
+
+/// A `BoxHold` handed between threads: its socket is used by one thread at a time (taken on
+/// a background thread, released once by the request that took it).
+final class HeldBox: @unchecked Sendable {
+    let outcome: BoxHold.Outcome
+    private var released = false
+
+    init(_ outcome: BoxHold.Outcome) { self.outcome = outcome }
+
+    func release() {
+        guard !released else { return }
+        released = true
+        if case .held(let hold) = outcome { hold.release() }
     }
 }
