@@ -73,11 +73,18 @@ struct SimulateCommand: ParsableCommand {
     @Flag(name: .long, help: "Print every effect as one JSON line.") var trace = false
     @OptionGroup var options: DataOptions
 
+    /// 2000-01-01T00:00:00Z ..< 2100-01-01T00:00:00Z.
+    static let nowRange = Date(timeIntervalSince1970: 946_684_800)..<Date(timeIntervalSince1970: 4_102_444_800)
+
     func run() throws {
         guard let events else { return try interactive() }
         var start = Date()
         if let now {
-            guard let parsed = try? Date(now, strategy: .iso8601) else { throw CLIError("--now: \"\(now)\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)") }
+            guard let parsed = try? Date(now, strategy: .iso8601) else { throw CLIError("--now: \"\(DisplayText.escaped(now))\" is not an ISO 8601 time (e.g. 2026-11-23T07:00:00Z)") }
+            // A quest's days must be ones the store and the calendar keep (#31).
+            guard SimulateCommand.nowRange.contains(parsed) else {
+                throw CLIError("--now: \"\(DisplayText.escaped(now))\" is outside the years a box plays in (2000–2099)")
+            }
             start = parsed
         }
         let bytes = try InputFile.read(events, maximumBytes: EventScript.maximumBytes)

@@ -8,6 +8,7 @@ extension QuestDatabase {
     /// `wallClockTrusted` marks wall times taken before the clock was synchronized, to be
     /// corrected later (`correctUntrustedWallTimes`).
     public func apply(_ request: PersistRequest, wallClockTrusted: Bool) throws {
+        try Self.checkWallTimes(request)
         try pool.write { db in
             switch request {
             case .sessionStarted(let s):
@@ -55,6 +56,22 @@ extension QuestDatabase {
 
     /// Whether `error` from `apply` is a refusal that no retry will change (a constraint, an
     /// estimation naming an unknown session), as opposed to the disk (full, read-only, I/O).
+    /// A wall time the store could not read back (#31: `simulate --now 99999-…` stored rows
+    /// that emptied the history) is refused before anything is written.
+    static func checkWallTimes(_ request: PersistRequest) throws {
+        let times: [(String, Date)] = switch request {
+        case .sessionStarted(let s): [("startedAt", s.startedAt)]
+        case .taskStarted(let t): [("lockedAt", t.lockedAt)]
+        case .estimationCompleted(let e): [("recordedAt", e.recordedAt)]
+        case .sessionCompleted(let s), .sessionAbandoned(let s): [("startedAt", s.startedAt)] + (s.completedAt.map { [("completedAt", $0)] } ?? [])
+        case .reminderSounded(_, _, let at): [("soundedAt", at)]
+        case .inProgressCleared, .reflectionDismissed: []
+        }
+        for (field, date) in times where !RowRules.isStorableWallTime(date) {
+            throw StoreError.invalid("\(request.kind): \(field) \(date.timeIntervalSince1970) s since 1970 is outside the years the store keeps (1653–5138)")
+        }
+    }
+
     public static func isRefusal(_ error: Error) -> Bool {
         if case StoreError.invalid = error { return true }
         if let e = error as? DatabaseError { return e.resultCode == .SQLITE_CONSTRAINT || e.resultCode == .SQLITE_MISMATCH }

@@ -142,3 +142,33 @@ struct TerminalEscapeTests {
         #expect(!Self.acts(wiring.stdout + wiring.stderr), "\(wiring.stdout)\(wiring.stderr)")
     }
 }
+
+/// #31: a date the store could not read back is refused at input, never stored.
+@Suite("dates at input (#31)")
+struct DateBoundsTests {
+    let questbox = productPath("questbox")
+
+    @Test("simulate --now far in the future or the past is one line and stores nothing; the store refuses such a wall time from any writer")
+    func outOfRange() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        let repo = questbox.replacingOccurrences(of: #"/\.build/.*$"#, with: "", options: .regularExpression)
+        #expect(try runProcess(questbox, ["routine", "import", repo + "/deploy/example-routine.json", "--data", data]).status == 0)
+        for now in ["99999-01-01T07:00:00Z", "0001-01-01T07:00:00Z", "1900-06-01T07:00:00Z", "2100-01-01T00:00:00Z"] {
+            let result = try runProcess(questbox, ["simulate", "--events", repo + "/deploy/example-quest.events", "--now", now, "--data", data])
+            #expect(result.status != 0 && result.stderr.hasPrefix("questbox: --now: ") && result.stderr.split(separator: "\n").count == 1, "\(now): \(result.stderr)")
+        }
+        let db = try QuestDatabase(path: DataDirectory.databasePath(in: data))
+        #expect(try db.sessions().isEmpty)
+        let far = Date(timeIntervalSince1970: 3e12)
+        let session = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "x", startedAt: far, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
+        #expect(throws: StoreError.self) { try db.apply(.sessionStarted(session), wallClockTrusted: true) }
+        do {
+            try db.apply(.sessionStarted(session), wallClockTrusted: true)
+        } catch {
+            #expect(QuestDatabase.isRefusal(error), "a box would retry it for ever: \(error)")
+        }
+        let ok = try runProcess(questbox, ["simulate", "--events", repo + "/deploy/example-quest.events", "--now", "2026-11-23T07:00:00Z", "--data", data])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+}
