@@ -25,6 +25,10 @@ public final class BoxDaemon: @unchecked Sendable {
         public var soundDevice: @Sendable () -> String?
         /// Output a client may leave unread (beyond the kernel's buffer) before it is dropped.
         public var maximumQueuedBytes = 256 * 1024
+        /// Places beyond `maximumClients` for the box's own user and root (the web app).
+        public var reservedClients = 4
+        /// A client that has not subscribed is closed after this long without a request.
+        public var idleSeconds: Double = 10
 
         public init(socketPath: String, maximumClients: Int = 4, allowPress: Bool, soundDevice: @escaping @Sendable () -> String? = { nil }) {
             self.socketPath = socketPath
@@ -138,7 +142,8 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         if let control {
             server = try ControlServer(
-                path: control.socketPath, maximumClients: control.maximumClients, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
+                path: control.socketPath, maximumClients: control.maximumClients, reservedClients: control.reservedClients,
+                idleSeconds: control.idleSeconds, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
         }
         let directory = (database.path as NSString).deletingLastPathComponent
         storeWatchFD = qb_inotify_directory(directory.isEmpty ? "." : directory)
@@ -228,6 +233,7 @@ public final class BoxDaemon: @unchecked Sendable {
                     readButtonEdges(from: fd)
                 }
             }
+            if let server, let due = server.idleDeadline, due <= ControlServer.monotonicNow() { server.closeIdle() }
             if let departed = server?.takeDeparted(), !departed.isEmpty {
                 releaseButtonCheck(of: departed)
                 if let holder = claimHolder, departed.contains(holder.client) {
@@ -360,7 +366,8 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
-        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing, writes.retryAt, storeRecheckAt].compactMap { $0 }
+        let idleClient = server?.idleDeadline.map { MonotonicNanos(clamping: $0) }
+        let deadlines = [timers.next?.atNanos, led.nextChangeAt, buzzer.nextChangeAt, nextWatchdogPing, writes.retryAt, storeRecheckAt, idleClient].compactMap { $0 }
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 

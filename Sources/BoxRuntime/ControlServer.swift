@@ -7,6 +7,12 @@ import Logging
 /// wake-up unless a client connects, sends or can take queued output. Each client has a
 /// bounded output queue; one that falls behind is dropped (a slow client never blocks the
 /// box), and a full house refuses the next client with one line.
+///
+/// #31: idle connections cannot shut the box's own services out. A client that has not
+/// subscribed and sends no request for `idleSeconds` is closed (one wake-up at its
+/// deadline, none while there is no such client), and `reservedClients` places beyond the
+/// limit are kept for peers running as the box's own user or root (the web app, a
+/// parent's `sudo -u questbox questbox …`).
 final class ControlServer {
     struct Client {
         var input: [UInt8] = []
@@ -14,7 +20,16 @@ final class ControlServer {
         var discarding = false
         var output: [UInt8] = []
         var subscribed = false
+        /// CLOCK_MONOTONIC nanoseconds of its connection or last complete request.
+        var lastRequestAt: UInt64 = 0
+        /// In one of the reserved places.
+        var reserved = false
     }
+
+    /// Places beyond `maximumClients` for the box's own user and root.
+    let reservedClients: Int
+    /// How long a client that has not subscribed may stay without a request.
+    let idleNanos: UInt64
 
     let path: String
     let listenFD: Int32
@@ -25,9 +40,14 @@ final class ControlServer {
     /// Clients gone since `takeDeparted()` was last asked (the box lets go what they held).
     private var departed: [Int32] = []
 
-    init(path: String, maximumClients: Int, maximumQueuedBytes: Int = 256 * 1024, logger: Logger) throws {
+    init(
+        path: String, maximumClients: Int, reservedClients: Int = 4, idleSeconds: Double = 10, maximumQueuedBytes: Int = 256 * 1024,
+        logger: Logger
+    ) throws {
         self.path = path
         self.maximumClients = maximumClients
+        self.reservedClients = reservedClients
+        self.idleNanos = UInt64(max(idleSeconds, 0.05) * 1e9)
         self.maximumQueuedBytes = maximumQueuedBytes
         self.logger = logger
         let fd = qb_unix_listen(path, 0o660, 8)
@@ -84,7 +104,13 @@ final class ControlServer {
             case .tooLong:
                 send(.refusal(BoxProtocolError("request longer than \(BoxProtocol.maximumLineBytes) bytes")), to: fd)
             case .line(let line):
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                clients[fd]?.lastRequestAt = Self.monotonicNow()
+                // A line that is not a request gets a reply saying so, as every line does
+                // (docs/box-protocol.md); an empty one too.
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+                    send(.refusal(BoxProtocolError("an empty line is not a request")), to: fd)
+                    continue
+                }
                 switch BoxRequest.parse(line) {
                 case .failure(let error):
                     send(.refusal(error), to: fd)
@@ -165,19 +191,42 @@ final class ControlServer {
         while true {
             let fd = qb_unix_accept(listenFD)
             guard fd >= 0 else { return }
-            if clients.count >= maximumClients {
-                var refusal = BoxMessage(type: "error")
-                refusal.error = "the box serves at most \(maximumClients) clients at once; try again later"
-                let line = [UInt8](refusal.line())
-                _ = line.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) }
-                close(fd)
-                logger.warning("socket client refused", metadata: ["clients": "\(clients.count)", "limit": "\(maximumClients)"])
-                continue
+            var reserved = false
+            if clients.values.filter({ !$0.reserved }).count >= maximumClients {
+                let reservedInUse = clients.values.filter(\.reserved).count
+                guard reservedInUse < reservedClients, qb_peer_is_trusted(fd) == 1 else {
+                    var refusal = BoxMessage(type: "error")
+                    refusal.error = "the box serves at most \(maximumClients) clients at once; try again later"
+                    let line = [UInt8](refusal.line())
+                    _ = line.withUnsafeBytes { qb_send(fd, $0.baseAddress, $0.count) }
+                    close(fd)
+                    logger.warning("socket client refused", metadata: ["clients": "\(clients.count)", "limit": "\(maximumClients)"])
+                    continue
+                }
+                reserved = true
             }
-            clients[fd] = Client()
+            clients[fd] = Client(lastRequestAt: Self.monotonicNow(), reserved: reserved)
             logger.debug("socket client connected", metadata: ["clients": "\(clients.count)"])
             send(hello(), to: fd)
         }
+    }
+
+    /// When the next client that has not subscribed runs out of time (nil: none).
+    var idleDeadline: UInt64? {
+        clients.values.lazy.filter { !$0.subscribed }.map { $0.lastRequestAt + self.idleNanos }.min()
+    }
+
+    /// Closes the clients that have not subscribed and sent no request in time.
+    func closeIdle(now: UInt64 = ControlServer.monotonicNow()) {
+        for (fd, client) in clients where !client.subscribed && now >= client.lastRequestAt + idleNanos {
+            drop(fd, reason: "sent no request for \(idleNanos / 1_000_000_000) s")
+        }
+    }
+
+    static func monotonicNow() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
     /// The descriptors of clients that left since the last call. Asked right after the

@@ -115,6 +115,13 @@ int qb_unix_accept(int fd) {
     return client < 0 ? -errno : client;
 }
 
+int qb_peer_is_trusted(int fd) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) < 0) return 0;
+    return cred.uid == 0 || cred.uid == getuid();
+}
+
 ssize_t qb_send(int fd, const void *bytes, size_t count) {
     ssize_t n = send(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
     return n < 0 ? -errno : n;

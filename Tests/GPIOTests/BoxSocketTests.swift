@@ -27,10 +27,14 @@ func events(from client: BoxClient, until stop: (BoxMessage) -> Bool) throws -> 
 }
 
 extension DaemonTests {
-    static func control(allowPress: Bool = true, clients: Int = 4, queue: Int = 256 * 1024) -> (String) -> BoxDaemon.ControlOptions {
+    static func control(
+        allowPress: Bool = true, clients: Int = 4, reserved: Int = 4, idleSeconds: Double = 10, queue: Int = 256 * 1024
+    ) -> (String) -> BoxDaemon.ControlOptions {
         { path in
             var options = BoxDaemon.ControlOptions(socketPath: path, maximumClients: clients, allowPress: allowPress, soundDevice: { "null" })
             options.maximumQueuedBytes = queue
+            options.reservedClients = reserved
+            options.idleSeconds = idleSeconds
             return options
         }
     }
@@ -171,7 +175,7 @@ extension DaemonTests {
 
     @Test("bad lines get an error reply and the connection stays; a full house refuses the next client; press and test-output have their rules")
     func protocolErrors() throws {
-        let rig = try rig(routines: [Self.everyDay], control: Self.control(allowPress: false, clients: 2))
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(allowPress: false, clients: 2, reserved: 1))
         defer { rig.stop() }
         let client = try BoxClient(path: rig.socketPath)
         try client.write(Data("{not json\n".utf8))
@@ -183,8 +187,12 @@ extension DaemonTests {
         #expect(try client.request(BoxRequest(command: "state")).ok == true)
 
         let second = try BoxClient(path: rig.socketPath)
+        // This test runs as the box's own user: one reserved place more, then a full house.
+        let reserved = try BoxClient(path: rig.socketPath)
         #expect(throws: BoxProtocolError.self) { try BoxClient(path: rig.socketPath) }
-        _ = second
+        _ = (second, reserved)
+        try client.write(Data(" \n".utf8))
+        #expect(try client.readMessage(timeoutMs: 2_000)?.error == "an empty line is not a request")
 
         let press = try client.request(BoxRequest(command: "press", button: "lock"))
         #expect(press.ok == false && press.error?.hasPrefix("press: this board's buttons are pressed by hand") == true)
@@ -196,6 +204,22 @@ extension DaemonTests {
         usleep(150_000)
         let refused = try client.request(BoxRequest(command: "test-output", sound: "lock_in"))
         #expect(refused.ok == false && refused.error?.contains("a quest is running") == true)
+    }
+
+    @Test("#31 idle clients cannot shut the box's services out: one that neither subscribes nor asks is closed; subscribers stay; the box's own user has reserved places")
+    func idleClientsClosed() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(clients: 2, reserved: 2, idleSeconds: 0.5))
+        defer { rig.stop() }
+        let watcher = try BoxClient(path: rig.socketPath)
+        _ = try watcher.request(BoxRequest(command: "subscribe"))
+        let idle = [try BoxClient(path: rig.socketPath), try BoxClient(path: rig.socketPath), try BoxClient(path: rig.socketPath)]
+        // The house is full now (2 + 2 reserved); the idle ones are closed within the idle time.
+        for client in idle { #expect((try? client.readMessage(timeoutMs: 2_000)) == .some(nil), "an idle client was kept") }
+        #expect(try watcher.request(BoxRequest(command: "state")).ok == true, "the subscriber was closed")
+        let web = try BoxClient(path: rig.socketPath)
+        #expect(try web.request(BoxRequest(command: "state")).ok == true)
+        usleep(300_000)
+        #expect(try web.request(BoxRequest(command: "state")).ok == true, "asking keeps a client")
     }
 
     @Test("press over the socket drives the quest where the board allows it")
