@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import QuestCore
 import InputFiles
 #if canImport(Glibc)
 import Glibc
@@ -111,6 +112,11 @@ extension QuestDatabase {
                 let more = report.rowTotal > 1 ? " (and \(report.rowTotal - 1) more)" : ""
                 throw StoreError.damaged(path: staging, reason: "\(first)\(more)")
             }
+            // One name rule for every way in (#31): a restored name is checked as an
+            // imported one is.
+            if let problem = try queue.read({ db in try Self.nameProblem(db) }) {
+                throw StoreError.invalid("\(staging): \(problem); nothing was restored")
+            }
         } catch let error as StoreError {
             throw error.renamed(from: staging, to: file)
         } catch let error as DatabaseError {
@@ -135,6 +141,22 @@ extension QuestDatabase {
             throw StoreError.io("\(file): restore failed (\(error.message ?? "\(error.resultCode)")); the previous data is kept and saved as \(safety.fileName)")
         }
         return safety
+    }
+
+    /// The first routine or task name that breaks the name rule, as "routine …: name …".
+    static func nameProblem(_ db: Database) throws -> String? {
+        for table in ["routine", "routineTask"] {
+            for row in try Row.fetchAll(db, sql: "SELECT name, displayName FROM \(table)") {
+                for column in ["name", "displayName"] {
+                    let text: String = (row[column] as String?) ?? ""
+                    if let problem = DisplayText.nameProblem(text) {
+                        let what = table == "routine" ? "a routine" : "a task"
+                        return "\(what)'s \(column) \"\(DisplayText.escaped(String(text.prefix(40))))\" \(problem)"
+                    }
+                }
+            }
+        }
+        return nil
     }
 
     // MARK: files

@@ -174,15 +174,14 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
         return text
     }
 
-    /// A name as stored: trimmed, no control character, within the character and byte limits.
+    /// A name as stored: trimmed, no control or invisible character (`DisplayText.nameProblem`),
+    /// within the character and byte limits.
     static func optionalText(_ v: JSONValue?, field: String, fail: (String, String) -> Problem) throws -> String? {
         guard let v else { return nil }
         if case .null = v { return nil }
         guard case .string(let s) = v else { throw fail(field, "\(v.shown) is not text") }
         let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let control = DisplayText.firstControl(in: trimmed) {
-            throw fail(field, "contains the control character \(DisplayText.codePoint(control)) (names are plain text on one line)")
-        }
+        if let problem = DisplayText.nameProblem(trimmed) { throw fail(field, problem) }
         guard trimmed.count <= maximumNameCharacters else { throw fail(field, "longer than \(maximumNameCharacters) characters") }
         guard trimmed.utf8.count <= maximumNameBytes else { throw fail(field, "longer than \(maximumNameBytes) bytes") }
         return trimmed

@@ -244,3 +244,16 @@ enum StrictJSON {
         }
     }
 }
+
+/// The strict reader for JSON that comes over the network (the web app's API): the problem
+/// with `bytes` (a key twice in one object, bad UTF-8, too deep), or nil.
+public enum StrictJSONCheck {
+    public static func problem(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try StrictJSON.parse(bytes)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+}

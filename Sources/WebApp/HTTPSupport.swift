@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Mustache
+import RoutineFormat
 
 /// A rendered page.
 struct HTML: ResponseGenerator {
@@ -146,4 +147,12 @@ extension HTTPField.Name {
     static let xFrameOptions = Self("X-Frame-Options")!
     /// HTTP/1.1's Host when a request's authority does not carry it.
     static let host = Self("Host")!
+}
+
+/// JSON from the network, read strictly (#31: a key twice in one object was taken, the
+/// last one winning): nil when it breaks RFC 8259's rules or is not a `T`.
+func strictJSON<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) -> T? {
+    let bytes = [UInt8](buffer: buffer)
+    guard StrictJSONCheck.problem(bytes) == nil else { return nil }
+    return try? JSONDecoder().decode(T.self, from: Data(bytes))
 }

@@ -172,3 +172,42 @@ struct DateBoundsTests {
         #expect(ok.status == 0, "\(ok.stderr)")
     }
 }
+
+/// #31: one name rule for every way a name comes in.
+@Suite("one name rule (#31)")
+struct NameRuleTests {
+    let questbox = productPath("questbox")
+
+    @Test("control and invisible characters and names of only spaces are refused; letters, accents, scripts and emoji (with their joiners) are names")
+    func rule() {
+        for bad in ["a\u{1B}[2J", "bell\u{7}", "\u{61C}x", "x\u{FEFF}", "a\u{FFF9}b", "flag\u{E0067}", "\u{3164}", "\u{115F}\u{1160}", "\u{FFA0}", " \u{3000} "] {
+            #expect(DisplayText.nameProblem(bad) != nil, "\(bad.unicodeScalars.map { DisplayText.codePoint($0) })")
+        }
+        for good in ["Morning Quest", "Zoë's Quest", "歯磨き", "Зубы", "👩‍👧 Family", "❤️ Pack", "Piano"] {
+            #expect(DisplayText.nameProblem(good) == nil, "\(good)")
+        }
+    }
+
+    @Test("import refuses what restore refuses: a backup whose routine name has ESC, or a task name of U+FEFF, is one line and restores nothing")
+    func restoreAndImportAgree() throws {
+        let dir = temporaryDirectory()
+        let data = (dir as NSString).appendingPathComponent("data")
+        let file = (dir as NSString).appendingPathComponent("r.json")
+        _ = FileManager.default.createFile(atPath: file, contents: Data(#"{"name": "m\ufeff", "activeDays": [1], "tasks": [{"name": "t"}]}"#.utf8))
+        let imported = try runProcess(questbox, ["routine", "import", file, "--data", data])
+        #expect(imported.status != 0 && imported.stderr.contains("contains the invisible character U+FEFF"), "\(imported.stderr)")
+        for (column, value) in [("name", "evil\u{1B}[2J"), ("displayName", "\u{3164}")] {
+            let elsewhere = (dir as NSString).appendingPathComponent("elsewhere-\(column)")
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            let source = try QuestDatabase(path: elsewhere + "/questbox.sqlite")
+            try source.saveRoutine(Routine(id: UUID(), name: "fine", displayName: "Fine", activeDays: [1], tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")]))
+            try source.pool.writeWithoutTransaction { try $0.execute(sql: "UPDATE routine SET \(column) = ?", arguments: [value]) }
+            let backup = try source.backup(to: elsewhere + "/b.sqlite", now: Date())
+            try source.close()
+            let restored = try runProcess(questbox, ["restore", backup.path, "--data", data])
+            #expect(restored.status != 0 && restored.stderr.contains("nothing was restored") && !restored.stderr.contains("\u{1B}"), "\(restored.stderr)")
+            #expect(restored.stderr.contains(backup.path), "names the file: \(restored.stderr)")
+        }
+        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).routines().isEmpty)
+    }
+}

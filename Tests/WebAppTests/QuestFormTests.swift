@@ -142,6 +142,11 @@ struct QuestFormTests {
             headers[CSRFTokens.headerName] = api.csrf
             let refused = try await client.execute(uri: "/api/v1/quests", method: .post, headers: headers, body: body)
             #expect(refused.status == .tooManyRequests && String(buffer: refused.body).contains("You made 5 quests"))
+            // A key twice in one object is refused, not "the last one wins".
+            let twice = try await client.execute(
+                uri: "/api/v1/quests", method: .post, headers: headers,
+                body: ByteBuffer(string: #"{"name": "A", "name": "B", "days": [2], "tasks": ["a"]}"#))
+            #expect(twice.status == .badRequest)
             for i in 6...12 {
                 clock.advance(seconds: 600)
                 #expect(try await make("Mine \(i)").status == .seeOther, "quest \(i)")

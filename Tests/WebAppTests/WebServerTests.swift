@@ -138,12 +138,13 @@ struct WebServerTests {
             let half = try RawConnection(port: port)
             half.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
             let started = Date()
-            #expect(await silent.readUntilClosed(within: 3).closed, "a silent connection stays open")
-            #expect(await half.readUntilClosed(within: 3).closed, "half a head stays open")
-            #expect(Date().timeIntervalSince(started) < 2.5)
+            // Margins for a loaded 2-core machine: closed, within seconds rather than minutes.
+            #expect(await silent.readUntilClosed(within: 10).closed, "a silent connection stays open")
+            #expect(await half.readUntilClosed(within: 10).closed, "half a head stays open")
+            #expect(Date().timeIntervalSince(started) < 10)
             let served = try RawConnection(port: port)
             served.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            let (text, closed) = await served.readUntilClosed(within: 4)
+            let (text, closed) = await served.readUntilClosed(within: 15)
             #expect(text.hasPrefix("HTTP/1.1 200") && text.hasSuffix("ok"), "\(text)")
             #expect(closed, "an idle keep-alive connection stays open past the idle time")
         }
@@ -156,22 +157,22 @@ struct WebServerTests {
             client.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5242880\r\n\r\n")
             _ = await withCheckedContinuation { continuation in Thread { continuation.resume(returning: client.sendBody(5_242_880)) }.start() }
             let started = Date()
-            let (text, closed) = await client.readUntilClosed(within: 5)
+            let (text, closed) = await client.readUntilClosed(within: 10)
             #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(80))")
-            #expect(closed && Date().timeIntervalSince(started) < 2.5, "the client was left hanging")
+            #expect(closed && Date().timeIntervalSince(started) < 10, "the client was left hanging")
         }
     }
 
     @Test("#31: at the connection cap the next client waits (no accept fails, nothing spins) and is served once one closes; the cap is logged once")
     func connectionCap() async throws {
-        try await Self.withServer(limits: ConnectionLimits(headSeconds: 1, idleSeconds: 30, maximum: 2)) { port in
+        try await Self.withServer(limits: ConnectionLimits(headSeconds: 3, idleSeconds: 30, maximum: 2)) { port in
             let first = try RawConnection(port: port), second = try RawConnection(port: port)
             try await Task.sleep(for: .milliseconds(200))
             let third = try RawConnection(port: port)          // queued by the kernel
             third.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             #expect(await third.readUntilClosed(within: 0.4).text.isEmpty, "served past the cap")
             // The head deadline closes the two silent ones; the third is then served.
-            let (text, _) = await third.readUntilClosed(within: 4)
+            let (text, _) = await third.readUntilClosed(within: 15)
             #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
             _ = (first, second)
         }

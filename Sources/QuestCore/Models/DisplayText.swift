@@ -36,4 +36,30 @@ public enum DisplayText {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
+
+    /// A character a name must not have although it shows nothing (#31): formatting marks
+    /// (U+061C, U+FEFF, U+FFF9–U+FFFB, tag characters) and the default-ignorable ones
+    /// (Hangul fillers), except the joiners and variation selectors emoji are made of.
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200C, 0x200D, 0xFE00...0xFE0F: return false
+        default: break
+        }
+        return scalar.properties.generalCategory == .format || scalar.properties.isDefaultIgnorableCodePoint
+    }
+
+    /// Why `name` cannot be a name, or nil: one rule for every way a name comes in (a
+    /// routine file, the parent's editor, the player's quest form, a restored backup).
+    public static func nameProblem(_ name: String) -> String? {
+        if let control = firstControl(in: name) {
+            return "contains the control character \(codePoint(control)) (names are plain text on one line)"
+        }
+        if let hidden = name.unicodeScalars.first(where: isInvisible) {
+            return "contains the invisible character \(codePoint(hidden)) (names show every character they have)"
+        }
+        if !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            return "has nothing to show (only spaces)"
+        }
+        return nil
+    }
 }

@@ -26,7 +26,7 @@ struct ParentController {
         group.post("parent/session") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A PIN")
-            guard let body = try? JSONDecoder().decode([String: String].self, from: Data(buffer: buffer)), let pin = body["pin"] else {
+            guard let body = strictJSON([String: String].self, from: buffer), let pin = body["pin"] else {
                 return try APIProblem(field: "pin", message: "expected {\"pin\": \"1234\"}").json(status: .badRequest)
             }
             let outcome = try await checkPIN(pin)

@@ -32,7 +32,7 @@ struct QuestsController {
         group.post("quests") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: FormBody.maximumBytes, what: "A quest")
-            guard let draft = try? JSONDecoder().decode(QuestDraft.self, from: Data(buffer: buffer)) else {
+            guard let draft = strictJSON(QuestDraft.self, from: buffer) else {
                 return try APIProblem(field: "", message: "expected {\"name\": text, \"days\": [1…7], \"tasks\": [text]}").json(status: .badRequest)
             }
             do {

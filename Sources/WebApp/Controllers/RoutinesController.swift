@@ -74,7 +74,7 @@ struct RoutinesController {
         parent.post("routines/:id/active") { request, context in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A change")
-            guard let body = try? JSONDecoder().decode([String: Bool].self, from: Data(buffer: buffer)), let active = body["isActive"], body.count == 1 else {
+            guard let body = strictJSON([String: Bool].self, from: buffer), let active = body["isActive"], body.count == 1 else {
                 return try APIProblem(field: "isActive", message: "expected {\"isActive\": true or false}").json(status: .badRequest)
             }
             let routine = try stored(context)

@@ -61,7 +61,7 @@ struct SettingsController {
         parent.post("settings") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 8 * 1024, what: "A settings change")
-            guard let body = try? JSONDecoder().decode([String: String].self, from: Data(buffer: buffer)), !body.isEmpty else {
+            guard let body = strictJSON([String: String].self, from: buffer), !body.isEmpty else {
                 return try APIProblem(field: "", message: "expected {\"key\": \"value\", …} (see GET /api/v1/parent/settings)").json(status: .badRequest)
             }
             let routines = try services.database.routines()

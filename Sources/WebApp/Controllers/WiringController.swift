@@ -105,7 +105,7 @@ struct WiringController {
         parent.post("wiring") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A wiring check")
-            guard let body = try? JSONDecoder().decode([String: String].self, from: Data(buffer: buffer)) else {
+            guard let body = strictJSON([String: String].self, from: buffer) else {
                 return try APIProblem(field: "", message: "expected {\"led\": \"red\"}, {\"buzzer\": \"tap\"} or {\"sound\": \"lock_in\"}").json(status: .badRequest)
             }
             let trial: Trial
