@@ -398,7 +398,7 @@ struct PINCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            let pin = try PINInput.read(prompt: "New PIN (4–8 digits): ")
+            let pin = try PINInput.read(prompt: "New PIN (4–8 digits; 6 or more are much harder to guess): ")
             try PINHasher.validate(pin)
             if PINInput.isTerminal {
                 guard try PINInput.read(prompt: "The same PIN again: ") == pin else { throw CLIError("PIN: the two entries differ; nothing changed") }

@@ -230,6 +230,17 @@ def hold_both(path, seconds):
     ask_box(path, {"command": "press", "button": "stop", "action": "up"})
 
 
+def allow_and_choose(path, pin):
+    """The act at the box (STOP and DOWN held past 3 s), then the PIN chosen twice on the
+    page that setup.js reloaded once the box allowed it."""
+    time.sleep(0.4)
+    hold_both(path, 3.6)
+    check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
+    driver.find_element(By.ID, "pin").send_keys(pin)
+    driver.find_element(By.ID, "again").send_keys(pin)
+    driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
+
+
 def box_asks(path, timeout=5):
     """The box's claim screen once it shows it (within `timeout`), else None."""
     return box_screen(path, "claim", timeout)
@@ -276,13 +287,7 @@ def first_run(path):
     # Held too briefly: nothing.
     hold_both(path, 1.0)
     check(driver.execute_script("return document.body.dataset.phase") == "waiting", "/parent/setup: a 1 s hold allowed the claim")
-    time.sleep(0.4)
-    hold_both(path, 3.6)
-    # setup.js reloads the page once the box allowed it.
-    check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
-    driver.find_element(By.ID, "pin").send_keys("2468")
-    driver.find_element(By.ID, "again").send_keys("2468")
-    driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
+    allow_and_choose(path, "2468")
     signed_in = wait_for(By.CSS_SELECTOR, "form.sign-out button")
     if check(bool(signed_in), "/parent: not signed in after setting the PIN"):
         signed_in[0].click()
@@ -318,12 +323,7 @@ def reset_claim(path):
     check(not driver.find_elements(By.ID, "again"), "/parent/setup: a quest's presses allowed the reset")
     screen = ask_box(path, {"command": "state"}).get("screen") or {}
     check(screen.get("reset") is True, f"the box does not say the claim sets a new PIN: {screen}")
-    time.sleep(0.4)
-    hold_both(path, 3.6)
-    check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
-    driver.find_element(By.ID, "pin").send_keys("135790")
-    driver.find_element(By.ID, "again").send_keys("135790")
-    driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
+    allow_and_choose(path, "135790")
     check(bool(wait_for(By.CSS_SELECTOR, "form.sign-out button")), "/parent: not signed in after the reset")
 
 
