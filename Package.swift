@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop",
+                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

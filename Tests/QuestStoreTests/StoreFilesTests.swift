@@ -124,7 +124,7 @@ struct TerminalEscapeTests {
 
         let boards = (dir as NSString).appendingPathComponent("boards")
         try FileManager.default.createDirectory(atPath: boards, withIntermediateDirectories: true)
-        let source = productPath("questbox").replacingOccurrences(of: #"/\.build/.*$"#, with: "", options: .regularExpression) + "/Boards/questbox-sim.yaml"
+        let source = checkoutRoot + "/Boards/questbox-sim.yaml"
         var yaml = try String(contentsOfFile: source, encoding: .utf8)
         yaml = yaml.replacingOccurrences(of: "name: questbox-sim", with: "name: \"sim\\e[2J\"")
             .replacingOccurrences(of: "description: gpio-sim chip", with: "description: \"\\a\\e]0;pwned\\agpio-sim\" #")
@@ -152,7 +152,7 @@ struct DateBoundsTests {
     func outOfRange() throws {
         let dir = temporaryDirectory()
         let data = (dir as NSString).appendingPathComponent("data")
-        let repo = questbox.replacingOccurrences(of: #"/\.build/.*$"#, with: "", options: .regularExpression)
+        let repo = checkoutRoot
         #expect(try runProcess(questbox, ["routine", "import", repo + "/deploy/example-routine.json", "--data", data]).status == 0)
         for now in ["99999-01-01T07:00:00Z", "0001-01-01T07:00:00Z", "1900-06-01T07:00:00Z", "2100-01-01T00:00:00Z"] {
             let result = try runProcess(questbox, ["simulate", "--events", repo + "/deploy/example-quest.events", "--now", now, "--data", data])
@@ -211,3 +211,6 @@ struct NameRuleTests {
         #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).routines().isEmpty)
     }
 }
+
+/// This checkout's folder (the build may be elsewhere: the trixie root builds in /build).
+let checkoutRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

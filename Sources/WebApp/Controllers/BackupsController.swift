@@ -2,6 +2,7 @@ import BoxProtocol
 import Foundation
 import Glibc
 import Hummingbird
+import InputFiles
 import NIOCore
 import QuestCore
 import QuestStore
@@ -78,11 +79,16 @@ struct BackupsController {
         else {
             throw HTTPError(.notFound, message: "No such backup.")
         }
-        let body = try await FileIO().loadFile(path: backup.path, context: context, chunkLength: 64 * 1024)
+        let file = try InputFileStream(path: backup.path)
         return Response(
             status: .ok,
             headers: [.contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(backup.fileName)\"", .cacheControl: "no-store"],
-            body: body)
+            body: ResponseBody(contentLength: file.size) { writer in
+                // One piece read only once the last was taken by the connection: a slow
+                // download holds 64 KiB here, not the file.
+                while let piece = try file.next() { try await writer.write(piece) }
+                try await writer.finish(nil)
+            })
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -286,5 +292,28 @@ final class HeldBox: @unchecked Sendable {
         guard !released else { return }
         released = true
         if case .held(let hold) = outcome { hold.release() }
+    }
+}
+
+/// A backup file read in 64 KiB pieces for a download (a regular file only; closed when
+/// read to its end or released).
+final class InputFileStream: @unchecked Sendable {
+    let size: Int
+    private let handle: FileHandle
+    private var left: Int
+
+    init(path: String) throws {
+        let file = try InputFile.openRegular(path, maximumBytes: Int.max)
+        size = file.size
+        left = file.size
+        handle = FileHandle(fileDescriptor: dup(file.descriptor), closeOnDealloc: true)
+    }
+
+    func next() throws -> ByteBuffer? {
+        guard left > 0 else { return nil }
+        let data = try handle.read(upToCount: min(left, 64 * 1024)) ?? Data()
+        guard !data.isEmpty else { return nil }
+        left -= data.count
+        return ByteBuffer(bytes: data)
     }
 }
