@@ -36,7 +36,7 @@ extension QuestDatabase {
             target = try writeBackup(to: destination)
         } else {
             try FileManager.default.createDirectory(atPath: backupsDirectory, withIntermediateDirectories: true)
-            target = try writeBackup(to: uniqueBackupPath(now: now, kind: kind), unique: true)
+            target = try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
         let info = BackupInfo(path: target, createdAt: now, sizeBytes: size, kind: kind)
@@ -259,15 +259,10 @@ extension QuestDatabase {
         }
     }
 
-    func uniqueBackupPath(now: Date, kind: BackupKind) -> String {
-        let base = "questbox-\(Self.stamp(now))-\(kind.rawValue)"
-        var candidate = (backupsDirectory as NSString).appendingPathComponent(base + ".sqlite")
-        var n = 2
-        while FileManager.default.fileExists(atPath: candidate) {
-            candidate = (backupsDirectory as NSString).appendingPathComponent("\(base)-\(n).sqlite")
-            n += 1
-        }
-        return candidate
+    /// The first name of this second's series; `linkToFreeName` takes the next free one
+    /// (`…-2.sqlite`, …) without replacing a file, so no name is looked up beforehand.
+    func firstBackupPath(now: Date, kind: BackupKind) -> String {
+        (backupsDirectory as NSString).appendingPathComponent("questbox-\(Self.stamp(now))-\(kind.rawValue).sqlite")
     }
 
     /// "20261121T170412Z" (UTC, no separators: safe on every file system).

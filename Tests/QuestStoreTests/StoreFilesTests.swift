@@ -75,6 +75,15 @@ struct StoreFilesTests {
         }
     }
 
+    @Test("backups of the same second are named as a series, none replaced: …-manual.sqlite, …-manual-2.sqlite, …-manual-3.sqlite")
+    func sameSecondSeries() throws {
+        let (db, _) = try freshDatabase()
+        let now = Date(timeIntervalSince1970: 1_780_000_000)
+        let names = try (0..<3).map { _ in try db.backup(now: now).fileName }
+        let base = "questbox-\(QuestDatabase.stamp(now))-manual"
+        #expect(names == [base + ".sqlite", base + "-2.sqlite", base + "-3.sqlite"])
+    }
+
     @Test("eight `questbox backup` started at once (the same second) each write their own whole backup")
     func concurrentBackups() throws {
         let dir = temporaryDirectory()
