@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "QuestStore", targets: ["QuestStore"]),
         .executable(name: "questbox", targets: ["questbox"]),
         .executable(name: "questbox-web", targets: ["questbox-web"]),
-        .executable(name: "questbox-demo", targets: ["questbox-demo"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
         .executable(name: "store-bench", targets: ["StoreBench"]),
         .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
@@ -78,7 +77,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "questbox", dependencies: ["QuestCLI"]),
-        .executableTarget(name: "questbox-demo", dependencies: ["QuestCore"]),
         .target(name: "HistoryFixtures", dependencies: ["QuestCore"], path: "Benchmarks/HistoryFixtures"),
         .executableTarget(name: "CoreBench", dependencies: ["QuestCore", "HistoryFixtures"], path: "Benchmarks/CoreBench"),
         .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "HistoryFixtures"], path: "Benchmarks/StoreBench"),
@@ -131,7 +129,13 @@ let package = Package(
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore", "BoxRuntime", "ScreenRender", "QuestStore", "SystemClock", "BoxProtocol", "StoreFixtures", "CEventLoop"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
+        .testTarget(
+            name: "BoxRuntimeTests",
+            dependencies: [
+                "BoxRuntime", "GPIO", "BoardProfile", "QuestCore", "ScreenRender", "QuestStore", "SystemClock", "BoxProtocol", "CEventLoop",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "QuestStoreTests",
             dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures", "Display", "ScreenRender"],

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The web app in a real browser (#13): Debian's Chromium, driven by Selenium (Debian's
 # python3-selenium and chromium-driver), against `questbox-web` serving a store played by
-# `questbox simulate` over the last weeks. Saves the README's screenshots in docs/screenshots.
-#   Tests/Browser/run.sh
+# `questbox simulate` over the last weeks. Its screenshots go to a temporary folder (a test
+# never writes into the checkout); UPDATE_SCREENSHOTS=1 copies them into docs/screenshots
+# for the README.
+#   [UPDATE_SCREENSHOTS=1] Tests/Browser/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
@@ -18,7 +20,12 @@ rig_begin browser "$bin"
 # The simulated box on the same store, for the kiosk to follow.
 rig_start_box
 rig_start_web --resources Sources/WebApp/Resources
-mkdir -p docs/screenshots
+shots="$work/screenshots"
+mkdir -p "$shots"
 Tests/Browser/axe.sh "$work/axe.min.js"
-AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" docs/screenshots "$data/questbox.sock" \
+AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
     || { rig_logs; exit 1; }
+if [[ ${UPDATE_SCREENSHOTS:-0} == 1 ]]; then
+    cp "$shots"/*.png docs/screenshots/
+    echo "screenshots copied into docs/screenshots"
+fi

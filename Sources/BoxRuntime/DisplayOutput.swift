@@ -1,28 +1,6 @@
 import Display
-import Foundation
 import Logging
 import QuestCore
-
-/// Where the box's sounds go. The ALSA engine comes with the sound milestone; until then the
-/// daemon logs each sound it would play.
-public protocol SoundOutput: AnyObject {
-    func play(_ sound: SoundID)
-    /// The parent's settings: sound on/off and volume (applied while running).
-    func apply(soundEnabled: Bool, volumePercent: Int)
-}
-
-public final class LoggingSoundOutput: SoundOutput {
-    let logger: Logger
-    public private(set) var played: [SoundID] = []
-    public private(set) var muted = false
-    public init(logger: Logger) { self.logger = logger }
-    public func apply(soundEnabled: Bool, volumePercent: Int) { muted = !soundEnabled }
-    public func play(_ sound: SoundID) {
-        guard !muted else { return }
-        played.append(sound)
-        logger.info("sound", metadata: ["id": "\(sound.rawValue)"])
-    }
-}
 
 /// Where screens go (terminal, kiosk page, or only the log on a headless box).
 public protocol DisplayOutput: AnyObject {

@@ -1,0 +1,97 @@
+import BoxProtocol
+import Logging
+import QuestCore
+
+/// The socket's commands carried out (`ControlCommand` decides what a request asks for).
+extension BoxDaemon {
+    func status() -> BoxStatus {
+        BoxStatus(
+            board: board.profile.name, soundDevice: control?.soundDevice(), clockTrusted: day.wallClockTrusted, dataVersion: follower.reads,
+            unsavedPlays: persist.waiting, phase: state.phase.name, buttonCheck: state.buttonCheck)
+    }
+
+    func handle(_ request: BoxRequest, from client: Int32) -> BoxMessage {
+        switch ControlCommand.decide(request, phase: state.phase, allowPress: control?.allowPress == true) {
+        case .failure(let refusal):
+            return .reply(to: request, error: refusal.message)
+        case .success(let command):
+            return carryOut(command, request, from: client)
+        }
+    }
+
+    private func carryOut(_ command: ControlCommand, _ request: BoxRequest, from client: Int32) -> BoxMessage {
+        var reply = BoxMessage.reply(to: request)
+        let now = clock.monotonicNanos()
+        switch command {
+        case .state:
+            reply.screen = lastScreen.map(ScreenPayload.init)
+            reply.notice = persist.notice
+        case .reload:
+            reply.applied = reload(reason: "requested")
+        case .testOutput(let led, let buzzer, let sound):
+            testOutput(led: led, buzzer: buzzer, sound: sound, at: now)
+            logger.info("wiring check", metadata: ["led": "\(request.led ?? "-")", "buzzer": "\(request.buzzer ?? "-")", "sound": "\(request.sound ?? "-")"])
+            return reply
+        case .press(let role, let action):
+            // Stamped now on CLOCK_MONOTONIC, as a line's edge would be.
+            step(.button(role, pressed: intake.push(role, action), atNanos: now))
+            return reply
+        case .buttonCheck(start: true):
+            // The parent's wiring check and the first-run presence press hold the buttons for
+            // as long as the asking client stays (at most the machine's limit): presses are
+            // told to subscribers and start no quest.
+            holds.holdButtonCheck(client)
+            if !state.buttonCheck { step(.buttonCheck(on: true, atNanos: now)) }
+        case .buttonCheck(start: false):
+            releaseButtonCheck(of: [client])
+        case .claim(let id, start: true, let reset):
+            // PAR-2: one claim at a time (a new one ends the one before); only the act at the
+            // box confirms it. The client that asked holds it; its leaving ends it.
+            holds.holdClaim(id, by: client)
+            step(.claim(.start(id: id, reset: reset), atNanos: now))
+        case .claim(let id, start: false, _):
+            guard holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
+            step(.claim(.cancel(id: id), atNanos: now))
+        }
+        reply.box = status()
+        return reply
+    }
+
+    /// A wiring check: an LED colour for 2 s, a buzzer pattern, a sound (only when idle).
+    private func testOutput(led color: LEDColor?, buzzer pattern: BuzzerPattern?, sound id: SoundID?, at now: MonotonicNanos) {
+        if let color {
+            outputs.testLED(color, at: now)
+            server?.broadcast(.event("led") { $0.pattern = "test-\(color.rawValue)" })
+        }
+        if let pattern {
+            outputs.buzz(pattern, at: now)
+            for event in BoxMessage.events(for: .buzzer(pattern)) { server?.broadcast(event) }
+        }
+        if let id {
+            sound.play(id)
+            for event in BoxMessage.events(for: .playSound(id)) { server?.broadcast(event) }
+        }
+    }
+
+    /// Socket clients left: what they held ends with them.
+    func clientsLeft(_ departed: [Int32]) {
+        releaseButtonCheck(of: departed)
+        if let id = holds.claimHeld(byAnyOf: departed) { step(.claim(.cancel(id: id), atNanos: clock.monotonicNanos())) }
+    }
+
+    /// These clients let go of the button check (or left); the last one ends it. (A check
+    /// on always has a holder: they are cleared when it ends by itself.)
+    func releaseButtonCheck(of clients: [Int32]) {
+        if holds.releaseButtonCheck(clients), state.buttonCheck {
+            step(.buttonCheck(on: false, atNanos: clock.monotonicNanos()))
+        }
+    }
+
+    /// A claim moved on: one journal line; its holder lets go once it is over.
+    func claimMoved(_ update: ClaimUpdate) {
+        var metadata: Logger.Metadata = ["claim": "\(update.id)", "progress": "\(update.progress.rawValue)"]
+        if let reason = update.reason { metadata["reason"] = "\(reason.rawValue)" }
+        logger.notice("parent PIN claim", metadata: metadata)
+        if update.progress == .confirmed || update.progress == .ended { holds.claimEnded(update.id) }
+    }
+}

@@ -1,0 +1,126 @@
+import BoxProtocol
+import Foundation
+import QuestCore
+
+/// The machine's steps and their effects: what the player hears and sees first, then the
+/// write, then the screen and the socket's subscribers.
+extension BoxDaemon {
+    func step(_ event: QuestEvent) {
+        let watched = server?.hasSubscribers == true
+        let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
+        let checkingBefore = state.buttonCheck
+        let (next, effects) = QuestMachine.step(state, event, env: environment())
+        state = next
+        if state.buttonCheck != checkingBefore {
+            // Ended by its time limit or a quest: nobody holds it any more.
+            if !state.buttonCheck { holds.buttonCheckEnded() }
+            logger.info("button check", metadata: ["on": "\(state.buttonCheck)"])
+            server?.broadcast(.event("box") { $0.box = status() })
+        }
+        if watched, let server {
+            for (i, role) in ButtonRole.allCases.enumerated() where state.debouncer.isPressed(role) != pressedBefore[i] {
+                let pressed = state.debouncer.isPressed(role)
+                server.broadcast(.event("press") { $0.button = role.rawValue; $0.pressed = pressed })
+            }
+        }
+        perform(effects)
+        // After the LED, buzzer and sound: a dark screen lights at any press.
+        if case .button(_, pressed: true, _) = event { display.wake() }
+        // A debounce window closed: the line's real level settles what its edges left open.
+        for case .readButton(let role) in effects {
+            // Edges that arrived since the last poll come first: the read is newer than them.
+            for edge in intake.waitingEdges() { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
+            do {
+                let level = try intake.level(of: role)
+                let readAt = clock.monotonicNanos()
+                logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(readAt)"])
+                step(.buttonLevel(role, pressed: level, atNanos: readAt))
+            } catch {
+                logger.error("reading a button failed", metadata: ["button": "\(role)", "error": "\(error)"])
+            }
+        }
+    }
+
+    func perform(_ effects: [QuestEffect]) {
+        // What the player hears and sees goes first: a database write (an SD card's fsync
+        // can take tens of milliseconds) must not delay the reveal. Each pattern is timed
+        // from the moment its first value is set. The write follows at once, before the
+        // next event is read. The lines are set before anything else: the timers' system
+        // calls and the sound come after them (waking the real-time audio thread can take
+        // this thread's CPU for its mixing), and a line set is one ioctl.
+        for effect in effects {
+            switch effect {
+            case .led(let pattern):
+                outputs.showMachine(pattern, at: clock.monotonicNanos())
+            case .buzzer(let pattern):
+                outputs.buzz(pattern, at: clock.monotonicNanos())
+            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged:
+                break
+            }
+        }
+        timers.apply(effects)
+        for case .playSound(let s) in effects { sound.play(s) }
+        for effect in effects {
+            switch effect {
+            case .persist(let request):
+                if case .reminderSounded(_, let name, _) = request { logger.info("reminder sounded", metadata: ["routine": "\(name)"]) }
+                save(request)
+            case .display(let screen):
+                lastScreen = screen
+                display.show(screen, notice: persist.notice)
+            case .claimChanged(let update):
+                claimMoved(update)
+            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
+                break
+            }
+            // Subscribers hear of it after the player did.
+            if let server, server.hasSubscribers {
+                for event in BoxMessage.events(for: effect, notice: persist.notice) { server.broadcast(event) }
+            }
+        }
+        outputs.playCueWhenFree(at: clock.monotonicNanos())
+        nextID = Self.randomID()
+    }
+
+    func environment() -> QuestEnvironment {
+        QuestEnvironment(now: clock.wallNow(), newID: nextID, wallClockTrusted: clock.isWallClockTrusted())
+    }
+
+    /// A version 4 UUID from getrandom(2). Foundation's `UUID()` opens, reads and closes
+    /// /dev/urandom: three system calls on every button edge, before its LED is set.
+    static func randomID() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = raw[6] & 0x0F | 0x40                      // version 4
+            raw[8] = raw[8] & 0x3F | 0x80                      // RFC 4122 variant
+            return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                               raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+        }
+    }
+
+    // MARK: saving
+
+    /// Writes a play, or keeps it in memory when the store fails (a full or read-only card):
+    /// the player sees the result with a "not saved" cue, and the write is retried.
+    func save(_ request: PersistRequest) {
+        if !persist.save(request, wallClockTrusted: clock.isWallClockTrusted(), at: clock.monotonicNanos()) {
+            outputs.cueNotSaved()
+            showAgain()
+        }
+    }
+
+    /// Writes what waits; once all is saved, the notice goes from every surface.
+    func retryWrites(at now: MonotonicNanos) {
+        if persist.retry(at: now) { showAgain() }
+    }
+
+    /// The last screen again, with or without the "not saved" notice, on every surface.
+    func showAgain() {
+        guard let screen = lastScreen else { return }
+        let notice = persist.notice
+        display.show(screen, notice: notice)
+        server?.broadcast(.event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice })
+        server?.broadcast(.event("box") { $0.box = status() })
+    }
+}

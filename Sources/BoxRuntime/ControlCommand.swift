@@ -1,0 +1,162 @@
+import BoxProtocol
+import QuestCore
+
+extension BoxDaemon {
+    /// The local socket (`questbox watch`, the web app) and what the box says about itself.
+    public struct ControlOptions: Sendable {
+        public var socketPath: String
+        public var maximumClients: Int
+        /// Whether `press` may push buttons (simulated boards).
+        public var allowPress: Bool
+        /// The ALSA PCM in use (nil: silent), asked for each `box` status.
+        public var soundDevice: @Sendable () -> String?
+        /// Output a client may leave unread (beyond the kernel's buffer) before it is dropped.
+        public var maximumQueuedBytes = 256 * 1024
+        /// Places beyond `maximumClients` for the box's own user and root (the web app).
+        public var reservedClients = 4
+        /// A client that has not subscribed is closed after this long without a request.
+        public var idleSeconds: Double = 10
+
+        public init(socketPath: String, maximumClients: Int = 4, allowPress: Bool, soundDevice: @escaping @Sendable () -> String? = { nil }) {
+            self.socketPath = socketPath
+            self.maximumClients = maximumClients
+            self.allowPress = allowPress
+            self.soundDevice = soundDevice
+        }
+    }
+}
+
+/// A button pushed over the socket: "down" holds it until "up"; "tap" is a press whose
+/// release the debounce read finds.
+enum SocketPress: String, CaseIterable, Sendable {
+    case down, up, tap
+}
+
+/// One socket request, checked: what the box is asked to do, or the one-line error the
+/// client gets (naming the field and the value). Deciding is pure; the daemon carries it out.
+enum ControlCommand: Equatable, Sendable {
+    case state
+    case reload
+    /// A wiring check: any of an LED colour (2 s), a buzzer pattern and a sound.
+    case testOutput(led: LEDColor?, buzzer: BuzzerPattern?, sound: SoundID?)
+    case press(ButtonRole, SocketPress)
+    case buttonCheck(start: Bool)
+    /// PAR-2: show a PIN claim (start) or take it back (stop).
+    case claim(id: String, start: Bool, reset: Bool)
+
+    /// The command `request` asks for, as far as the box's phase allows it.
+    static func decide(_ request: BoxRequest, phase: QuestPhase, allowPress: Bool) -> Result<ControlCommand, ControlRefusal> {
+        let idle: Bool
+        if case .idle = phase { idle = true } else { idle = false }
+        switch request.command {
+        case "subscribe", "state":
+            return .success(.state)
+        case "reload":
+            return .success(.reload)
+        case "test-output":
+            guard idle else { return .refused("test-output: a quest is running (\(phase.name)); wiring checks wait until it ends") }
+            return testOutput(request)
+        case "press":
+            guard allowPress else {
+                return .refused("press: this board's buttons are pressed by hand (a board profile allows it with control.socket_press)")
+            }
+            guard let role = request.button.flatMap(ButtonRole.init(rawValue:)) else {
+                return .refused("button: \"\(DisplayText.escaped(request.button ?? ""))\" is not one of \(ButtonRole.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let action = SocketPress(rawValue: request.action ?? "tap") else { return notOneOf(request.action, SocketPress.allCases.map(\.rawValue)) }
+            return .success(.press(role, action))
+        case "button-check":
+            switch request.action ?? "start" {
+            case "start":
+                guard idle else { return .refused("button-check: a quest is running (\(phase.name)); the check waits until it ends") }
+                return .success(.buttonCheck(start: true))
+            case "stop":
+                return .success(.buttonCheck(start: false))
+            default:
+                return notOneOf(request.action, ["start", "stop"])
+            }
+        case "claim":
+            guard let id = request.claim, isClaimName(id) else {
+                return .refused("claim: give the claim a name of 1 to 64 letters, digits or dashes")
+            }
+            switch request.action ?? "start" {
+            case "start": return .success(.claim(id: id, start: true, reset: request.reset ?? false))
+            case "stop": return .success(.claim(id: id, start: false, reset: false))
+            default: return notOneOf(request.action, ["start", "stop"])
+            }
+        default:
+            return .refused("command: unknown")
+        }
+    }
+
+    private static func testOutput(_ request: BoxRequest) -> Result<ControlCommand, ControlRefusal> {
+        var led: LEDColor?, buzzer: BuzzerPattern?, sound: SoundID?
+        if let name = request.led {
+            guard let color = LEDColor(rawValue: name) else {
+                return .refused("led: \"\(DisplayText.escaped(name))\" is not a colour (\(LEDColor.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            led = color
+        }
+        if let name = request.buzzer {
+            guard let pattern = BuzzerPattern.testable.first(where: { $0.name == name }) else {
+                return .refused("buzzer: \"\(DisplayText.escaped(name))\" is not a pattern (\(BuzzerPattern.testable.map(\.name).joined(separator: ", ")))")
+            }
+            buzzer = pattern
+        }
+        if let name = request.sound {
+            guard let id = SoundID(rawValue: name) else {
+                return .refused("sound: \"\(DisplayText.escaped(name))\" is not a sound (\(SoundID.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            sound = id
+        }
+        guard led != nil || buzzer != nil || sound != nil else { return .refused("test-output: name an led, a buzzer pattern or a sound") }
+        return .success(.testOutput(led: led, buzzer: buzzer, sound: sound))
+    }
+
+    private static func notOneOf(_ action: String?, _ allowed: [String]) -> Result<ControlCommand, ControlRefusal> {
+        .refused("action: \"\(DisplayText.escaped(action ?? ""))\" is not one of \(allowed.joined(separator: ", "))")
+    }
+
+    /// A claim's name: 1 to 64 ASCII letters, digits or dashes.
+    static func isClaimName(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+    }
+}
+
+/// Why a request is refused: the error line its reply carries.
+struct ControlRefusal: Error, Equatable {
+    let message: String
+}
+
+extension Result where Success == ControlCommand, Failure == ControlRefusal {
+    static func refused(_ message: String) -> Self { .failure(ControlRefusal(message: message)) }
+}
+
+/// Who holds what the socket started: the button check (until the last holder lets go or
+/// leaves) and the PIN claim the box shows (its holder leaving ends it).
+struct SocketHolds: Sendable {
+    private(set) var buttonCheck: Set<Int32> = []
+    private(set) var claim: (client: Int32, id: String)?
+
+    mutating func holdButtonCheck(_ client: Int32) { buttonCheck.insert(client) }
+
+    /// These clients let go of the button check; true when nobody holds it any more.
+    mutating func releaseButtonCheck(_ clients: [Int32]) -> Bool {
+        buttonCheck.subtract(clients)
+        return buttonCheck.isEmpty
+    }
+
+    /// The check ended by itself (its time limit, a quest): nobody holds it.
+    mutating func buttonCheckEnded() { buttonCheck.removeAll() }
+
+    mutating func holdClaim(_ id: String, by client: Int32) { claim = (client, id) }
+
+    /// The claim is over: its holder lets go.
+    mutating func claimEnded(_ id: String) { if claim?.id == id { claim = nil } }
+
+    /// The claim a departing client held, which ends with it.
+    func claimHeld(byAnyOf clients: [Int32]) -> String? {
+        guard let claim, clients.contains(claim.client) else { return nil }
+        return claim.id
+    }
+}

@@ -1,0 +1,101 @@
+import CEventLoop
+import Foundation
+import GPIO
+import Logging
+import QuestCore
+import QuestStore
+import SystemClock
+
+/// The day's schedule on the wall clock: a CLOCK_REALTIME timerfd armed for the next local
+/// midnight or, when sooner, the next reminder (REM-1), which also fires when the wall clock
+/// is set, so a jump or a DST change is met by computing the times again; the daily backup;
+/// and stored wall times corrected once the clock is trusted (NTP synced after boot).
+final class DaySchedule {
+    let timerFD: Int32
+    private let db: QuestDatabase
+    private let clock: SystemClock
+    private let logger: Logger
+    /// Called after each write to the store (the store follower takes its own events).
+    private let afterWrite: () -> Void
+    /// The wall time the timer is armed for, and whether for a reminder (before midnight).
+    private(set) var armed: (at: Date, reminder: Bool)?
+    private(set) var wallClockTrusted: Bool
+
+    init(database: QuestDatabase, clock: SystemClock, logger: Logger, afterWrite: @escaping () -> Void) throws {
+        db = database
+        self.clock = clock
+        self.logger = logger
+        self.afterWrite = afterWrite
+        wallClockTrusted = clock.isWallClockTrusted()
+        timerFD = qb_wallclock_timerfd_create()
+        guard timerFD >= 0 else { throw GPIOFailure("cannot create the wall-clock timer: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(timerFD) }
+
+    /// The next wall time the box must act at: the next local midnight, or the next reminder
+    /// when it comes sooner.
+    static func nextWake(routines: [Routine], settings: GameSettings, now: Date, calendar cal: Calendar) -> (at: Date, reminder: Bool) {
+        let midnight = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: now)).map(cal.startOfDay(for:)) ?? now.addingTimeInterval(86_400)
+        if let reminder = ReminderSchedule.nextTime(routines: routines, settings: settings, now: now, calendar: cal), reminder < midnight {
+            return (reminder, true)
+        }
+        return (midnight, false)
+    }
+
+    /// Arms the timer from the world the box holds: at start, each time it fires and after
+    /// the store is re-read (reminder times may have changed), not on every wake-up.
+    func arm(for world: QuestWorld) {
+        let wake = Self.nextWake(routines: world.routines, settings: world.settings, now: clock.wallNow(), calendar: world.calendar)
+        armed = wake
+        _ = qb_wallclock_timerfd_arm(timerFD, wake.at.timeIntervalSince1970)
+    }
+
+    /// The timer woke the loop: why ("wall clock set", "reminder" or "midnight").
+    func fired() -> String {
+        let cancelled = qb_wallclock_timerfd_read(timerFD) == 2
+        return Self.reason(cancelled: cancelled, armed: armed, now: clock.wallNow())
+    }
+
+    /// A timer read long after its time means the clock was set between computing the time
+    /// and arming it (the kernel then reports an expiry, not a cancel), as NTP does while a
+    /// busy box handles the previous midnight.
+    static func reason(cancelled: Bool, armed: (at: Date, reminder: Bool)?, now: Date) -> String {
+        let late = armed.map { now.timeIntervalSince($0.at) > 60 } ?? false
+        if cancelled || late { return "wall clock set" }
+        return armed?.reminder == true ? "reminder" : "midnight"
+    }
+
+    /// The clock is looked at again: true when it became trusted and stored times moved (what
+    /// the box holds — play days, the streak — must then be read again).
+    func clockChecked() -> Bool {
+        let trusted = clock.isWallClockTrusted()
+        defer { wallClockTrusted = trusted }
+        return trusted && !wallClockTrusted && correctUntrustedTimes()
+    }
+
+    /// Whether any stored wall time was corrected.
+    func correctUntrustedTimes() -> Bool {
+        defer { afterWrite() }
+        do {
+            let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
+            if n > 0 { logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"]) }
+            return n > 0
+        } catch {
+            logger.error("correcting wall times failed", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// The daily backup, when none was made today (a failure is one log line).
+    func backupIfDue(calendar: Calendar) {
+        defer { afterWrite() }
+        do {
+            if let b = try db.backupIfDue(now: clock.wallNow(), calendar: calendar) {
+                logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"])
+            }
+        } catch {
+            logger.error("daily backup failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

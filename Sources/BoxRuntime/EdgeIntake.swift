@@ -1,0 +1,68 @@
+import CEventLoop
+import GPIO
+import Logging
+import QuestCore
+
+/// Edge intake: the button lines' edges with the kernel's CLOCK_MONOTONIC timestamps, the
+/// level read that settles a debounce window, and buttons pushed over the socket (simulated
+/// boards), whose level reads as pressed while they are held.
+struct EdgeIntake {
+    let board: BoardGPIO
+    let logger: Logger
+    /// Buttons held down over the socket (`press` down … up).
+    private(set) var socketHeld: Set<ButtonRole> = []
+
+    init(board: BoardGPIO, logger: Logger) {
+        self.board = board
+        self.logger = logger
+    }
+
+    /// The descriptors `poll` watches for edges.
+    var descriptors: [Int32] { board.pollDescriptors }
+
+    /// The edges waiting on one line's descriptor (a read that fails is one log line).
+    func edges(from fd: Int32) -> [ButtonEdge] {
+        do {
+            let edges = try board.readButtonEdges(from: fd)
+            for edge in edges {
+                logger.debug("edge", metadata: ["button": "\(edge.role)", "pressed": "\(edge.pressed)", "ns": "\(edge.atNanos)"])
+            }
+            return edges
+        } catch {
+            logger.error("reading buttons failed", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Every edge already waiting on any line, without blocking: a level read must come after
+    /// them, as it is newer.
+    func waitingEdges() -> [ButtonEdge] {
+        var fds = board.pollDescriptors
+        var ready = [Int32](repeating: 0, count: fds.count)
+        guard qb_poll_readable(&fds, Int32(fds.count), 0, &ready) > 0 else { return [] }
+        return fds.indices.filter { ready[$0] != 0 }.flatMap { edges(from: fds[$0]) }
+    }
+
+    /// The button's level now: its line, or held over the socket.
+    func level(of role: ButtonRole) throws -> Bool {
+        try board.isPressed(role) || socketHeld.contains(role)
+    }
+
+    /// A push over the socket; returns whether the machine sees the button go down or up.
+    mutating func push(_ role: ButtonRole, _ action: SocketPress) -> Bool {
+        switch action {
+        case .down:
+            socketHeld.insert(role)
+            return true
+        case .up:
+            socketHeld.remove(role)
+            return false
+        case .tap:
+            socketHeld.remove(role)
+            return true
+        }
+    }
+}
+
+/// One edge of a button line, stamped by the kernel.
+typealias ButtonEdge = (role: ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
