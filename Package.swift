@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "BuildVersion", plugins: ["VersionStamp"]),
         // Reading files handed to the box as hostile input: regular files only, size-capped.
         .target(name: "InputFiles"),
-        .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles"]),
+        .target(name: "BoardProfile", dependencies: ["Yams", "InputFiles", "QuestCore"]),
         // The box's own screen: frames, the pixel font, and every screen drawn (#14).
         .target(name: "ScreenRender", dependencies: ["QuestCore"]),
         // The screen's devices: an SSD1306/SH1106 over i2c-dev, or a framebuffer (ioctls in C).
@@ -89,9 +89,11 @@ let package = Package(
             dependencies: ["Audio", "BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "QuestCore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/SoundFigures"),
         // libFuzzer over routine JSON, events and board YAML (Tests/Fuzz/run.sh; never shipped).
-        .executableTarget(name: "FuzzInputs", dependencies: ["QuestCLI"], path: "Tests/Fuzz/FuzzInputs"),
-        // History written straight into a store, shared by the test targets (never shipped).
-        .target(name: "StoreFixtures", dependencies: ["QuestStore", "QuestCore"], path: "Tests/StoreFixtures"),
+        .target(name: "FuzzTargets", dependencies: ["QuestCLI", "RoutineFormat", "BoardProfile"], path: "Tests/Fuzz/FuzzTargets"),
+        .executableTarget(name: "FuzzInputs", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzInputs"),
+        // What the test targets share: history written straight into a store, temporary
+        // folders, the built programs and running them (never shipped).
+        .target(name: "TestSupport", dependencies: ["QuestStore", "QuestCore"], path: "Tests/TestSupport"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
@@ -121,13 +123,14 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "QuestCore", "QuestStore", "BoxProtocol", "StoreFixtures",
+                "WebApp", "QuestCore", "QuestStore", "BoxProtocol", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
+        .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(
@@ -138,7 +141,15 @@ let package = Package(
             ]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCLI", "RoutineFormat", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "questbox", "StoreCrashWriter", "StoreFixtures", "Display", "ScreenRender"],
+            dependencies: ["QuestStore", "QuestCore", "SystemClock", "StoreCrashWriter", "questbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]),
+        .testTarget(name: "BoardProfileTests", dependencies: ["BoardProfile", "questbox", "TestSupport"]),
+        .testTarget(
+            name: "QuestCLITests",
+            dependencies: [
+                "QuestCLI", "QuestStore", "QuestCore", "RoutineFormat", "BoardProfile", "GPIO", "BoxRuntime", "BoxProtocol", "Audio", "Display",
+                "ScreenRender", "questbox", "FuzzTargets", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -28,8 +28,18 @@ if ! command -v swift >/dev/null 2>&1; then
     done
 fi
 if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: Swift 6.1 or newer is needed: install it from swift.org (or swiftly) and run again" >&2
+    echo "setup: Swift 6.2 or newer is needed: install it from swift.org (or swiftly) and run again" >&2
     exit 1
+fi
+# The dependencies (Hummingbird 2.28, swift-log, swift-collections…) declare tools version 6.2:
+# an older toolchain would fail deep in package resolution, so say it here in one line.
+swift_version=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -n 1)
+if [[ -n $swift_version ]]; then
+    read -r swift_major swift_minor <<< "$swift_version"
+    if ((swift_major < 6 || (swift_major == 6 && swift_minor < 2))); then
+        echo "setup: this is Swift $swift_major.$swift_minor; TimeQuest Box needs Swift 6.2 or newer (built and tested with 6.3): install it from swift.org (or swiftly)" >&2
+        exit 1
+    fi
 fi
 
 # The one release build every script shares (run.sh, the package, the figures): the Swift

@@ -1,3 +1,5 @@
+import QuestCore
+
 /// A board profile's wiring drawn as an SVG of the Raspberry Pi's 40-pin header: every pin
 /// with its number and what it carries, and each role's part (button, LED with its resistor,
 /// the buzzer's transistor) wired to its pin. Drawn from the profile, so the picture cannot
@@ -131,20 +133,6 @@ public enum WiringDiagram {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 
-    /// Text as SVG character data: markup characters escaped, control characters dropped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default:
-                if scalar.properties.generalCategory == .control { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// Text as SVG character data (`DisplayText.markupEscaped`).
+    static func escape(_ text: String) -> String { DisplayText.markupEscaped(text) }
 }

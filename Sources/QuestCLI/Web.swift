@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InputFiles
 
 /// `questbox web`: starts the web app, a program of its own (`questbox-web`, installed beside
 /// this one) so that nothing the web does can share a process with the box's loop.
@@ -22,9 +23,7 @@ struct WebCommand: ParsableCommand {
 
     /// `questbox-web` in this program's own folder (a package installs both in /usr/bin).
     static func webProgram(executable: String = "/proc/self/exe") -> String? {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: executable)) ?? (CommandLine.arguments.first ?? "")
-        let candidate = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("questbox-web")
-        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+        SiblingProgram.path(of: "questbox-web", executable: executable)
     }
 
     static func requireWebProgram() throws -> String {

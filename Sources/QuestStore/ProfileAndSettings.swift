@@ -15,6 +15,14 @@ public struct StoredSettings: Equatable, Sendable {
     public var webHosts: [String] = []
 
     public init() {}
+
+    /// The family's calendar: `base` (the box's time zone and locale) with the week starting
+    /// on the stored first weekday. Every reader applies it here, so weeks agree everywhere.
+    public func calendar(from base: Calendar) -> Calendar {
+        var calendar = base
+        if let firstWeekday { calendar.firstWeekday = firstWeekday }
+        return calendar
+    }
 }
 
 extension QuestDatabase {

@@ -90,19 +90,12 @@ public struct StatsReport: Encodable, Sendable {
 
     public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
         let settings = try db.settings()
-        var cal = calendar
-        if let first = settings.firstWeekday { cal.firstWeekday = first }
+        let cal = settings.calendar(from: calendar)
         let snapshots = try db.snapshots()
         let sessions = try db.sessions()
         let plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
         let profile = try db.profile(sessions: sessions, plays: plays, calendar: cal)
-        var streak = profile.currentStreak
-        var jokers: Int?
-        if settings.game.streakPolicy == .joker {
-            let result = JokerStreakCalculator.evaluate(plays: plays, today: now, calendar: cal)
-            streak = result.currentStreak
-            jokers = result.availableJokers
-        }
+        let standing = PlayerStanding.of(profile: profile, plays: plays, settings: settings.game, rules: .standard, today: now, calendar: cal)
         let index = InsightIndex(snapshots: snapshots, calendar: cal)
         var reflection: WeeklyReflection?
         if let previous = WeeklyReflectionEngine.previousWeekBounds(from: now, calendar: cal) {
@@ -123,10 +116,9 @@ public struct StatsReport: Encodable, Sendable {
                 averageAccuracy: $0.averageAccuracy, estimationCount: $0.estimationCount)
         }
         return StatsReport(
-            totalXP: profile.totalXP, level: LevelCalculator.level(fromTotalXP: profile.totalXP),
-            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP),
-            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP), streakPolicy: settings.game.streakPolicy.rawValue,
-            currentStreak: streak, availableJokers: jokers, sessionsCompleted: profile.sessionsCompleted,
+            totalXP: standing.totalXP, level: standing.level, levelProgress: standing.levelProgress,
+            xpToNextLevel: standing.xpToNextLevel, streakPolicy: standing.streakPolicy.rawValue,
+            currentStreak: standing.streak, availableJokers: standing.jokers, sessionsCompleted: standing.sessionsCompleted,
             personalBests: PersonalBestTracker.personalBests(from: snapshots).map {
                 Best(taskDisplayName: $0.taskDisplayName, absDifferenceSeconds: $0.absDifferenceSeconds, recordedAt: $0.recordedAt.formatted(.iso8601))
             },

@@ -10,8 +10,7 @@ extension QuestDatabase {
     /// only shows what is offered, as the web's home does.
     public func loadWorld(calendar: Calendar, bootID: String, taskMemory: Bool = true) throws -> QuestWorld {
         let settings = try settings()
-        var cal = calendar
-        if let first = settings.firstWeekday { cal.firstWeekday = first }
+        let cal = settings.calendar(from: calendar)
         // Aggregates in SQL: the daemon never holds years of history in memory. XP and the
         // plays come from one read, so the profile agrees with the plays it was derived from.
         let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
@@ -34,7 +33,8 @@ extension QuestDatabase {
     }
 
     /// Each task's memory (last estimate, closest miss, the last five non-calibration actual
-    /// durations) computed by SQLite; equal to `TaskMemory.build(from: snapshots())`.
+    /// durations) computed by SQLite; equal to replaying `TaskMemory.record` over the history
+    /// (a test pins it).
     public func taskMemories() throws -> [UUID: TaskMemory] {
         try pool.read { db in
             var memory: [UUID: TaskMemory] = [:]

@@ -187,18 +187,46 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
         return trimmed
     }
 
-    /// The routine to store: an existing routine of the same name keeps its id, and its tasks
-    /// keep theirs by name, so history stays attached to them.
-    public func routine(existing: Routine?, newID: () -> UUID) -> Routine {
-        // By name in one dictionary: a re-import is linear in the tasks.
-        let existingIDs = Dictionary(existing?.tasks.map { ($0.name, $0.id) } ?? [], uniquingKeysWith: { first, _ in first })
-        let tasks = self.tasks.map { t in
-            RoutineTask(
-                id: existingIDs[t.name] ?? newID(), name: t.name, displayName: t.displayName,
-                referenceDurationSeconds: t.referenceDurationSeconds)
+    /// The routine to store: the existing routine (the same name on import, the edited one on
+    /// the web) keeps its id, and each task keeps its history (`taskIDs`).
+    public func routine(existing: Routine?, claimedTaskIDs: [UUID?] = [], newID: () -> UUID) -> Routine {
+        let ids = Self.taskIDs(names: tasks.map(\.name), claimed: claimedTaskIDs, existing: existing, newID: newID)
+        let tasks = zip(self.tasks, ids).map { t, id in
+            RoutineTask(id: id, name: t.name, displayName: t.displayName, referenceDurationSeconds: t.referenceDurationSeconds)
         }
         return Routine(
             id: existing?.id ?? newID(), name: name, displayName: displayName, activeDays: activeDays, isActive: isActive,
             createdBy: RoutineCreator(rawValue: createdBy) ?? .parent, tasks: tasks)
+    }
+
+    /// Which stored task each new task is, so a renamed or moved task keeps its history: the
+    /// id its caller claims for it (a web form's row carries its task's id) when that is one
+    /// of the routine's tasks and no earlier task took it; else a task of the same name that
+    /// nobody took; else a new id. Every task gets its own id, however the names repeat.
+    /// Linear in the tasks (a re-import of a long routine).
+    public static func taskIDs(names: [String], claimed: [UUID?], existing: Routine?, newID: () -> UUID) -> [UUID] {
+        let known = Set(existing?.tasks.map(\.id) ?? [])
+        var used = Set<UUID>()
+        var ids: [UUID?] = names.indices.map { i in
+            guard i < claimed.count, let id = claimed[i], known.contains(id), used.insert(id).inserted else { return nil }
+            return id
+        }
+        // The existing tasks of each name, in order, that no claim took.
+        var byName: [String: [UUID]] = [:]
+        for task in existing?.tasks ?? [] where !used.contains(task.id) { byName[task.name, default: []].append(task.id) }
+        var nextOfName: [String: Int] = [:]
+        for i in ids.indices where ids[i] == nil {
+            let name = names[i]
+            let candidates = byName[name] ?? []
+            var next = nextOfName[name] ?? 0
+            while next < candidates.count, used.contains(candidates[next]) { next += 1 }
+            if next < candidates.count {
+                ids[i] = candidates[next]
+                used.insert(candidates[next])
+                next += 1
+            }
+            nextOfName[name] = next
+        }
+        return ids.map { $0 ?? newID() }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 import QuestStore
 
 /// TREND-1 drawn on the server: the average accuracy of each played day of the last 30 as an
@@ -47,22 +48,6 @@ enum AccuracyChart {
         return svg + "</svg>"
     }
 
-    /// Text and attribute values in SVG and HTML.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                // Control characters have no place in a picture's text.
-                if c.value < 0x20 || (0x7F..<0xA0).contains(c.value) { out += " " } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out
-    }
+    /// Text and attribute values in SVG and HTML (`DisplayText.markupEscaped`).
+    static func escaped(_ text: String) -> String { DisplayText.markupEscaped(text) }
 }

@@ -1,6 +1,7 @@
 import BoxProtocol
 import CEventLoop
 import Foundation
+import InputFiles
 import Hummingbird
 import Logging
 import QuestStore
@@ -38,6 +39,9 @@ public struct WebServices: Sendable {
     let doctor: DoctorRunner
     /// The names a request's Host may carry (#31: DNS rebinding).
     let hostNames: AllowedHostNames
+
+    /// The family's calendar: the week starts on the stored first weekday, as on the box.
+    func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
     /// How many quests of her own the player makes, and how fast (#31).
     let playerQuests: PlayerQuestLimits
     /// The player's home and stats as last read: each read serves every page for 2 s (a
@@ -85,7 +89,7 @@ public struct WebServices: Sendable {
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
-        doctor = DoctorRunner(program: DoctorRunner.siblingProgram(), dataDirectory: (database.path as NSString).deletingLastPathComponent)
+        doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
         playerQuests = PlayerQuestLimits(clock: clock)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import QuestCore
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import QuestStore
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 @testable import QuestStore
@@ -34,7 +35,7 @@ struct ConcurrentWritersTests {
 
     func eventsFile(_ dir: String, _ play: Play, index: Int) -> String {
         let path = (dir as NSString).appendingPathComponent("play-\(index).events")
-        let script = SimulateTests.script(play.takesMs.map { (ups: 0, takesMs: $0) })
+        let script = EventScripts.quest(play.takesMs.map { (ups: 0, takesMs: $0) })
         #expect(FileManager.default.createFile(atPath: path, contents: Data(script.utf8)))
         return path
     }

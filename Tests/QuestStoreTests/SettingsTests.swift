@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import QuestCore
 import Testing
 @testable import QuestStore

@@ -1,6 +1,6 @@
 import Foundation
 import QuestCore
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import QuestStore
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import GRDB
 import QuestCore
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import QuestStore
 
@@ -158,6 +158,17 @@ struct StoreTests {
         #expect(zip(sessions, sessions.dropFirst()).allSatisfy { $0.startedAt <= $1.startedAt })
     }
 
+    /// Every task's memory as the machine would build it, one play after another.
+    static func replayedTaskMemory(_ snapshots: [EstimationSnapshot]) -> [UUID: TaskMemory] {
+        var memory: [UUID: TaskMemory] = [:]
+        for s in snapshots.sorted(by: { $0.recordedAt < $1.recordedAt }) {
+            guard let id = s.taskID else { continue }
+            memory[id, default: TaskMemory()].record(
+                estimatedSeconds: s.estimatedSeconds, actualSeconds: s.actualSeconds, absDifference: s.absDifferenceSeconds, isCalibration: s.isCalibration)
+        }
+        return memory
+    }
+
     @Test("the world's task memory from SQL equals the in-memory derivation from the history")
     func taskMemoryFromSQL() throws {
         let (db, _) = try freshDatabase()
@@ -168,7 +179,7 @@ struct StoreTests {
                             durations: [(60 + Double(day) * 15, 70 + Double(day * 7 % 11)), (120, 100 + Double(day * 13 % 17)), (90, 300)])
         }
         let fromSQL = try db.taskMemories()
-        let fromHistory = TaskMemory.build(from: try db.snapshots())
+        let fromHistory = Self.replayedTaskMemory(try db.snapshots())
         #expect(fromSQL == fromHistory)
         #expect(fromSQL.values.allSatisfy { $0.recentActuals.count == 5 })
         let world = try db.loadWorld(calendar: Calendar(identifier: .gregorian), bootID: "b")

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import QuestCore
 import QuestStore
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import WebApp
 

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Logging
 import QuestCore
 import QuestStore
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import WebApp
 

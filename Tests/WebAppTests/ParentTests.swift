@@ -5,7 +5,7 @@ import HummingbirdTesting
 import QuestCore
 @testable import QuestStore
 import GRDB
-import StoreFixtures
+import TestSupport
 import SystemClock
 import Testing
 @testable import WebApp

@@ -5,7 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import QuestCore
 import QuestStore
-import StoreFixtures
+import TestSupport
 import Synchronization
 import Testing
 @testable import WebApp

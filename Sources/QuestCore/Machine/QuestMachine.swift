@@ -413,13 +413,11 @@ struct Reducer {
                 routineID: r.id, name: r.playerFacingName(position: i + 1), badge: r.playerBadge, playedToday: playedToday(r.id),
                 reminded: reminding(r) ? true : nil)
         }
-        let profile = state.world.profile
+        let standing = PlayerStanding.of(state.world, rules: rules, today: env.now)
         emit(.display(.idle(IdleScreen(
             quests: options, selectedIndex: today.firstIndex { $0.id == chosen },
-            level: LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules),
-            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP, rules: rules),
-            streakText: streakText(),
-            calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules),
+            level: standing.level, levelProgress: standing.levelProgress, streakText: standing.streakText,
+            calibrationSessionsLeft: standing.calibrationSessionsLeft,
             reflection: state.world.pendingReflection, notice: notice))))
         let toPlay = options.contains { !$0.playedToday }
         if today.count >= 2, let i = today.firstIndex(where: { $0.id == chosen }) {
@@ -484,14 +482,7 @@ struct Reducer {
     }
 
     func streakText() -> String {
-        let world = state.world
-        switch world.settings.streakPolicy {
-        case .pause:
-            return "Streak: \(CountText.counted(world.profile.currentStreak, "day"))"
-        case .joker:
-            let r = JokerStreakCalculator.evaluate(plays: world.plays, today: env.now, calendar: world.calendar, rules: rules)
-            return "Streak: \(CountText.counted(r.currentStreak, "day")) · jokers: \(r.availableJokers)"
-        }
+        PlayerStanding.of(state.world, rules: rules, today: env.now).streakText
     }
 
     // MARK: the quest

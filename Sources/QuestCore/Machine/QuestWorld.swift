@@ -12,6 +12,9 @@ public struct TaskMemory: Codable, Equatable, Sendable {
         self.recentActuals = recentActuals
     }
 
+    /// One estimation played: the machine's own update after a reveal (the store derives the
+    /// whole history's memory in SQL, `QuestDatabase.taskMemories`; a test replays this over
+    /// the history to pin that both agree).
     public mutating func record(estimatedSeconds: Double, actualSeconds: Double, absDifference: Double, isCalibration: Bool) {
         lastEstimateSeconds = Int(estimatedSeconds.rounded())
         bestAbsDifferenceSeconds = min(bestAbsDifferenceSeconds ?? absDifference, absDifference)
@@ -19,18 +22,6 @@ public struct TaskMemory: Codable, Equatable, Sendable {
             recentActuals.append(actualSeconds)
             if recentActuals.count > ContextualHint.requiredHistory { recentActuals.removeFirst(recentActuals.count - ContextualHint.requiredHistory) }
         }
-    }
-
-    /// Builds every task's memory from history (snapshots without a task id are skipped).
-    public static func build(from snapshots: [EstimationSnapshot]) -> [UUID: TaskMemory] {
-        var memory: [UUID: TaskMemory] = [:]
-        for s in snapshots.sorted(by: { $0.recordedAt < $1.recordedAt }) {
-            guard let id = s.taskID else { continue }
-            memory[id, default: TaskMemory()].record(
-                estimatedSeconds: s.estimatedSeconds, actualSeconds: s.actualSeconds,
-                absDifference: s.absDifferenceSeconds, isCalibration: s.isCalibration)
-        }
-        return memory
     }
 }
 

@@ -31,6 +31,25 @@ public enum DisplayText {
         return out
     }
 
+    /// `text` as HTML or SVG text and attribute values: the markup characters as entities,
+    /// each control character as a space (the one escaper of every page and picture).
+    public static func markupEscaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                if isControl(scalar) { out += " " } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
     /// "U+001B" for messages.
     public static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)

@@ -47,14 +47,6 @@ final class DoctorRunner: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// `questbox` in the folder of the running program (a package installs both in /usr/bin;
-    /// a build puts them side by side).
-    static func siblingProgram(executable: String = "/proc/self/exe") -> String? {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: executable)) ?? ""
-        let candidate = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("questbox")
-        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-    }
-
     func run() async -> Report {
         while !lock.withLock({ busy in
             if busy { return false }

@@ -146,12 +146,13 @@ struct ParentHome: Encodable {
     }
 
     static func routines(_ services: WebServices) throws -> [Routine] {
-        let since = services.calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()
+        let calendar = try services.familyCalendar()
+        let since = calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()
         let counts = try services.database.completedPlayCounts(since: since)
         return try services.database.routines().map { r in
             let played = counts[r.id] ?? 0
             return Routine(
-                id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: services.calendar),
+                id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: calendar),
                 isActive: r.isActive, createdByPlayer: r.createdBy == .player, taskCount: r.tasks.count,
                 playedLast30Days: played, tasksText: r.tasks.count == 1 ? "1 task" : "\(r.tasks.count) tasks",
                 playedText: played == 0 ? "not played in the last 30 days" : "played \(PlayCountText.times(played)) in the last 30 days")

@@ -44,16 +44,16 @@ struct PlayerHome: Codable, Sendable {
         let (_, effects) = QuestMachine.start(QuestState(world: world, rules: rules), env: QuestEnvironment(now: now, newID: UUID()))
         var idle: IdleScreen?
         for case .display(.idle(let screen)) in effects { idle = screen }
-        let profile = world.profile
+        let standing = PlayerStanding.of(world, rules: rules, today: now)
         let quests = (idle?.quests ?? []).map { Quest(name: $0.name, badge: $0.badge, playedToday: $0.playedToday) }
-        let learning = idle?.calibrationSessionsLeft ?? 0
+        let learning = standing.calibrationSessionsLeft
         return PlayerHome(
             quests: quests,
-            level: profile.level(rules: rules),
-            levelPercent: Int(((idle?.levelProgress ?? 0) * 100).rounded(.down)),
-            totalXP: profile.totalXP,
-            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP, rules: rules),
-            streakText: idle?.streakText ?? "",
+            level: standing.level,
+            levelPercent: Int((standing.levelProgress * 100).rounded(.down)),
+            totalXP: standing.totalXP,
+            xpToNextLevel: standing.xpToNextLevel,
+            streakText: standing.streakText,
             calibrationQuestsLeft: learning, noQuestsToday: quests.isEmpty, stillLearning: learning > 0)
     }
 }

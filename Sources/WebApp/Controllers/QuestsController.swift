@@ -76,7 +76,7 @@ struct QuestsController {
 
     func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?, status: HTTPResponse.Status = .ok) throws -> Response {
         try services.formPage("quest-new", for: request, status: status) { csrf in
-            NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: services.calendar)
+            NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: try services.familyCalendar())
         }
     }
 }

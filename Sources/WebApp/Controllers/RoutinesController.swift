@@ -134,7 +134,7 @@ struct RoutinesController {
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         try services.formPage("parent-routine", for: request, status: status) { csrf in
-            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: services.calendar, reminderTime: try services.database.settings().game.reminderTime)
+            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.database.settings().game.reminderTime)
         }
     }
 }
@@ -251,26 +251,12 @@ struct RoutineForm: Sendable {
         } catch let problem as RoutineDocument.Problem {
             throw FieldProblem(routine: problem, rowPositions: filled.map(\.offset))
         }
-        // Ids: the row's own (when it is one of this routine's tasks), else a task of the same
-        // name that no row claimed, else a new one.
-        let known = Set(existing?.tasks.map(\.id) ?? [])
-        var used = Set<UUID>()
-        var ids: [UUID?] = filled.map { _, row in
-            guard let id = UUID(uuidString: row.id), known.contains(id), used.insert(id).inserted else { return nil }
-            return id
-        }
-        for i in ids.indices where ids[i] == nil {
-            if let match = existing?.tasks.first(where: { $0.name == document.tasks[i].name && !used.contains($0.id) }) {
-                used.insert(match.id)
-                ids[i] = match.id
-            }
-        }
-        let tasks = zip(document.tasks, ids).map { task, id in
-            RoutineTask(id: id ?? UUID(), name: task.name, displayName: task.displayName, referenceDurationSeconds: task.referenceDurationSeconds)
-        }
-        return Routine(
-            id: existing?.id ?? UUID(), name: document.name, displayName: document.displayName, activeDays: document.activeDays,
-            isActive: document.isActive, createdBy: existing?.createdBy ?? .parent, tasks: tasks, reminder: chosenReminder)
+        // Each row claims its own task's id (hidden in the form), so a renamed or moved task
+        // keeps its history; the same rule as an import (`RoutineDocument.taskIDs`).
+        var routine = document.routine(existing: existing, claimedTaskIDs: filled.map { UUID(uuidString: $0.element.id) }, newID: UUID.init)
+        routine.createdBy = existing?.createdBy ?? .parent
+        routine.reminder = chosenReminder
+        return routine
     }
 }
 

@@ -1,7 +1,7 @@
-// libFuzzer's entry for the box's three input formats (see QuestCLI.FuzzInput). Built only
+// libFuzzer's entry for the box's three input formats (see FuzzTargets.FuzzInput). Built only
 // by Tests/Fuzz/run.sh with -sanitize=fuzzer,address and -D FUZZING; a plain build makes a
 // replayer that runs the files given on the command line through the same function.
-import QuestCLI
+import FuzzTargets
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

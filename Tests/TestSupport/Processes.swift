@@ -1,23 +1,26 @@
 import Foundation
 import QuestCore
-@testable import QuestStore
+import QuestStore
+
+// Helpers every test target shares: temporary folders, fresh stores, the built programs
+// and running them (never shipped).
 
 /// A fresh directory under the system temp folder, removed by the caller when wanted.
-func temporaryDirectory(_ name: String = #function) -> String {
+public func temporaryDirectory(_ name: String = #function) -> String {
     let dir = (NSTemporaryDirectory() as NSString).appendingPathComponent("questbox-tests-\(UUID().uuidString.prefix(8))")
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
 }
 
-func freshDatabase() throws -> (QuestDatabase, String) {
+public func freshDatabase() throws -> (QuestDatabase, String) {
     let dir = temporaryDirectory()
     return (try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite")), dir)
 }
 
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 /// A built product (`questbox`, `StoreCrashWriter`) of this test run.
-func productPath(_ name: String) -> String {
+public func productPath(_ name: String) -> String {
     var candidates: [String] = []
     var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for _ in 0..<4 {
@@ -28,26 +31,26 @@ func productPath(_ name: String) -> String {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
 }
 
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 }
 
 /// A child that exits before reading its input (a missing pty, a crash) must fail its test
 /// with the child's output, not end the whole test run with SIGPIPE: writes to a closed pipe
 /// then throw EPIPE, which the writers below ignore.
-func ignoreBrokenPipes() {
+public func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
 }
 
 /// Writes to a child's standard input; a child that has gone is seen in its status and output.
-func send(_ text: String, to input: Pipe) {
+public func send(_ text: String, to input: Pipe) {
     try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
 }
 
 /// Runs a program to completion with the given standard input.
-func runProcess(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
+public func runProcess(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = arguments

@@ -7,7 +7,7 @@ import GPIO
 import QuestCore
 @testable import QuestStore
 import ScreenRender
-import StoreFixtures
+import TestSupport
 import Testing
 
 @Suite("questbox doctor")

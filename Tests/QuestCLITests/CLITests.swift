@@ -2,7 +2,7 @@ import Foundation
 import QuestCLI
 import QuestCore
 import RoutineFormat
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import QuestStore
 

@@ -1,5 +1,6 @@
 @testable import BoardProfile
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("§7 board profiles")

@@ -3,72 +3,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <poll.h>
-#include <signal.h>
+#include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/eventfd.h>
-#include <sys/signalfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-#include <sys/resource.h>
-#include <sys/syscall.h>
 
-int qb_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
-
-int qb_timerfd_arm(int fd, int64_t at_ns) {
-    struct itimerspec spec;
-    memset(&spec, 0, sizeof spec);
-    if (at_ns >= 0) {
-        // 0 would disarm: an already-due deadline fires at the earliest possible moment.
-        if (at_ns == 0) at_ns = 1;
-        spec.it_value.tv_sec = at_ns / 1000000000LL;
-        spec.it_value.tv_nsec = at_ns % 1000000000LL;
-    }
-    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
-}
-
-void qb_timerfd_drain(int fd) {
-    uint64_t expirations;
-    while (read(fd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {}
-}
-
-int qb_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-
-void qb_eventfd_signal(int fd) {
-    uint64_t one = 1;
-    ssize_t n = write(fd, &one, sizeof one);
-    (void)n;
-}
-
-void qb_eventfd_drain(int fd) {
-    uint64_t value;
-    while (read(fd, &value, sizeof value) == (ssize_t)sizeof value) {}
-}
-
-int qb_signalfd_term(void) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
-    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
-int qb_signalfd_read(int fd) {
-    struct signalfd_siginfo info;
-    if (read(fd, &info, sizeof info) != (ssize_t)sizeof info) return 0;
-    return (int)info.ssi_signo;
-}
+// The process and its threads: systemd's notify socket, code read ahead, memory given
+// back, nice, SCHED_FIFO.
 
 int qb_sd_notify(const char *message) {
     const char *path = getenv("NOTIFY_SOCKET");
@@ -86,29 +36,6 @@ int qb_sd_notify(const char *message) {
                           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
     close(fd);
     return sent < 0 ? -1 : 1;
-}
-
-int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready) {
-    return qb_poll(fds, NULL, count, timeout_ms, ready);
-}
-
-int qb_wallclock_timerfd_create(void) { return timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC); }
-
-int qb_wallclock_timerfd_arm(int fd, double unix_seconds) {
-    struct itimerspec spec;
-    memset(&spec, 0, sizeof spec);
-    if (unix_seconds < 1) unix_seconds = 1;
-    spec.it_value.tv_sec = (time_t)unix_seconds;
-    spec.it_value.tv_nsec = (long)((unix_seconds - (double)(time_t)unix_seconds) * 1e9);
-    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
-}
-
-int qb_wallclock_timerfd_read(int fd) {
-    uint64_t expirations;
-    ssize_t n = read(fd, &expirations, sizeof expirations);
-    if (n == (ssize_t)sizeof expirations) return 1;
-    if (n < 0 && errno == ECANCELED) return 2;
-    return 0;
 }
 
 int qb_prefetch_mapped_code(void) {

@@ -1,5 +1,6 @@
 import BoardProfile
 import Foundation
+import QuestCLI
 import RoutineFormat
 
 /// The three file formats the box reads from people, behind one entry for the fuzzer

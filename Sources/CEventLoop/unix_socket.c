@@ -3,60 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready) {
-    struct pollfd stack[64];
-    if (count > 64) {
-        errno = EINVAL;
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        stack[i].fd = fds[i];
-        stack[i].events = POLLIN | (want_write && want_write[i] ? POLLOUT : 0);
-        stack[i].revents = 0;
-        ready[i] = 0;
-    }
-    int n;
-    do { n = poll(stack, (nfds_t)count, timeout_ms); } while (n < 0 && errno == EINTR);
-    if (n <= 0) return n;
-    for (int i = 0; i < count; i++) {
-        ready[i] = ((stack[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
-    }
-    return n;
-}
-
-int qb_inotify_directory(const char *path) {
-    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (fd < 0) return -errno;
-    if (inotify_add_watch(fd, path, IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    return fd;
-}
-
-int qb_inotify_drain(int fd) {
-    char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-    int events = 0;
-    for (;;) {
-        ssize_t n = read(fd, buffer, sizeof buffer);
-        if (n <= 0) break;
-        for (char *p = buffer; p < buffer + n;) {
-            struct inotify_event *e = (struct inotify_event *)p;
-            events++;
-            p += sizeof(struct inotify_event) + e->len;
-        }
-    }
-    return events;
-}
+// The box's local socket: listening, accepting, connecting, the peer's user, sending.
 
 static int fill_address(struct sockaddr_un *address, const char *path) {
     memset(address, 0, sizeof *address);

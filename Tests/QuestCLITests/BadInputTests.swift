@@ -1,8 +1,9 @@
 import Foundation
+import FuzzTargets
 @testable import QuestCLI
 @testable import RoutineFormat
 import GRDB
-import StoreFixtures
+import TestSupport
 import Testing
 @testable import QuestStore
 
@@ -12,7 +13,7 @@ import Testing
 @Suite("bad input: one clear line, nothing lost")
 struct BadInputTests {
     let questbox = productPath("questbox")
-    static let fixtures = "\(packageRoot)/Tests/QuestStoreTests/Fixtures/bad-input"
+    static let fixtures = "\(packageRoot)/Tests/QuestCLITests/Fixtures/bad-input"
 
     static let routineCases: [(file: String, message: String)] = [
         ("routine-duplicate-key.json", "name: not valid JSON: appears twice in one object (line 1, column 21)"),
@@ -98,37 +99,6 @@ struct BadInputTests {
         let history = try runProcess(questbox, ["history", "--data", dir])
         #expect(history.stdout.contains("Quest\\u{7} · Tooth Time"), "\(history.stdout)")
         for output in [list.stdout, history.stdout] { #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 7 }) }
-    }
-}
-
-@Suite("StrictJSON reads what RFC 8259 allows, exactly")
-struct StrictJSONTests {
-    @Test("escapes, surrogate pairs, integers apart from fractions, empty containers, whitespace")
-    func valid() throws {
-        let text = #" { "a" : [1, -0, 2.5, 1e2, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"], "b": {}, "c": [] } "#
-        let value = try StrictJSON.parse(Array(text.utf8))
-        #expect(value == .object([
-            "a": .array([.int(1), .int(0), .double(2.5), .double(100), .bool(true), .bool(false), .null, .string("x\"\\/\u{8}\u{C}\n\r\té😀")]),
-            "b": .object([:]), "c": .array([]),
-        ]))
-    }
-
-    @Test("what it refuses, and where it says the problem is")
-    func invalid() {
-        let cases: [(String, String)] = [
-            ("", "the file ends where a value should be (line 1, column 1)"),
-            ("[1,]", "[1]: unexpected ']' where a value should be (line 1, column 4)"),
-            ("01", "a number may not start with 0 (line 1, column 3)"),
-            ("{\"a\":1}\n{", "more text after the end of the JSON value (line 2, column 1)"),
-            ("\"\\ud800\"", "a lone UTF-16 surrogate escape (line 1, column 8)"),
-            ("\"a\u{1}\"", "a control character (byte 0x1) inside text; write it as an escape (line 1, column 3)"),
-            ("[\"\\q\"]", "[0]: unknown escape '\\q' (line 1, column 5)"),
-            ("\u{FEFF}{}", "unexpected byte 0xEF where a value should be (line 1, column 1)"),
-        ]
-        for (text, message) in cases {
-            #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Array(text.utf8)) }
-            do { _ = try StrictJSON.parse(Array(text.utf8)) } catch { #expect(error.description == message, "\(text)") }
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 import BoardProfile
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -90,7 +91,7 @@ struct WiringDiagramTests {
         odd.audioCard = "a\"b<c"
         let svg = try WiringDiagram.svg(for: odd)
         #expect(!svg.contains("<script") && !svg.contains("\u{07}") && Self.elements(svg) != nil)
-        #expect(svg.contains("&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;bell&quot;"))
+        #expect(svg.contains("&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp;  &quot;bell&quot;"), "the bell is a space")
     }
 
     @Test("questbox boards wiring: to standard output or --to FILE; a profile off the header or an unwritable file is one line")

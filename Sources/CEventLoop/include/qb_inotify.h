@@ -1,0 +1,12 @@
+#ifndef QB_INOTIFY_H
+#define QB_INOTIFY_H
+// Watching the data directory for other programs' writes (inotify.c).
+
+/// An inotify fd (non-blocking) watching the directory `path` for files written, created,
+/// removed or renamed in it, or -errno.
+int qb_inotify_directory(const char *path);
+
+/// Reads every queued inotify event; returns how many there were.
+int qb_inotify_drain(int fd);
+
+#endif

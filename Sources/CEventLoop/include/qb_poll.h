@@ -1,0 +1,13 @@
+#ifndef QB_POLL_H
+#define QB_POLL_H
+// One poll over every descriptor the loop watches (poll.c).
+
+/// Waits for any of `fds` to be readable (timeout_ms < 0: forever). Sets ready[i] to 1 for
+/// each readable fd. Returns the number ready, 0 on timeout, -1 on error (EINTR retried).
+int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready);
+
+/// Like qb_poll_readable, but fds whose want_write[i] is non-zero are also watched for room
+/// to write. ready[i]: bit 1 readable (or hung up, or in error), bit 2 writable.
+int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready);
+
+#endif

@@ -1,0 +1,33 @@
+#define _GNU_SOURCE
+#include "ceventloop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+
+// One poll over every descriptor the loop watches.
+
+int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready) {
+    struct pollfd stack[64];
+    if (count > 64) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        stack[i].fd = fds[i];
+        stack[i].events = POLLIN | (want_write && want_write[i] ? POLLOUT : 0);
+        stack[i].revents = 0;
+        ready[i] = 0;
+    }
+    int n;
+    do { n = poll(stack, (nfds_t)count, timeout_ms); } while (n < 0 && errno == EINTR);
+    if (n <= 0) return n;
+    for (int i = 0; i < count; i++) {
+        ready[i] = ((stack[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
+    }
+    return n;
+}
+
+int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready) {
+    return qb_poll(fds, NULL, count, timeout_ms, ready);
+}

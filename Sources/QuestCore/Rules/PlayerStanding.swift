@@ -1,0 +1,48 @@
+/// Where the player stands now: level (LVL-1), progress and XP to the next level, and the
+/// streak under the parent's policy (STREAK-1, STREAK-2) with its jokers. One function for
+/// every surface — the box's idle screen, the web's home, `/stats`, the CLI — so no two of
+/// them can disagree.
+public struct PlayerStanding: Codable, Equatable, Sendable {
+    public var totalXP: Int
+    public var level: Int
+    /// 0 … 1 of the way from this level's threshold to the next one's.
+    public var levelProgress: Double
+    public var xpToNextLevel: Int
+    public var streakPolicy: GameSettings.StreakPolicy
+    public var streak: Int
+    /// Jokers held (the joker policy only).
+    public var jokers: Int?
+    public var sessionsCompleted: Int
+    /// CAL-1: learning quests still to come.
+    public var calibrationSessionsLeft: Int
+
+    /// The standing from the derived profile and the completed plays, judged on `today`.
+    public static func of(
+        profile: PlayerProfile, plays: [QuestPlay], settings: GameSettings, rules: GameRules, today: Date, calendar: Calendar
+    ) -> PlayerStanding {
+        var streak = profile.currentStreak
+        var jokers: Int?
+        if settings.streakPolicy == .joker {
+            let result = JokerStreakCalculator.evaluate(plays: plays, today: today, calendar: calendar, rules: rules)
+            streak = result.currentStreak
+            jokers = result.availableJokers
+        }
+        return PlayerStanding(
+            totalXP: profile.totalXP, level: LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules),
+            levelProgress: LevelCalculator.progressToNextLevel(totalXP: profile.totalXP, rules: rules),
+            xpToNextLevel: LevelCalculator.xpToNextLevel(totalXP: profile.totalXP, rules: rules),
+            streakPolicy: settings.streakPolicy, streak: streak, jokers: jokers, sessionsCompleted: profile.sessionsCompleted,
+            calibrationSessionsLeft: CalibrationTracker.remainingCalibrationSessions(completedSessions: profile.sessionsCompleted, rules: rules))
+    }
+
+    /// The world's standing (what the box holds), judged on `today`.
+    public static func of(_ world: QuestWorld, rules: GameRules, today: Date) -> PlayerStanding {
+        of(profile: world.profile, plays: world.plays, settings: world.settings, rules: rules, today: today, calendar: world.calendar)
+    }
+
+    /// The streak as every surface words it ("Streak: 4 days · jokers: 1").
+    public var streakText: String {
+        let days = "Streak: \(CountText.counted(streak, "day"))"
+        return jokers.map { "\(days) · jokers: \($0)" } ?? days
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import QuestCore
+
+@Suite("Where the player stands: one function for the box, the web and the CLI (LVL-1, STREAK-1, STREAK-2, CAL-1)")
+struct PlayerStandingTests {
+    let cal = calendar("Europe/Berlin")
+
+    func play(_ d: Int) -> QuestPlay { QuestPlay(completedAt: at(2026, 6, d, 8, 0, cal), measuredTaskSeconds: 600) }
+
+    @Test("level, progress and XP to the next level from the total; learning quests left")
+    func level() {
+        let plays = [play(1), play(2)]
+        let profile = PlayerProfile.derived(totalXP: 282, plays: plays, calendar: cal)
+        let s = PlayerStanding.of(profile: profile, plays: plays, settings: GameSettings(), rules: .standard, today: at(2026, 6, 3, 9, 0, cal), calendar: cal)
+        #expect(s.level == 2 && s.totalXP == 282)
+        #expect(s.xpToNextLevel == 519 - 282)  // floor(100 · 3^1.5) = 519
+        #expect(s.levelProgress == 0)
+        #expect(s.calibrationSessionsLeft == 1 && s.sessionsCompleted == 2)
+    }
+
+    @Test("pause: the streak resumes after a gap, no jokers; joker: the same plays judged day by day, jokers told")
+    func streaks() {
+        // Seven days in a row, then a gap of two days: pause keeps 7; joker spends the one joker
+        // earned on day 7 for the first bad day and ends at 0 on the second.
+        let plays = (1...7).map(play)
+        let profile = PlayerProfile.derived(totalXP: 700, plays: plays, calendar: cal)
+        let today = at(2026, 6, 10, 9, 0, cal)
+        var settings = GameSettings()
+        let paused = PlayerStanding.of(profile: profile, plays: plays, settings: settings, rules: .standard, today: today, calendar: cal)
+        #expect(paused.streak == 7 && paused.jokers == nil && paused.streakText == "Streak: 7 days")
+        settings.streakPolicy = .joker
+        let joker = PlayerStanding.of(profile: profile, plays: plays, settings: settings, rules: .standard, today: today, calendar: cal)
+        let expected = JokerStreakCalculator.evaluate(plays: plays, today: today, calendar: cal)
+        #expect(joker.streak == expected.currentStreak && joker.jokers == expected.availableJokers)
+        #expect(joker.streakText == "Streak: \(CountText.counted(expected.currentStreak, "day")) · jokers: \(expected.availableJokers)")
+    }
+
+    @Test("the box's idle screen shows exactly the standing")
+    func idleScreen() {
+        var world = QuestWorld(routines: [], profile: PlayerProfile.derived(totalXP: 1_000, plays: [play(1)], calendar: cal), plays: [play(1)], calendar: cal, bootID: "b")
+        world.settings.streakPolicy = .joker
+        let now = at(2026, 6, 2, 9, 0, cal)
+        let standing = PlayerStanding.of(world, rules: .standard, today: now)
+        let (_, effects) = QuestMachine.start(QuestState(world: world), env: QuestEnvironment(now: now, newID: UUID()))
+        guard case .display(.idle(let screen))? = effects.first(where: { if case .display = $0 { true } else { false } }) else {
+            Issue.record("no idle screen")
+            return
+        }
+        #expect(screen.level == standing.level && screen.levelProgress == standing.levelProgress)
+        #expect(screen.streakText == standing.streakText && screen.calibrationSessionsLeft == standing.calibrationSessionsLeft)
+    }
+}
