@@ -62,6 +62,8 @@ struct Figures: Codable {
     var processWakeupsPerSecond: Double
     /// "name/tid switches" for each thread but the sampler.
     var threads: String
+    /// Where the resident pages are, after start.
+    var memory: MemoryMap?
 }
 
 /// Builds a database with five years of play (and a routine for today when wanted).
@@ -107,6 +109,7 @@ func measure(path: String) throws -> Figures {
         box.ready.unlock()
         usleep(200_000)
         let rss = residentMB()
+        let memory = MemoryMap.read()
         // This thread's id: /proc/thread-self links to "PID/task/TID".
         let tid = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "").split(separator: "/").last.map(String.init) ?? ""
         let isSampler = { (key: String) in key.hasSuffix("/\(tid)") }
@@ -124,7 +127,7 @@ func measure(path: String) throws -> Figures {
             readyMs: Timing.milliseconds(elapsed),
             residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu, audioWakeupsPerSecond: audioWakeups,
             processWakeupsPerSecond: Double(processSwitches) / idleSeconds,
-            threads: perThread.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+            threads: perThread.map { "\($0.0) \($0.1)" }.joined(separator: ", "), memory: memory)
         daemon.requestShutdown()
     }
     sampler.stackSize = 64 * 1024
@@ -171,6 +174,10 @@ print("warning: debug build — run with `swift run -c release daemon-figures` f
 print("daemon-figures: BoxDaemon on FakeGPIO pipes, database with five years of play (29,216 estimations), idle \(Int(idleSeconds)) s")
 print(String(format: "start to ready            %7.1f ms   (target ≤ 300 ms)", idle.readyMs))
 print(String(format: "resident memory           %7.1f MB   (target ≤ 30 MB, whole process)", idle.residentMB))
+if let map = idle.memory {
+    print(String(format: "  PSS %.1f MB, USS %.1f MB; by part (MB):  RSS     PSS     USS", map.pssMB, map.ussMB))
+    for line in map.lines { print(line) }
+}
 print(String(format: "idle, no quest today      %7.2f wake-ups/s of the loop   (target 0)", idle.wakeupsPerSecond))
 print(String(format: "  audio thread            %7.1f periods/s written (parked; the driver plays the silence)", idle.audioWakeupsPerSecond))
 print(String(format: "  whole process           %7.2f context switches/s (sampler excluded); CPU %.3f ms/s", idle.processWakeupsPerSecond, idle.cpuMsPerSecond))

@@ -54,6 +54,7 @@ row("idle CPU (ms per s, 30 s)", f"{q['idle_cpu_ms_per_s']:.1f}", f"{z['idle_cpu
 loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("questbox/"))
 row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")
 row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
+row("memory of its own: PSS / USS (MB)", f"{q['pss_mb']:.1f} / {q['uss_mb']:.1f}", f"{z['pss_mb']:.1f} / {z['uss_mb']:.1f}")
 a = q["audio_samples"]
 skipped = q["audio_skipped"]
 why = "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped)))

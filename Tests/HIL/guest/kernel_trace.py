@@ -124,6 +124,19 @@ def percentile(values, p):
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
 
 
+def memory_kb(pid):
+    """{"rss", "pss", "uss"} in kB from /proc/PID/smaps_rollup: RSS counts every page mapped,
+    PSS shares each shared page among the processes mapping it, USS (private pages) is what
+    the process alone holds."""
+    fields = {}
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        parts = line.split()
+        if len(parts) >= 2 and parts[1].isdigit():
+            fields[parts[0].rstrip(":")] = int(parts[1])
+    return {"rss": fields.get("Rss", 0), "pss": fields.get("Pss", 0),
+            "uss": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)}
+
+
 def process_usage(pid):
     """(CPU seconds, context switches summed over threads, {thread: switches}, RSS kB)."""
     ticks = os.sysconf("SC_CLK_TCK")
