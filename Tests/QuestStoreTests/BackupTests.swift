@@ -285,3 +285,34 @@ struct BackupTests {
         #expect(throws: StoreError.io("\(file): no such file")) { try db.restore(from: file, now: now) }
     }
 }
+
+@Suite("BACK-1: an upload on its way to a restore is the store's own private file")
+struct IncomingFileTests {
+    @Test("private (0600) in the backups folder, never listed as a backup, gone when released; one a killed process left is swept after an hour")
+    func incoming() throws {
+        let (db, _) = try freshDatabase()
+        var file: IncomingFile? = try db.incomingFile()
+        let path = try #require(file?.path)
+        #expect((path as NSString).deletingLastPathComponent == db.backupsDirectory)
+        #expect((path as NSString).lastPathComponent.hasPrefix(".restore-upload-"))
+        try Array("SQLite format 3\0".utf8).withUnsafeBytes { try file?.write($0) }
+        file?.finish()
+        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
+        #expect(mode == 0o600)
+        #expect(try FileManager.default.contentsOfFile(path) == 16)
+        #expect(try db.backups().isEmpty, "not a backup")
+        file = nil
+        #expect(!FileManager.default.fileExists(atPath: path), "released: removed")
+
+        let left = try db.incomingFile()
+        left.finish()
+        db.removeStaleStagingFiles(now: Date())
+        #expect(FileManager.default.fileExists(atPath: left.path), "a restore still running keeps its file")
+        db.removeStaleStagingFiles(now: Date().addingTimeInterval(3_601))
+        #expect(!FileManager.default.fileExists(atPath: left.path), "swept once an hour old")
+    }
+}
+
+private extension FileManager {
+    func contentsOfFile(_ path: String) throws -> Int { (try attributesOfItem(atPath: path)[.size] as? Int) ?? -1 }
+}

@@ -30,7 +30,7 @@ struct BackupsController {
             try services.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
             let upload: Upload
             do {
-                upload = try await Upload.receive(request, into: services.database.backupsDirectory, limit: Self.maximumUploadBytes)
+                upload = try await Upload.receive(request, into: services.database, limit: Self.maximumUploadBytes)
             } catch let problem as FieldProblem {
                 return try page(request, problem: problem.message, status: .unprocessableContent)
             }
@@ -105,13 +105,15 @@ struct BackupsController {
 
 /// A file sent as `multipart/form-data` in the field `backup`, written to a private file.
 struct Upload {
-    var path: String
+    /// The uploaded backup, in the store's own private file.
+    let file: IncomingFile
     /// The name the browser gave, for messages (no folder, no control characters).
     var name: String
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    var path: String { file.path }
+    func remove() { file.remove() }
 
-    static func receive(_ request: Request, into directory: String, limit: Int) async throws -> Upload {
+    static func receive(_ request: Request, into database: QuestDatabase, limit: Int) async throws -> Upload {
         guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
               let boundaryPart = type.split(separator: ";").first(where: { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("boundary=") }) else {
             throw HTTPError(.unsupportedMediaType, message: "Expected a file upload (multipart/form-data).")
@@ -121,36 +123,35 @@ struct Upload {
         let tooLarge = HTTPError(.contentTooLarge, message: "A backup to restore may be at most \(ByteCountText.kibibytes(limit)).")
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit + 64 * 1024 { throw tooLarge }
 
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // Named like the restore's own copies, so one a killed process left is cleaned up.
-        let raw = (directory as NSString).appendingPathComponent(".restore-upload-\(UUID().uuidString)")
-        let fd = open(raw, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
-        defer { unlink(raw) }
+        // The store's own private file, which its sweep removes should this process be killed.
+        let raw = try incoming(database)
+        defer { raw.remove() }
         var total = 0
-        do {
-            defer { close(fd) }
-            for try await chunk in request.body {
-                total += chunk.readableBytes
-                guard total <= limit + 64 * 1024 else { throw tooLarge }
-                try chunk.readableBytesView.withUnsafeBytes { try writeAll($0, to: fd) }
-            }
+        for try await chunk in request.body {
+            total += chunk.readableBytes
+            guard total <= limit + 64 * 1024 else { throw tooLarge }
+            try chunk.readableBytesView.withUnsafeBytes { try write($0, to: raw) }
         }
-        return try extract(raw, size: total, boundary: boundary, limit: limit)
+        raw.finish()
+        return try extract(raw.path, size: total, boundary: boundary, limit: limit, into: try incoming(database))
     }
 
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let w = write(fd, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
-            if w < 0 && errno == EINTR { continue }
-            guard w > 0 else { throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The box has no room for the upload.") }
-            offset += w
+    static func incoming(_ database: QuestDatabase) throws -> IncomingFile {
+        do { return try database.incomingFile() } catch { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+    }
+
+    static func write(_ bytes: UnsafeRawBufferPointer, to file: IncomingFile) throws {
+        do {
+            try file.write(bytes)
+        } catch .noRoom {
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The box has no room for the upload.")
+        } catch {
+            throw HTTPError(.internalServerError, message: "cannot store the upload")
         }
     }
 
     /// The first part's content, which must be the field `backup`, copied to its own file.
-    static func extract(_ raw: String, size: Int, boundary: String, limit: Int) throws -> Upload {
+    static func extract(_ raw: String, size: Int, boundary: String, limit: Int, into target: IncomingFile) throws -> Upload {
         guard let file = FileHandle(forReadingAtPath: raw) else { throw HTTPError(.internalServerError, message: "cannot read the upload") }
         defer { try? file.close() }
         let head = try file.read(upToCount: 16 * 1024) ?? Data()
@@ -178,24 +179,21 @@ struct Upload {
         guard end >= start else { throw HTTPError(.badRequest, message: "The upload is not a multipart form.") }
         guard end > start else { throw FieldProblem(field: "backup", message: "\(name): the file is empty") }
         guard end - start <= limit else { throw HTTPError(.contentTooLarge, message: "A backup to restore may be at most \(ByteCountText.kibibytes(limit)).") }
-        let target = raw + ".sqlite"
-        let out = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard out >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
-        defer { close(out) }
         do {
             try file.seek(toOffset: UInt64(start))
             var left = end - start
             while left > 0 {
                 let chunk = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
                 guard !chunk.isEmpty else { break }
-                try chunk.withUnsafeBytes { try writeAll($0, to: out) }
+                try chunk.withUnsafeBytes { try write($0, to: target) }
                 left -= chunk.count
             }
         } catch {
-            unlink(target)
+            target.remove()
             throw error
         }
-        return Upload(path: target, name: name)
+        target.finish()
+        return Upload(file: target, name: name)
     }
 }
 
