@@ -53,7 +53,7 @@ public enum PINHasher {
     }
 
     /// False for a wrong PIN and for a stored hash outside the accepted costs.
-    public static func verify(_ pin: String, against stored: String) -> Bool {
+    static func verify(_ pin: String, against stored: String) -> Bool {
         guard let h = parameters(stored),
               let key = try? derive(pin, salt: [UInt8](h.salt), rounds: h.n, blockSize: h.r, parallelism: h.p, keyBytes: h.key.count)
         else { return false }

@@ -149,19 +149,11 @@ extension QuestDatabase {
     }
 
     /// REFL-1 tracking: the last ISO week whose reflection was shown, and the last dismissed.
-    public func reflectionTracking() throws -> (lastShownWeek: String?, dismissedWeek: String?) {
+    func reflectionTracking() throws -> (lastShownWeek: String?, dismissedWeek: String?) {
         try pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT lastShownWeek, dismissedWeek FROM reflectionTracking WHERE id = 1 AND \(RowRules.valid("reflectionTracking"))")
             return (row?[0], row?[1])
-        }
-    }
-
-    public func markReflectionShown(week: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO reflectionTracking (id, lastShownWeek) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET lastShownWeek = excluded.lastShownWeek",
-                arguments: [week])
         }
     }
 }

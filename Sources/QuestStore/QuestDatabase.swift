@@ -27,8 +27,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 /// The box's SQLite database: a WAL `DatabasePool` with `synchronous=FULL` (a Pi on an SD card
 /// loses power) and foreign keys on, migrated on open. Nothing above this module sees SQL.
 public final class QuestDatabase: Sendable {
-    /// A WAL `DatabasePool` for reading and writing; a read-only queue for `.readOnly`.
-    public let pool: any DatabaseWriter
+    /// A WAL `DatabasePool` for reading and writing; a read-only queue for `.readOnly`. The
+    /// store's own: every other module asks for what it needs by intent (no SQL above here).
+    let pool: any DatabaseWriter
     public let path: String
     /// Opened for reading only (`Access.readOnly`): nothing can be written through it.
     public let isReadOnly: Bool
@@ -205,7 +206,7 @@ public final class QuestDatabase: Sendable {
     }
 
     /// PRAGMA integrity_check of the live database ("ok" when healthy).
-    public func integrityCheck() throws -> String {
+    func integrityCheck() throws -> String {
         try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
     }
 

@@ -52,7 +52,7 @@ extension QuestDatabase {
 
     /// REM-1: sets when one routine's reminder sounds. False when no routine has that name.
     @discardableResult
-    public func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
+    func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
         try pool.write { db in
             try db.execute(sql: "UPDATE routine SET reminder = ? WHERE name = ?", arguments: [Self.stored(reminder), name])
             return db.changesCount > 0

@@ -67,7 +67,7 @@ enum RowRules {
     static func wallTime(_ c: String) -> Rule { real(c, wallRange.0, wallRange.1, "seconds since 1970") }
 
     /// Whether a wall time can be stored and read back (the rule `wallTime` checks).
-    public static func isStorableWallTime(_ date: Date) -> Bool {
+    static func isStorableWallTime(_ date: Date) -> Bool {
         let t = date.timeIntervalSince1970
         return t.isFinite && t >= wallRange.0 && t <= wallRange.1
     }

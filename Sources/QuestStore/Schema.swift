@@ -23,7 +23,7 @@ public enum Schema {
         ("v6-web-hosts", v6),
     ]
 
-    public static func migrator() -> DatabaseMigrator {
+    static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for (number, migration) in migrations.enumerated() {
             migrator.registerMigration(migration.identifier) { db in

@@ -33,7 +33,7 @@ public enum WebHosts {
 
     /// A DNS name: dot-separated labels of 1–63 letters, digits and inner dashes, 253
     /// characters at most, lower case, not all digits (that would be an address).
-    public static func isHostName(_ name: String) -> Bool {
+    static func isHostName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...253).contains(bytes.count) else { return false }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)

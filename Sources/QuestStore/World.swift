@@ -20,7 +20,7 @@ extension QuestDatabase {
     }
 
     /// REM-1: when each routine's reminder last sounded.
-    public func lastReminders() throws -> [UUID: Date] {
+    func lastReminders() throws -> [UUID: Date] {
         try pool.read { db in
             var last: [UUID: Date] = [:]
             for row in try Row.fetchAll(db, sql: """

@@ -3,7 +3,7 @@ import BoxRuntime
 import Foundation
 import GPIO
 import QuestCore
-import QuestStore
+@testable import QuestStore
 import Testing
 
 /// Polls `condition` every 20 ms for up to `seconds`; true once it holds.

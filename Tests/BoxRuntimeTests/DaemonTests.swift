@@ -5,7 +5,7 @@ import Foundation
 import GPIO
 import Logging
 import QuestCore
-import QuestStore
+@testable import QuestStore
 import SystemClock
 import Testing
 
