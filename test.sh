@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
-scripts/check-map.sh
+scripts/check-house.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build

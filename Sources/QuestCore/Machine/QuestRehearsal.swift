@@ -1,4 +1,3 @@
-import Foundation
 
 /// Plays one short made-up quest through the pure machine and throws the outcome away.
 ///

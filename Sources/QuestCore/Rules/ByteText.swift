@@ -1,4 +1,3 @@
-import Foundation
 
 /// A file's size as the CLI and the web pages show it: "12 KiB", "3.1 MiB".
 public enum ByteText: Sendable {

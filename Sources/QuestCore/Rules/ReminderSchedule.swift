@@ -1,4 +1,3 @@
-import Foundation
 
 /// REM-1: each routine active today and not yet played gets one reminder, at its own time or
 /// the box's, once per day. Times are local wall-clock times in the box's calendar: on the day
