@@ -119,8 +119,15 @@ extension QuestDatabase {
     /// Changes settings in one transaction: the row is read, changed and written inside it,
     /// so two programs changing different settings at once both keep their change (nothing
     /// is written back from an earlier read). Values are checked before anything is written.
-    public func updateSettings(_ change: (inout StoredSettings) -> Void) throws {
+    /// `reminders` (REM-1: a routine's reminder, by the routine's name) change in the same
+    /// transaction, so the box never reads half of a parent's settings.
+    public func updateSettings(reminders: [(routine: String, reminder: ReminderChoice)] = [], _ change: (inout StoredSettings) -> Void) throws {
         try pool.write { db in
+            for (name, reminder) in reminders {
+                guard try Self.writeReminder(db, reminder, forRoutineNamed: name) else {
+                    throw StoreError.invalid("reminder.\(DisplayText.escaped(name)): no routine has that name")
+                }
+            }
             var s = try Self.readSettings(db)
             change(&s)
             guard (0...100).contains(s.volumePercent) else { throw StoreError.invalid("volume: \(s.volumePercent) is not 0–100") }

@@ -53,10 +53,12 @@ extension QuestDatabase {
     /// REM-1: sets when one routine's reminder sounds. False when no routine has that name.
     @discardableResult
     func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE routine SET reminder = ? WHERE name = ?", arguments: [Self.stored(reminder), name])
-            return db.changesCount > 0
-        }
+        try pool.write { db in try Self.writeReminder(db, reminder, forRoutineNamed: name) }
+    }
+
+    static func writeReminder(_ db: Database, _ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
+        try db.execute(sql: "UPDATE routine SET reminder = ? WHERE name = ?", arguments: [stored(reminder), name])
+        return db.changesCount > 0
     }
 
     /// Inserts or replaces a routine (matched by id) and its tasks, in one transaction.

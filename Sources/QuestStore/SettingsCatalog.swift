@@ -144,12 +144,12 @@ public enum SettingsCatalog {
         for change in changes {
             if let entry = entries.first(where: { $0.key == change.key }), case .success(let edit) = entry.parse(change.text) { edits.append(edit) }
         }
-        if !edits.isEmpty { try db.updateSettings { s in edits.forEach { $0(&s) } } }
+        var reminders: [(routine: String, reminder: ReminderChoice)] = []
         for change in changes where change.key.hasPrefix(reminderPrefix) && !entries.contains(where: { $0.key == change.key }) {
-            if let reminder = ReminderChoice(change.text) {
-                try db.setReminder(reminder, forRoutineNamed: String(change.key.dropFirst(reminderPrefix.count)))
-            }
+            if let reminder = ReminderChoice(change.text) { reminders.append((String(change.key.dropFirst(reminderPrefix.count)), reminder)) }
         }
+        guard !edits.isEmpty || !reminders.isEmpty else { return }
+        try db.updateSettings(reminders: reminders) { s in edits.forEach { $0(&s) } }
     }
 
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {

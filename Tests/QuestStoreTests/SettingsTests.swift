@@ -116,4 +116,18 @@ struct SettingsTests {
         #expect(ClockTime("23:59")?.description == "23:59")
         for bad in ["7:30", "24:00", "07:60", "07:3", "0730", "07:30:00", "٠٧:٣٠", "+7:30", ""] { #expect(ClockTime(bad) == nil, "\(bad)") }
     }
+
+    @Test("REM-1: a parent's settings and routine reminders change in one transaction: one refused, none written")
+    func oneTransaction() throws {
+        let (db, _) = try freshDatabase()
+        try db.saveRoutine(morningRoutine)
+        #expect(throws: StoreError.self) {
+            try db.updateSettings(reminders: [(morningRoutine.name, .off), ("no such routine", .off)]) { $0.volumePercent = 10 }
+        }
+        #expect(try db.settings().volumePercent == StoredSettings().volumePercent)
+        #expect(try db.routines().first?.reminder == nil, "the first reminder was not kept either")
+        try SettingsCatalog.set(all: [("sound.volume", "35"), ("reminder.\(morningRoutine.name)", "06:45")], in: db)
+        #expect(try db.settings().volumePercent == 35)
+        #expect(try db.routines().first?.reminder == .at(try #require(ClockTime("06:45"))))
+    }
 }
