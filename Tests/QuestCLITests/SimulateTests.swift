@@ -197,6 +197,22 @@ struct InteractiveSimulateTests {
         try input.fileHandleForWriting.close()
     }
 
+    /// Reads what `fd` has into `data` until it holds `needle` (true) or `seconds` pass.
+    static func read(_ fd: Int32, into data: inout Data, until needle: Data, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.range(of: needle) == nil {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return false }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(min(left, 1) * 1000)) > 0 else { continue }
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            guard n > 0 else { return false }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return true
+    }
+
     @Test("#12: watch --json sees every screen of a quest played in the simulator; routine import and settings set reach the running box")
     func watchAndLiveChanges() throws {
         let questbox = productPath("questbox")
@@ -228,14 +244,28 @@ struct InteractiveSimulateTests {
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
         #expect(try runProcess(questbox, ["settings", "set", "sound.mute", "true", "--data", dir]).status == 0)
-        usleep(300_000)
-        for (k, pause) in [("l", 0.3), ("l", 2.3), ("s", 0.4)] {
-            send(k, to: input)
-            usleep(UInt32(pause * 1e6))
+        // Each key once the box shows what it answers (a busy machine may take a while): the
+        // stop comes 2.3 s after the box showed the task running, past the 2 s stop guard.
+        var seen = Data()
+        func waitFor(_ kind: String) -> Bool {
+            Self.read(watched.fileHandleForReading.fileDescriptor, into: &seen, until: Data("\"kind\":\"\(kind)\"".utf8), seconds: 20)
         }
+        // A key is a press and, a moment later, its release: the next key waits past both.
+        #expect(Self.read(watched.fileHandleForReading.fileDescriptor, into: &seen, until: Data("Morning Quest".utf8), seconds: 20), "the import never reached the box")
+        usleep(300_000)
+        send("l", to: input)
+        #expect(waitFor("estimating"), "no estimating screen")
+        usleep(300_000)
+        send("l", to: input)
+        #expect(waitFor("active"), "no running task")
+        usleep(2_300_000)
+        send("s", to: input)
+        #expect(waitFor("reveal"), "no reveal")
+        usleep(200_000)
         kill(watch.processIdentifier, SIGKILL)  // the test runner's threads block SIGTERM, and children inherit it
         watch.waitUntilExit()
-        let lines = String(decoding: watched.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        seen.append(watched.fileHandleForReading.readDataToEndOfFile())
+        let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n")
         let messages = try lines.map { try BoxMessage.decode(Data($0.utf8)) }
         #expect(messages.first?.type == "hello")
         let kinds = messages.compactMap { $0.type == "event" ? $0.screen?.kind : nil }

@@ -51,3 +51,17 @@ struct PlayerStandingTests {
         #expect(screen.streakText == standing.streakText && screen.calibrationSessionsLeft == standing.calibrationSessionsLeft)
     }
 }
+
+@Suite("A file's size as a person reads it")
+struct ByteTextTests {
+    @Test("KiB rounded up below a MiB, MiB to one decimal from there")
+    func sizes() {
+        #expect(ByteText.format(0) == "0 KiB")
+        #expect(ByteText.format(1) == "1 KiB")
+        #expect(ByteText.format(36_000) == "36 KiB")
+        #expect(ByteText.format((1 << 20) - 1) == "1024 KiB")
+        #expect(ByteText.format(1 << 20) == "1.0 MiB")
+        #expect(ByteText.format(8_074_035) == "7.7 MiB")
+        #expect(ByteText.format(64 << 20) == "64.0 MiB")
+    }
+}
