@@ -33,7 +33,7 @@ def phase(name, seconds):
                  f"(a busy host starves the guest): no figures from this run")
     PHASE.update(name=name, since=time.monotonic())
     signal.signal(signal.SIGALRM, overdue)
-    signal.alarm(seconds)
+    signal.alarm(int(seconds))
 
 
 def realtime(on):
