@@ -89,7 +89,7 @@ final class StoreFollower {
     /// dismissed; nil when it cannot be read (logged; the box goes on with what it has).
     func readWorld() -> QuestWorld? {
         do {
-            return try Self.readWorld(db, calendar: baseCalendar, clock: clock, logger: logger, week: &reflectionWeek)
+            return try load()
         } catch {
             logger.error("re-reading the store failed; the box goes on with what it has", metadata: ["error": "\(error)"])
             return nil
@@ -108,28 +108,24 @@ final class StoreFollower {
     }
 
     /// The world at start (a failure here stops the box: it has nothing to go on).
-    func firstWorld() throws -> QuestWorld {
-        try Self.readWorld(db, calendar: baseCalendar, clock: clock, logger: logger, week: &reflectionWeek)
-    }
+    func firstWorld() throws -> QuestWorld { try load() }
 
     /// REFL-1: whether `now` is in another week than the one whose reflection the box holds.
     func isNewWeek(_ now: Date, calendar: Calendar) -> Bool {
         Self.weekIdentifier(now, calendar: calendar) != reflectionWeek
     }
 
-    /// The store's world with last week's reflection, and the week it was read in. A
+    /// The store's world with last week's reflection, noting the week it was read in. A
     /// reflection that cannot be computed is one log line; the box goes on without it.
-    private static func readWorld(
-        _ db: QuestDatabase, calendar: Calendar, clock: SystemClock, logger: Logger, week: inout String?
-    ) throws -> QuestWorld {
-        var world = try db.loadWorld(calendar: calendar, bootID: clock.bootID)
+    private func load() throws -> QuestWorld {
+        var world = try db.loadWorld(calendar: baseCalendar, bootID: clock.bootID)
         let now = clock.wallNow()
         do {
             world.pendingReflection = try db.pendingReflection(now: now, calendar: world.calendar)
         } catch {
             logger.error("computing last week's reflection failed", metadata: ["error": "\(error)"])
         }
-        week = weekIdentifier(now, calendar: world.calendar)
+        reflectionWeek = Self.weekIdentifier(now, calendar: world.calendar)
         return world
     }
 

@@ -211,21 +211,11 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
             guard i < claimed.count, let id = claimed[i], known.contains(id), used.insert(id).inserted else { return nil }
             return id
         }
-        // The existing tasks of each name, in order, that no claim took.
-        var byName: [String: [UUID]] = [:]
-        for task in existing?.tasks ?? [] where !used.contains(task.id) { byName[task.name, default: []].append(task.id) }
-        var nextOfName: [String: Int] = [:]
+        // The existing tasks of each name that no claim took, in order, each handed out once.
+        var unclaimed: [String: ArraySlice<UUID>] = [:]
+        for task in existing?.tasks ?? [] where !used.contains(task.id) { unclaimed[task.name, default: []].append(task.id) }
         for i in ids.indices where ids[i] == nil {
-            let name = names[i]
-            let candidates = byName[name] ?? []
-            var next = nextOfName[name] ?? 0
-            while next < candidates.count, used.contains(candidates[next]) { next += 1 }
-            if next < candidates.count {
-                ids[i] = candidates[next]
-                used.insert(candidates[next])
-                next += 1
-            }
-            nextOfName[name] = next
+            ids[i] = unclaimed[names[i]]?.popFirst()
         }
         return ids.map { $0 ?? newID() }
     }

@@ -39,9 +39,6 @@ public struct WebServices: Sendable {
     let doctor: DoctorRunner
     /// The names a request's Host may carry (#31: DNS rebinding).
     let hostNames: AllowedHostNames
-
-    /// The family's calendar: the week starts on the stored first weekday, as on the box.
-    func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
     /// How many quests of her own the player makes, and how fast (#31).
     let playerQuests: PlayerQuestLimits
     /// The player's home and stats as last read: each read serves every page for 2 s (a
@@ -49,6 +46,9 @@ public struct WebServices: Sendable {
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
     let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
     let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
+
+    /// The family's calendar: the week starts on the stored first weekday, as on the box.
+    func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
 
     /// The player's home, read at most once per 2 s.
     func playerHome() async throws -> PlayerHome {

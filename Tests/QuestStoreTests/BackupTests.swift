@@ -299,7 +299,7 @@ struct IncomingFileTests {
         file?.finish()
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
         #expect(mode == 0o600)
-        #expect(try FileManager.default.contentsOfFile(path) == 16)
+        #expect(try FileManager.default.sizeOfFile(path) == 16)
         #expect(try db.backups().isEmpty, "not a backup")
         file = nil
         #expect(!FileManager.default.fileExists(atPath: path), "released: removed")
@@ -314,5 +314,5 @@ struct IncomingFileTests {
 }
 
 private extension FileManager {
-    func contentsOfFile(_ path: String) throws -> Int { (try attributesOfItem(atPath: path)[.size] as? Int) ?? -1 }
+    func sizeOfFile(_ path: String) throws -> Int { (try attributesOfItem(atPath: path)[.size] as? Int) ?? -1 }
 }

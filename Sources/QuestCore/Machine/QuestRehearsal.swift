@@ -1,4 +1,3 @@
-
 /// Plays one short made-up quest through the pure machine and throws the outcome away.
 ///
 /// The daemon does this once at start, so the first real lock-in and reveal do not pay for

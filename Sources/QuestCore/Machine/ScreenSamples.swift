@@ -1,4 +1,3 @@
-
 /// One of each screen with believable content: what `questbox display test` draws so a box
 /// builder can check a new screen's wiring, orientation and contrast, and what the committed
 /// pictures of the screens (Tests/ScreenRenderTests/Frames) show.

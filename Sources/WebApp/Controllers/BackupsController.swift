@@ -179,18 +179,14 @@ struct Upload {
         guard end >= start else { throw HTTPError(.badRequest, message: "The upload is not a multipart form.") }
         guard end > start else { throw FieldProblem(field: "backup", message: "\(name): the file is empty") }
         guard end - start <= limit else { throw HTTPError(.contentTooLarge, message: "A backup to restore may be at most \(ByteCountText.kibibytes(limit)).") }
-        do {
-            try file.seek(toOffset: UInt64(start))
-            var left = end - start
-            while left > 0 {
-                let chunk = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
-                guard !chunk.isEmpty else { break }
-                try chunk.withUnsafeBytes { try write($0, to: target) }
-                left -= chunk.count
-            }
-        } catch {
-            target.remove()
-            throw error
+        // A throw leaves `target` to its caller, whose release removes it.
+        try file.seek(toOffset: UInt64(start))
+        var left = end - start
+        while left > 0 {
+            let chunk = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
+            guard !chunk.isEmpty else { break }
+            try chunk.withUnsafeBytes { try write($0, to: target) }
+            left -= chunk.count
         }
         target.finish()
         return Upload(file: target, name: name)

@@ -254,7 +254,6 @@ struct RoutineForm: Sendable {
         // Each row claims its own task's id (hidden in the form), so a renamed or moved task
         // keeps its history; the same rule as an import (`RoutineDocument.taskIDs`).
         var routine = document.routine(existing: existing, claimedTaskIDs: filled.map { UUID(uuidString: $0.element.id) }, newID: UUID.init)
-        routine.createdBy = existing?.createdBy ?? .parent
         routine.reminder = chosenReminder
         return routine
     }
