@@ -64,6 +64,8 @@ struct Figures: Codable {
     var threads: String
     /// Where the resident pages are, after start.
     var memory: MemoryMap?
+    /// Resident memory after a quest played on the fake buttons (`--play`), MB.
+    var residentAfterQuestMB: Double?
 }
 
 /// Builds a database with five years of play (and a routine for today when wanted).
@@ -80,7 +82,10 @@ func prepare(_ path: String, questAvailable: Bool) throws {
 }
 
 /// Runs in a fresh process, so the figures are the daemon's own, not the fixture builder's.
-func measure(path: String) throws -> Figures {
+/// With `play`, a one-task quest follows the idle window, pressed on the fake buttons with
+/// the kernel's clock (for the resident memory after play, and for scripts/hot-code.sh to
+/// see the press path run).
+func measure(path: String, play: Bool) throws -> Figures {
     var logger = Logger(label: "figures")
     logger.logLevel = .error
     let started = ContinuousClock.now
@@ -128,6 +133,10 @@ func measure(path: String) throws -> Figures {
             residentMB: rss, wakeupsPerSecond: wakeups, cpuMsPerSecond: cpu, audioWakeupsPerSecond: audioWakeups,
             processWakeupsPerSecond: Double(processSwitches) / idleSeconds,
             threads: perThread.map { "\($0.0) \($0.1)" }.joined(separator: ", "), memory: memory)
+        if play {
+            playQuest(on: gpio)
+            box.figures?.residentAfterQuestMB = residentMB()
+        }
         daemon.requestShutdown()
     }
     sampler.stackSize = 64 * 1024
@@ -142,8 +151,33 @@ func measure(path: String) throws -> Figures {
     return box.figures!
 }
 
+/// Start the quest, keep the suggested guess, lock in, stop after the accidental-stop guard
+/// (GAME-3), then go on to the summary and back to idle. Pauses are long enough for a box run
+/// under valgrind (scripts/hot-code.sh) to keep up.
+func playQuest(on gpio: FakeGPIO) {
+    let clock = LiveSystemClock()
+    func press(_ line: String, thenWait seconds: Double) {
+        let t = clock.monotonicNanos()
+        try? gpio.edge(line: line, rising: true, atNanos: t)
+        try? gpio.edge(line: line, rising: false, atNanos: t + 60_000_000)
+        usleep(UInt32(seconds * 1e6))
+    }
+    press("BTN_LOCK", thenWait: 1)
+    press("BTN_UP", thenWait: 1)
+    press("BTN_LOCK", thenWait: 2.5)
+    press("BTN_STOP", thenWait: 2)
+    press("BTN_LOCK", thenWait: 2)
+    press("BTN_LOCK", thenWait: 1)
+}
+
+// scripts/hot-code.sh: the quest database alone, built outside the profiled run.
+if let i = arguments.firstIndex(of: "--prepare"), let path = arguments.dropFirst(i + 1).first {
+    try prepare(path, questAvailable: true)
+    exit(0)
+}
+
 if let i = arguments.firstIndex(of: "--measure"), let path = arguments.dropFirst(i + 1).first {
-    let figures = try measure(path: path)
+    let figures = try measure(path: path, play: arguments.contains("--play"))
     print(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
     exit(0)
 }
@@ -151,7 +185,7 @@ if let i = arguments.firstIndex(of: "--measure"), let path = arguments.dropFirst
 func child(_ path: String) throws -> Figures {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    p.arguments = ["--measure", path, "--idle-seconds", String(idleSeconds)]
+    p.arguments = ["--measure", path, "--idle-seconds", String(idleSeconds), "--play"]
     let out = Pipe()
     p.standardOutput = out
     try p.run()
@@ -183,3 +217,6 @@ print(String(format: "  audio thread            %7.1f periods/s written (parked;
 print(String(format: "  whole process           %7.2f context switches/s (sampler excluded); CPU %.3f ms/s", idle.processWakeupsPerSecond, idle.cpuMsPerSecond))
 print("    per thread, switches in \(Int(idleSeconds)) s: \(idle.threads)")
 print(String(format: "idle, quest available     %7.2f wake-ups/s, CPU %.3f ms/s   (LED blink: 2 steps per 3 s)", blinking.wakeupsPerSecond, blinking.cpuMsPerSecond))
+if let after = blinking.residentAfterQuestMB {
+    print(String(format: "resident after a quest    %7.1f MB   (at start %.1f MB)", after, blinking.residentMB))
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Writes deploy/link/hot-code.order: the functions the box runs when it starts, idles and plays a
+# quest, one symbol per line, for the linker to lay out first (scripts/setup.sh passes it as
+# --symbol-ordering-file). Why: the kernel maps a program's code 64 kB at a time around each
+# page it touches, so the few thousand functions the box runs, scattered over 22 MB of code,
+# kept 13 MB of it resident; laid out together they fill a few MB (docs/daemon.md, memory).
+#
+# Run it after changes that add code to the daemon's start, idle or press path; a function
+# the file does not name still works, it only lands among the cold code. It takes about
+# 5 minutes: valgrind's callgrind runs the release daemon-figures (the BoxDaemon loop on fake
+# buttons: start, idle, a quest) and `questbox run` up to its GPIO chip (argument parsing,
+# the board profile, opening the store), and records every function entered.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+install_missing_packages valgrind
+swift build "${RELEASE_BUILD[@]}" --product daemon-figures >&2
+swift build "${RELEASE_BUILD[@]}" --product questbox >&2
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# valgrind cannot read the DWARF 5 of these programs: profile copies without it (the symbol
+# names, all the order file needs, stay).
+for program in daemon-figures questbox; do
+    objcopy --strip-debug "$RELEASE_BIN/$program" "$work/$program"
+done
+profile() {
+    local name=$1
+    shift
+    valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no --dump-instr=no \
+        --callgrind-out-file="$work/$name.callgrind" "$@" >"$work/$name.log" 2>&1 || true
+    [[ -s $work/$name.callgrind ]] || { cat "$work/$name.log" >&2; echo "hot-code: no profile from $name" >&2; exit 1; }
+}
+
+echo "hot-code: the daemon on fake buttons: start, idle, a quest (about 3 minutes under valgrind)" >&2
+"$work/daemon-figures" --prepare "$work/quest.sqlite"
+profile daemon "$work/daemon-figures" --measure "$work/quest.sqlite" --idle-seconds 1 --play
+grep -q '"residentAfterQuestMB"' "$work/daemon.log" || { cat "$work/daemon.log" >&2; echo "hot-code: the profiled quest did not finish" >&2; exit 1; }
+
+echo "hot-code: questbox run up to its GPIO chip" >&2
+mkdir -p "$work/data"
+QUESTBOX_DATA=$work/data profile run "$work/questbox" run --board "$PWD/Boards/questbox-sim.yaml"
+grep -q "questbox-sim\|gpio\|GPIO" "$work/run.log" || { cat "$work/run.log" >&2; echo "hot-code: questbox run did not get to its GPIO chip" >&2; exit 1; }
+
+# Every function entered (fn=) or called (cfn=), by its symbol; addresses with no symbol out.
+sed -n 's/^c\?fn=//p' "$work"/*.callgrind | grep -v '^0x' | LC_ALL=C sort -u >"$work/hot-code.order"
+count=$(wc -l <"$work/hot-code.order")
+((count > 1000)) || { echo "hot-code: only $count functions recorded: not written" >&2; exit 1; }
+mv "$work/hot-code.order" deploy/link/hot-code.order
+echo "hot-code: deploy/link/hot-code.order names $count functions (rebuild to lay them out)" >&2
