@@ -51,7 +51,7 @@ let package = Package(
         // ALSA's libasound: one PCM kept open, a mixer thread writing periods (SPEC §6).
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "CAudioShim", dependencies: ["CALSA"]),
-        .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", "InputFiles", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
             dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", "Display", "ScreenRender", .product(name: "Logging", package: "swift-log")]),

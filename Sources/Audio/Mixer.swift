@@ -13,6 +13,8 @@ public struct Mixer: Sendable {
     private var voices: [Voice] = []
     /// Reused every period so the audio thread does not allocate while playing.
     private var accumulator: [Int32] = []
+    /// A period of samples read from a clip's file, reused the same way.
+    private var scratch: [Int16] = []
     /// Q16 master gain from volume (0…100 %) and mute.
     private var master: Int32 = 1 << 16
     public private(set) var volumePercent = 100
@@ -79,43 +81,66 @@ public struct Mixer: Sendable {
             let voice = voices[v]
             let gain = (Int64(voice.gain) * Int64(master)) >> 16
             let n = min(frames, voice.clip.frameCount - voice.frame)
-            // The channel mapping is chosen once per voice, not per sample: the audio thread
-            // must stay cheap even in a debug build under emulation (the HIL rig).
-            let outputs = outputChannels, clipChannels = voice.clip.channels, first = voice.frame
-            voice.clip.samples.withUnsafeBufferPointer { src in
-                accumulator.withUnsafeMutableBufferPointer { acc in
-                    func add(_ sample: Int16, _ index: Int) {
-                        acc[index] &+= Int32(truncatingIfNeeded: (Int64(sample) * gain) >> 16)
+            let clipChannels = voice.clip.channels, range = voice.frame * clipChannels..<(voice.frame + n) * clipChannels
+            switch voice.clip.storage {
+            case .memory(let samples):
+                samples.withUnsafeBufferPointer { all in
+                    accumulator.withUnsafeMutableBufferPointer { acc in
+                        Self.add(UnsafeBufferPointer(rebasing: all[range]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputChannels)
                     }
-                    if clipChannels == 1 {
-                        // Mono: every output channel.
-                        for f in 0..<n {
-                            let sample = src[first + f]
-                            for c in 0..<outputs { add(sample, f * outputs + c) }
-                        }
-                    } else if outputs == 1 {
-                        // Stereo on a mono device: the average.
-                        for f in 0..<n {
-                            let base = (first + f) * 2
-                            add(Int16(truncatingIfNeeded: (Int32(src[base]) + Int32(src[base + 1])) / 2), f)
-                        }
-                    } else {
-                        // Stereo: the first two channels; any others stay silent.
-                        for f in 0..<n {
-                            let base = (first + f) * 2
-                            add(src[base], f * outputs)
-                            add(src[base + 1], f * outputs + 1)
-                        }
+                }
+            case .file(let file):
+                if scratch.count < range.count { scratch = [Int16](repeating: 0, count: range.count) }
+                let read = scratch.withUnsafeMutableBufferPointer { buffer in
+                    let part = UnsafeMutableBufferPointer(rebasing: buffer[0..<range.count])
+                    let read = file.read(from: range.lowerBound, into: part)
+                    for i in read..<range.count { part[i] = 0 }
+                    return read
+                }
+                // Cut short since it was opened: what is gone is silence, and the voice ends.
+                if read < range.count { voices[v].frame = voice.clip.frameCount }
+                scratch.withUnsafeBufferPointer { buffer in
+                    accumulator.withUnsafeMutableBufferPointer { acc in
+                        Self.add(UnsafeBufferPointer(rebasing: buffer[0..<range.count]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputChannels)
                     }
                 }
             }
-            voices[v].frame += n
+            voices[v].frame = min(voices[v].frame + n, voice.clip.frameCount)
         }
         voices.removeAll { $0.frame >= $0.clip.frameCount }
         for i in 0..<accumulator.count {
             out[i] = Int16(clamping: accumulator[i])
         }
         return started
+    }
+
+    /// Adds `frames` frames of `source` (the clip's own channel layout) to `acc`, scaled by the
+    /// Q16 `gain`. The channel mapping is chosen once per voice, not per sample: the audio
+    /// thread must stay cheap even in a debug build under emulation (the HIL rig).
+    private static func add(
+        _ source: UnsafeBufferPointer<Int16>, frames: Int, channels: Int, gain: Int64, to acc: UnsafeMutableBufferPointer<Int32>, outputs: Int
+    ) {
+        func add(_ sample: Int16, _ index: Int) {
+            acc[index] &+= Int32(truncatingIfNeeded: (Int64(sample) * gain) >> 16)
+        }
+        if channels == 1 {
+            // Mono: every output channel.
+            for f in 0..<frames {
+                let sample = source[f]
+                for c in 0..<outputs { add(sample, f * outputs + c) }
+            }
+        } else if outputs == 1 {
+            // Stereo on a mono device: the average.
+            for f in 0..<frames {
+                add(Int16(truncatingIfNeeded: (Int32(source[2 * f]) + Int32(source[2 * f + 1])) / 2), f)
+            }
+        } else {
+            // Stereo: the first two channels; any others stay silent.
+            for f in 0..<frames {
+                add(source[2 * f], f * outputs)
+                add(source[2 * f + 1], f * outputs + 1)
+            }
+        }
     }
 }
 

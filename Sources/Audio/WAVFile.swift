@@ -1,3 +1,5 @@
+import InputFiles
+
 /// Why a WAV file cannot be used; the description is one line naming the file.
 public struct WAVError: Error, CustomStringConvertible, Equatable {
     public let file: String
@@ -12,29 +14,44 @@ public struct WAVError: Error, CustomStringConvertible, Equatable {
 /// RIFF/WAVE with 16-bit PCM, mono or stereo, 44.1 or 48 kHz: what `Sounds/` holds and what
 /// a parent might drop in. Anything else is refused with the reason.
 public enum WAVFile {
-    public static func decode(_ bytes: [UInt8], file: String) throws(WAVError) -> SoundClip {
+    /// The largest sound file the box reads: ten minutes of 48 kHz stereo. Anything larger is
+    /// not a sound effect.
+    public static let maximumBytes = 10 * 60 * 48_000 * 4
+
+    /// Where a WAV file's samples are and what they are, from its first bytes.
+    struct Layout {
+        var channels: Int
+        var rate: Int
+        /// The data chunk's bytes in the file.
+        var data: Range<Int>
+    }
+
+    /// The chunks in `head` (the file's first bytes; the whole file when `fileSize` is its
+    /// count): a data chunk may run past `head`, never past `fileSize`.
+    static func layout(_ head: [UInt8], fileSize: Int, file: String) throws(WAVError) -> Layout {
         func fail(_ problem: String) -> WAVError { WAVError(file: file, problem: problem) }
-        guard bytes.count >= 12, ascii(bytes, 0) == "RIFF", ascii(bytes, 8) == "WAVE" else {
+        guard head.count >= 12, ascii(head, 0) == "RIFF", ascii(head, 8) == "WAVE" else {
             throw fail("not a RIFF/WAVE file")
         }
         var format: (tag: Int, channels: Int, rate: Int, bits: Int)?
         var data: Range<Int>?
         var offset = 12
-        while offset + 8 <= bytes.count {
-            let id = ascii(bytes, offset)
-            let size = Int(le32(bytes, offset + 4))
+        while offset + 8 <= head.count {
+            let id = ascii(head, offset)
+            let size = Int(le32(head, offset + 4))
             let body = offset + 8
-            guard body + size <= bytes.count || id == "data" else { throw fail("chunk '\(id)' runs past the end of the file") }
+            guard body + size <= fileSize || id == "data" else { throw fail("chunk '\(id)' runs past the end of the file") }
             switch id {
             case "fmt ":
                 guard size >= 16 else { throw fail("fmt chunk is \(size) bytes, expected at least 16") }
-                var tag = Int(le16(bytes, body))
+                guard body + size <= head.count else { throw fail("fmt chunk is not among the file's first \(head.count) bytes") }
+                var tag = Int(le16(head, body))
                 // WAVE_FORMAT_EXTENSIBLE carries the real format in its sub-format GUID.
-                if tag == 0xFFFE, size >= 26 { tag = Int(le16(bytes, body + 24)) }
-                format = (tag, Int(le16(bytes, body + 2)), Int(le32(bytes, body + 4)), Int(le16(bytes, body + 14)))
+                if tag == 0xFFFE, size >= 26 { tag = Int(le16(head, body + 24)) }
+                format = (tag, Int(le16(head, body + 2)), Int(le32(head, body + 4)), Int(le16(head, body + 14)))
             case "data":
                 // A writer that died mid-file leaves a size past the end: use what is there.
-                data = body..<min(body + size, bytes.count)
+                data = body..<min(body + size, fileSize)
             default:
                 break
             }
@@ -46,18 +63,65 @@ public enum WAVFile {
         guard format.channels == 1 || format.channels == 2 else { throw fail("\(format.channels) channels, expected 1 or 2") }
         guard format.rate == 48_000 || format.rate == 44_100 else { throw fail("\(format.rate) Hz, expected 48000 or 44100") }
         guard let data, data.count >= 2 * format.channels else { throw fail("no audio data") }
-        let count = data.count / 2 / format.channels * format.channels
+        return Layout(channels: format.channels, rate: format.rate, data: data)
+    }
+
+    public static func decode(_ bytes: [UInt8], file: String) throws(WAVError) -> SoundClip {
+        let layout = try layout(bytes, fileSize: bytes.count, file: file)
+        let count = layout.data.count / 2 / layout.channels * layout.channels
         var samples = [Int16](repeating: 0, count: count)
-        for i in 0..<count { samples[i] = Int16(bitPattern: le16(bytes, data.lowerBound + 2 * i)) }
-        if format.rate != SoundClip.sampleRate {
-            samples = resample(samples, channels: format.channels, from: format.rate, to: SoundClip.sampleRate)
+        for i in 0..<count { samples[i] = Int16(bitPattern: le16(bytes, layout.data.lowerBound + 2 * i)) }
+        if layout.rate != SoundClip.sampleRate {
+            samples = resample(samples, channels: layout.channels, from: layout.rate, to: SoundClip.sampleRate)
         }
-        return SoundClip(samples: samples, channels: format.channels)
+        return SoundClip(samples: samples, channels: layout.channels)
+    }
+
+    /// The sound in the file at `path`, treated as hostile input (a regular file, at most
+    /// `maximumBytes`). A 48 kHz file is read as it plays (its samples stay in the page
+    /// cache, not in the box's memory); a 44.1 kHz one is converted into memory once.
+    public static func open(_ path: String) throws(WAVError) -> SoundClip {
+        let file: InputFile.Regular
+        do {
+            file = try InputFile.openRegular(path, maximumBytes: maximumBytes)
+        } catch {
+            throw WAVError(file: path, problem: error.problem)
+        }
+        let head = readHead(of: file, bytes: min(file.size, 64 * 1024))
+        let layout = try layout(head, fileSize: file.size, file: path)
+        guard layout.rate == SoundClip.sampleRate, layout.data.lowerBound % 2 == 0 else {
+            return try decode(readHead(of: file, bytes: file.size), file: path)
+        }
+        // The descriptor moves to the clip: a copy, as the InputFile closes its own.
+        let descriptor = dup(file.descriptor)
+        guard descriptor >= 0 else { return try decode(readHead(of: file, bytes: file.size), file: path) }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        // Into the page cache now, so the first play reads memory, not the SD card.
+        _ = posix_fadvise(descriptor, off_t(layout.data.lowerBound), off_t(layout.data.count), POSIX_FADV_WILLNEED)
+        return SoundClip(
+            file: SampleFile(descriptor: descriptor, dataOffset: layout.data.lowerBound, path: path), sampleCount: layout.data.count / 2,
+            channels: layout.channels)
+    }
+
+    /// The file's first `bytes` bytes (fewer if it shrank since it was opened).
+    private static func readHead(of file: InputFile.Regular, bytes: Int) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: bytes)
+        var done = 0
+        head.withUnsafeMutableBytes { buffer in
+            while done < bytes, let base = buffer.baseAddress {
+                let n = pread(file.descriptor, base + done, bytes - done, off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
+        }
+        return Array(head.prefix(done))
     }
 
     /// 16-bit PCM WAV bytes of a clip at 48 kHz.
     public static func encode(_ clip: SoundClip) -> [UInt8] {
-        let dataBytes = clip.samples.count * 2
+        let samples = clip.samples
+        let dataBytes = samples.count * 2
         var out: [UInt8] = []
         out.reserveCapacity(44 + dataBytes)
         func put(_ s: String) { out += Array(s.utf8) }
@@ -67,7 +131,7 @@ public enum WAVFile {
         put("fmt "); put32(16); put16(1); put16(clip.channels); put32(SoundClip.sampleRate)
         put32(SoundClip.sampleRate * clip.channels * 2); put16(clip.channels * 2); put16(16)
         put("data"); put32(dataBytes)
-        for s in clip.samples { put16(Int(UInt16(bitPattern: s))) }
+        for s in samples { put16(Int(UInt16(bitPattern: s))) }
         return out
     }
 
@@ -96,3 +160,9 @@ public enum WAVFile {
     private static func le16(_ b: [UInt8], _ at: Int) -> UInt16 { UInt16(b[at]) | UInt16(b[at + 1]) << 8 }
     private static func le32(_ b: [UInt8], _ at: Int) -> UInt32 { UInt32(le16(b, at)) | UInt32(le16(b, at + 2)) << 16 }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import QuestCore
 
-/// The box's sounds, one WAV per `SoundID` (named by its raw value), decoded once at start.
+/// The box's sounds, one WAV per `SoundID` (named by its raw value), opened once at start
+/// (a 48 kHz file is read as it plays, a 44.1 kHz one converted into memory: WAVFile.open).
 /// A missing or broken file is one log line naming it; the box goes on without that sound.
 public struct SoundBank: Sendable {
     public let clips: [SoundID: SoundClip]
@@ -24,12 +25,8 @@ public struct SoundBank: Sendable {
                 problems.append("\(file): missing (looked in \(directories.joined(separator: ", ")))")
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                problems.append("\(path): cannot be read")
-                continue
-            }
             do {
-                clips[id] = try WAVFile.decode([UInt8](data), file: path)
+                clips[id] = try WAVFile.open(path)
             } catch {
                 problems.append(error.description)
             }

@@ -268,6 +268,8 @@ struct AudioEngineTests {
         let full = SoundBank.load(from: [soundsDirectory], logger: quiet)
         #expect(full.problems.isEmpty)
         #expect(Set(full.clips.keys) == Set(SoundID.allCases))
+        // 48 kHz, as committed: every sound is read from its file as it plays, none held in memory.
+        #expect(full.clips.values.allSatisfy { $0.isReadFromFile })
 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bank-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
