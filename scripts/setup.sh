@@ -51,13 +51,15 @@ RELEASE_DIR=${QUESTBOX_RELEASE_DIR:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." &&
 # Linked by the toolchain's own lld on every Debian: bookworm's gold made read-only relocations
 # (RELRO), but trixie (current Raspberry Pi OS) has no gold, and its ld.bfd left them out of a
 # binary with the Swift runtime linked in (lintian: hardening-no-relro).
-# Three more link options keep the daemon small in memory (docs/daemon.md, memory): the
-# functions it runs laid out together first (deploy/link/hot-code.order, made by
-# scripts/hot-code.sh); relative relocations packed (DT_RELR, glibc 2.36 and later: bookworm,
-# trixie, Raspberry Pi OS), which the loader otherwise reads as a 2.4 MB table at every start;
-# and no exported symbols (deploy/link/local-symbols.map).
+# More options keep the daemon small in memory (docs/daemon.md, memory): every function in a
+# section of its own, so the linker lays out the ones the box runs together first
+# (deploy/link/hot-code.order, made by scripts/hot-code.sh) and drops the ones nothing calls;
+# relative relocations packed (DT_RELR, glibc 2.36 and later: bookworm, trixie, Raspberry Pi
+# OS), which the loader otherwise reads as a 2.4 MB table at every start; and no exported
+# symbols (deploy/link/local-symbols.map).
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 RELEASE_BUILD=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro
+    -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
     -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker --symbol-ordering-file="$REPO_ROOT/deploy/link/hot-code.order" -Xlinker --no-warn-symbol-ordering
     -Xlinker --version-script="$REPO_ROOT/deploy/link/local-symbols.map"

@@ -143,7 +143,11 @@ extension BoardProfile {
         }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            // The basic resolver: every plain scalar stays text until a field reads it as a
+            // number or true/false. Yams' default resolver matches each scalar against regular
+            // expressions (NSRegularExpression, ICU's regex engine and Unicode tables: about a
+            // megabyte the box would keep resident for a file read once at start).
+            node = try Yams.compose(yaml: yaml, .basic)
         } catch let error as YamlError {
             throw fail("", "not valid YAML (\(Self.describe(error)))")
         }
@@ -237,9 +241,18 @@ extension BoardProfile {
 
     static func bool(_ m: Node.Mapping?, _ key: String, prefix: String, default value: Bool, fail: (String, String) -> BoardProfileError) throws -> Bool {
         guard let node = m?[key] else { return value }
-        guard let b = node.bool else { throw fail(prefix + key, "\"\(node.scalar?.string ?? "?")\" is not true or false") }
+        guard let scalar = node.scalar, scalar.style == .plain, let b = yamlBooleans[scalar.string] else {
+            throw fail(prefix + key, "\"\(node.scalar?.string ?? "?")\" is not true or false")
+        }
         return b
     }
+
+    /// The plain scalars YAML 1.1 reads as true or false (what Yams' default resolver accepts;
+    /// a quoted "true" is text).
+    static let yamlBooleans: [String: Bool] = [
+        "true": true, "True": true, "TRUE": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+        "false": false, "False": false, "FALSE": false, "no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
+    ]
 
     static func integer(
         _ m: Node.Mapping?, _ key: String, prefix: String, default value: Int, range: ClosedRange<Int>,

@@ -62,6 +62,23 @@ struct BoardProfileTests {
         for (yaml, expected) in cases { Self.expectRefused(yaml, expected) }
     }
 
+    @Test("true and false as YAML 1.1 writes them (yes/on/TRUE…), numbers in any base YAML allows; a quoted \"true\" or \"30\" is text")
+    func scalars() throws {
+        for (written, value) in [("true", true), ("Yes", true), ("ON", true), ("false", false), ("no", false), ("Off", false)] {
+            let p = try BoardProfile.parse(Self.good + "\nbuttons: {active_low: \(written)}\ncontrol: {socket_press: \(written)}", file: "t.yaml")
+            #expect(p.buttonsActiveLow == value && p.socketPress == value, "\(written)")
+        }
+        #expect(try BoardProfile.parse(Self.good + "\nbuttons: {debounce_ms: 0x1e, hold_ms: 1_000}", file: "t.yaml").debounceMs == 30)
+        for (yaml, expected) in [
+            ("buttons: {active_low: \"true\"}", "t.yaml: buttons.active_low: \"true\" is not true or false"),
+            ("buttons: {active_low: tRuE}", "t.yaml: buttons.active_low: \"tRuE\" is not true or false"),
+            ("buttons: {active_low: [true]}", "t.yaml: buttons.active_low: \"?\" is not true or false"),
+            ("buttons: {debounce_ms: \"30\"}", "t.yaml: buttons.debounce_ms: \"30\" is not a whole number from 1 to 500"),
+        ] {
+            Self.expectRefused(Self.good + "\n" + yaml, expected)
+        }
+    }
+
     @Test("YAML anchors and aliases are refused before parsing (an alias bomb hung the parser for minutes under the fuzzer); & and * in quotes and comments are fine")
     func anchorsAndAliases() throws {
         // Nine levels of nine aliases each: 9^7 nodes from 600 bytes.
