@@ -47,4 +47,7 @@ sed -n 's/^c\?fn=//p' "$work"/*.callgrind | grep -v '^0x' | LC_ALL=C sort -u >"$
 count=$(wc -l <"$work/hot-code.order")
 ((count > 1000)) || { echo "hot-code: only $count functions recorded: not written" >&2; exit 1; }
 mv "$work/hot-code.order" deploy/link/hot-code.order
-echo "hot-code: deploy/link/hot-code.order names $count functions (rebuild to lay them out)" >&2
+# SwiftPM does not know the link reads this file: remove the linked programs so the next build
+# links them again with the new order.
+rm -f "$RELEASE_BIN"/questbox "$RELEASE_BIN"/questbox-web "$RELEASE_BIN"/daemon-figures
+echo "hot-code: deploy/link/hot-code.order names $count functions (the next release build lays them out)" >&2

@@ -64,5 +64,16 @@ RELEASE_BUILD=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z
     -Xlinker --symbol-ordering-file="$REPO_ROOT/deploy/link/hot-code.order" -Xlinker --no-warn-symbol-ordering
     -Xlinker --version-script="$REPO_ROOT/deploy/link/local-symbols.map"
     --scratch-path "$RELEASE_DIR")
+# The C++ library linked in too (the Swift runtime and ICU are C++; nothing else the box
+# loads is), so only the parts used are in the program, laid out with the rest: the shared
+# libstdc++ kept 1.5 MB resident. The toolchain's driver asks for -lstdc++ itself, so a linker
+# script named libstdc++.so, found first, points it at the archive.
+static_cxx=$(dirname "$(command -v swift)")/clang
+static_cxx=$("$static_cxx" -print-file-name=libstdc++.a 2>/dev/null || true)
+if [[ $static_cxx == /* && -f $static_cxx ]]; then
+    mkdir -p "$RELEASE_DIR/static-c++"
+    printf 'INPUT(%s)\n' "$static_cxx" >"$RELEASE_DIR/static-c++/libstdc++.so"
+    RELEASE_BUILD+=(-Xlinker -L"$RELEASE_DIR/static-c++")
+fi
 # Where its programs are (SwiftPM's `release` link in that folder), as a full path.
 RELEASE_BIN=$RELEASE_DIR/release
