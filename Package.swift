@@ -141,7 +141,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "QuestStoreTests",
-            dependencies: ["QuestStore", "QuestCore", "SystemClock", "StoreCrashWriter", "questbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "QuestStore", "QuestCore", "SystemClock", "StoreCrashWriter", "questbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]),
         .testTarget(name: "BoardProfileTests", dependencies: ["BoardProfile", "questbox", "TestSupport"]),
         .testTarget(

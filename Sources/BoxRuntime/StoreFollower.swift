@@ -126,6 +126,10 @@ final class StoreFollower {
             logger.error("computing last week's reflection failed", metadata: ["error": "\(error)"])
         }
         reflectionWeek = Self.weekIdentifier(now, calendar: world.calendar)
+        // What the reads left behind, handed back: SQLite's page caches and the heap the rows
+        // passed through. The box then waits holding only what it keeps.
+        db.releaseCachedPages()
+        qb_release_free_memory()
         return world
     }
 

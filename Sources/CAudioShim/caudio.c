@@ -77,6 +77,10 @@ int qa_pcm_open(const char *name, unsigned rate, unsigned channels, unsigned per
     result->detects_late = hardware;
     snd_pcm_hw_params_free(hw);
     snd_pcm_sw_params_free(sw);
+    /* The configuration tree alsa-lib parsed from alsa.conf and its includes stays cached for
+     * the next open; an open PCM holds no reference to it (alsa-lib 1.1.2 and later), and the
+     * box opens again only after losing its device, when the tree is simply read again. */
+    snd_config_update_free_global();
     *out = result;
     *stage = "";
     return 0;
@@ -84,6 +88,7 @@ fail:
     if (hw) snd_pcm_hw_params_free(hw);
     if (sw) snd_pcm_sw_params_free(sw);
     if (pcm) snd_pcm_close(pcm);
+    snd_config_update_free_global();
     return err;
 }
 
