@@ -3,13 +3,17 @@
 // the same on a real kernel chip):
 //   - start to ready: open the database holding five years of play, request the lines, load
 //     the world, first screen and lights, READY (target ≤ 300 ms)
-//   - resident memory after start (target ≤ 30 MB)
+//   - resident memory after start, by part (RSS, PSS, USS; #36's target ≤ 16 MB), and after a
+//     quest pressed on the fake buttons
 //   - idle for N seconds: loop wake-ups per second, the audio thread's periods, context
 //     switches of every thread of the process but the sampler's, CPU time (target 0 wake-ups
 //     with no timer pending), with no quest today (LED off) and with a quest available (LED
 //     blinking). The start includes the daily backup (the fixture has none).
 //
-//   swift run -c release daemon-figures [--idle-seconds 10]
+//   source scripts/setup.sh && swift build "${RELEASE_BUILD[@]}" --product daemon-figures &&
+//     .build/release-static/release/daemon-figures [--idle-seconds 10]
+//   (--prepare PATH and --measure PATH [--play] are the steps it runs; scripts/hot-code.sh
+//   runs them under valgrind)
 import BoardProfile
 import BoxRuntime
 import Foundation
@@ -207,7 +211,7 @@ print("warning: debug build — run with `swift run -c release daemon-figures` f
 #endif
 print("daemon-figures: BoxDaemon on FakeGPIO pipes, database with five years of play (29,216 estimations), idle \(Int(idleSeconds)) s")
 print(String(format: "start to ready            %7.1f ms   (target ≤ 300 ms)", idle.readyMs))
-print(String(format: "resident memory           %7.1f MB   (target ≤ 30 MB, whole process)", idle.residentMB))
+print(String(format: "resident memory           %7.1f MB   (target ≤ 16 MB, #36; whole process)", idle.residentMB))
 if let map = idle.memory {
     print(String(format: "  PSS %.1f MB, USS %.1f MB; by part (MB):  RSS     PSS     USS", map.pssMB, map.ussMB))
     for line in map.lines { print(line) }
