@@ -6,8 +6,8 @@
 # kept 13 MB of it resident; laid out together they fill a few MB (docs/daemon.md, memory).
 #
 # Run it after changes that add code to the daemon's start, idle or press path; a function
-# the file does not name still works, it only lands among the cold code. It takes about
-# 5 minutes: valgrind's callgrind runs the release daemon-figures (the BoxDaemon loop on fake
+# the file does not name still works, it only lands among the cold code. It takes about a
+# minute on 2 cores: valgrind's callgrind runs the release daemon-figures (the BoxDaemon loop on fake
 # buttons: start, idle, a quest) and `questbox run` up to its GPIO chip (argument parsing,
 # the board profile, opening the store), and records every function entered.
 set -euo pipefail
@@ -32,7 +32,7 @@ profile() {
     [[ -s $work/$name.callgrind ]] || { cat "$work/$name.log" >&2; echo "hot-code: no profile from $name" >&2; exit 1; }
 }
 
-echo "hot-code: the daemon on fake buttons: start, idle, a quest (about 3 minutes under valgrind)" >&2
+echo "hot-code: the daemon on fake buttons: start, idle, a quest (under valgrind)" >&2
 "$work/daemon-figures" --prepare "$work/quest.sqlite"
 profile daemon "$work/daemon-figures" --measure "$work/quest.sqlite" --idle-seconds 1 --play
 grep -q '"residentAfterQuestMB"' "$work/daemon.log" || { cat "$work/daemon.log" >&2; echo "hot-code: the profiled quest did not finish" >&2; exit 1; }

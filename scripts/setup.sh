@@ -68,8 +68,8 @@ RELEASE_BUILD=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z
 # loads is), so only the parts used are in the program, laid out with the rest: the shared
 # libstdc++ kept 1.5 MB resident. The toolchain's driver asks for -lstdc++ itself, so a linker
 # script named libstdc++.so, found first, points it at the archive.
-static_cxx=$(dirname "$(command -v swift)")/clang
-static_cxx=$("$static_cxx" -print-file-name=libstdc++.a 2>/dev/null || true)
+toolchain_clang=$(dirname "$(command -v swift)")/clang
+static_cxx=$("$toolchain_clang" -print-file-name=libstdc++.a 2>/dev/null || true)
 if [[ $static_cxx == /* && -f $static_cxx ]]; then
     mkdir -p "$RELEASE_DIR/static-c++"
     printf 'INPUT(%s)\n' "$static_cxx" >"$RELEASE_DIR/static-c++/libstdc++.so"

@@ -186,10 +186,10 @@ if let i = arguments.firstIndex(of: "--measure"), let path = arguments.dropFirst
     exit(0)
 }
 
-func child(_ path: String) throws -> Figures {
+func child(_ path: String, play: Bool) throws -> Figures {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    p.arguments = ["--measure", path, "--idle-seconds", String(idleSeconds), "--play"]
+    p.arguments = ["--measure", path, "--idle-seconds", String(idleSeconds)] + (play ? ["--play"] : [])
     let out = Pipe()
     p.standardOutput = out
     try p.run()
@@ -203,8 +203,8 @@ try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories
 defer { try? FileManager.default.removeItem(atPath: dir) }
 try prepare(dir + "/idle.sqlite", questAvailable: false)
 try prepare(dir + "/quest.sqlite", questAvailable: true)
-let idle = try child(dir + "/idle.sqlite")
-let blinking = try child(dir + "/quest.sqlite")
+let idle = try child(dir + "/idle.sqlite", play: false)
+let blinking = try child(dir + "/quest.sqlite", play: true)
 
 #if DEBUG
 print("warning: debug build — run with `swift run -c release daemon-figures` for real figures")

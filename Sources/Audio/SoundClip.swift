@@ -63,12 +63,10 @@ final class SampleFile: Sendable {
     let descriptor: Int32
     /// Where the data chunk starts in the file, in bytes.
     let dataOffset: Int
-    let path: String
 
-    init(descriptor: Int32, dataOffset: Int, path: String) {
+    init(descriptor: Int32, dataOffset: Int) {
         self.descriptor = descriptor
         self.dataOffset = dataOffset
-        self.path = path
     }
 
     deinit { _ = close(descriptor) }
@@ -76,20 +74,26 @@ final class SampleFile: Sendable {
     /// Reads samples from sample index `start` into `buffer`, little-endian as WAV stores
     /// them; returns how many were read (fewer only when the file was cut short).
     func read(from start: Int, into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
-        var done = 0
-        while done < buffer.count * 2 {
-            let n = pread(descriptor, UnsafeMutableRawPointer(base) + done, buffer.count * 2 - done, off_t(dataOffset + start * 2 + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            done += n
-        }
-        let samples = done / 2
+        let samples = readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: dataOffset + start * 2) / 2
         #if _endian(big)
         for i in 0..<samples { buffer[i] = Int16(littleEndian: buffer[i]) }
         #endif
         return samples
     }
+}
+
+/// Reads from `offset` until `buffer` is full or the file ends (pread: the descriptor's own
+/// position is left alone); returns the bytes read.
+func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var done = 0
+    while done < buffer.count {
+        let n = pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        done += n
+    }
+    return done
 }
 
 #if canImport(Glibc)

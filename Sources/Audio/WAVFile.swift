@@ -87,35 +87,27 @@ public enum WAVFile {
         } catch {
             throw WAVError(file: path, problem: error.problem)
         }
-        let head = readHead(of: file, bytes: min(file.size, 64 * 1024))
-        let layout = try layout(head, fileSize: file.size, file: path)
-        guard layout.rate == SoundClip.sampleRate, layout.data.lowerBound % 2 == 0 else {
-            return try decode(readHead(of: file, bytes: file.size), file: path)
+        var head = [UInt8](repeating: 0, count: min(file.size, 64 * 1024))
+        let got = head.withUnsafeMutableBytes { readFully(file.descriptor, into: $0, at: 0) }
+        let layout = try layout(Array(head.prefix(got)), fileSize: file.size, file: path)
+        // The clip keeps a descriptor of its own (close-on-exec): the InputFile closes this one.
+        let descriptor = layout.rate == SoundClip.sampleRate ? fcntl(file.descriptor, F_DUPFD_CLOEXEC, 0) : -1
+        guard descriptor >= 0 else {
+            // 44.1 kHz (or no descriptor to spare): the whole file, converted into memory once.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(file.size)
+            do {
+                try InputFile.copy(file) { bytes.append(contentsOf: $0) }
+            } catch {
+                throw WAVError(file: path, problem: error.problem)
+            }
+            return try decode(bytes, file: path)
         }
-        // The descriptor moves to the clip: a copy, as the InputFile closes its own.
-        let descriptor = dup(file.descriptor)
-        guard descriptor >= 0 else { return try decode(readHead(of: file, bytes: file.size), file: path) }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         // Into the page cache now, so the first play reads memory, not the SD card.
         _ = posix_fadvise(descriptor, off_t(layout.data.lowerBound), off_t(layout.data.count), POSIX_FADV_WILLNEED)
         return SoundClip(
-            file: SampleFile(descriptor: descriptor, dataOffset: layout.data.lowerBound, path: path), sampleCount: layout.data.count / 2,
+            file: SampleFile(descriptor: descriptor, dataOffset: layout.data.lowerBound), sampleCount: layout.data.count / 2,
             channels: layout.channels)
-    }
-
-    /// The file's first `bytes` bytes (fewer if it shrank since it was opened).
-    private static func readHead(of file: InputFile.Regular, bytes: Int) -> [UInt8] {
-        var head = [UInt8](repeating: 0, count: bytes)
-        var done = 0
-        head.withUnsafeMutableBytes { buffer in
-            while done < bytes, let base = buffer.baseAddress {
-                let n = pread(file.descriptor, base + done, bytes - done, off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                done += n
-            }
-        }
-        return Array(head.prefix(done))
     }
 
     /// 16-bit PCM WAV bytes of a clip at 48 kHz.

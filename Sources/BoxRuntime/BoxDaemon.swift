@@ -140,7 +140,7 @@ public final class BoxDaemon: @unchecked Sendable {
         day.arm(for: state.world)
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
         onReady?()
-        // Loading the world allocated and freed more than the box keeps using: give it back.
+        // The rehearsal and the first screen freed more than the box keeps using: give it back.
         qb_release_free_memory()
         if loopPriority > 0 {
             let error = qb_loop_realtime(loopPriority)
