@@ -68,10 +68,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // What every surface shows from the store: the stats report, the settings catalog.
+        .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore"]),
         .target(
             name: "QuestCLI",
             dependencies: [
-                "QuestCore", "QuestStore", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat", "BuildVersion",
+                "QuestCore", "QuestStore", "QuestReports", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat", "BuildVersion",
                 "Display", "ScreenRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +104,7 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles",
+                "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -123,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "QuestCore", "QuestStore", "BoxProtocol", "TestSupport",
+                "WebApp", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -146,6 +148,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]),
+        .testTarget(name: "QuestReportsTests", dependencies: ["QuestReports", "QuestStore", "QuestCore", "questbox", "TestSupport"]),
         .testTarget(name: "BoardProfileTests", dependencies: ["BoardProfile", "questbox", "TestSupport"]),
         .testTarget(
             name: "QuestCLITests",

@@ -8,6 +8,7 @@ import Synchronization
 import InputFiles
 import QuestCore
 import QuestStore
+import QuestReports
 import SystemClock
 
 /// A problem the person can act on, printed as one line.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import QuestCore
 import QuestStore
+import QuestReports
 
 /// `questbox settings`: every stored setting, read and changed by key.
 struct SettingsCommand: ParsableCommand {

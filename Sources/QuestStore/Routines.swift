@@ -52,7 +52,7 @@ extension QuestDatabase {
 
     /// REM-1: sets when one routine's reminder sounds. False when no routine has that name.
     @discardableResult
-    func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
+    public func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
         try pool.write { db in try Self.writeReminder(db, reminder, forRoutineNamed: name) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import QuestCore
 import QuestStore
+import QuestReports
 
 /// TREND-1 drawn on the server: the average accuracy of each played day of the last 30 as an
 /// SVG line with a dot per day, 0–100 % up the side. No script, no inline style (the CSP

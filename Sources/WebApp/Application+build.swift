@@ -5,6 +5,7 @@ import InputFiles
 import Hummingbird
 import Logging
 import QuestStore
+import QuestReports
 import SystemClock
 
 /// What `questbox web` is started with.

@@ -98,7 +98,7 @@ extension DaemonTests {
         #expect(offered, "the imported routine was not offered within 1 s")
         // Settings follow too: mute silences the next sound without a restart.
         #expect(!rig.sound.muted)
-        try SettingsCatalog.set("sound.mute", to: "true", in: other)
+        try other.updateSettings { $0.soundEnabled = false }
         #expect(eventually(within: 1) { rig.sound.muted })
     }
 

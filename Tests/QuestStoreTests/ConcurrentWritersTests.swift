@@ -125,7 +125,7 @@ struct ConcurrentWritersTests {
         DispatchQueue.global().async(group: group) {
             for v in 0..<rounds {
                 do {
-                    try SettingsCatalog.set("sound.volume", to: "\(v)", in: first)
+                    try first.updateSettings { $0.volumePercent = v }
                     let now = try first.settings().volumePercent
                     if now != v { failures.withLock { $0.append("volume \(v) rolled back to \(now)") } }
                 } catch { failures.withLock { $0.append("\(error)") } }
@@ -134,7 +134,7 @@ struct ConcurrentWritersTests {
         DispatchQueue.global().async(group: group) {
             for i in 0..<rounds {
                 do {
-                    try SettingsCatalog.set("hints", to: i % 2 == 0 ? "false" : "true", in: second)
+                    try second.updateSettings { $0.game.hintsEnabled = i % 2 == 1 }
                     let now = try second.settings().game.hintsEnabled
                     if now != (i % 2 == 1) { failures.withLock { $0.append("hints \(i % 2 == 1) rolled back") } }
                 } catch { failures.withLock { $0.append("\(error)") } }
@@ -150,7 +150,7 @@ struct ConcurrentWritersTests {
         let other = DispatchGroup()
         try first.updateSettings { s in
             DispatchQueue.global().async(group: other) {
-                do { try SettingsCatalog.set("streak.policy", to: "joker", in: second) } catch { failures.withLock { $0.append("\(error)") } }
+                do { try second.updateSettings { $0.game.streakPolicy = .joker } } catch { failures.withLock { $0.append("\(error)") } }
             }
             Thread.sleep(forTimeInterval: 0.2)
             s.volumePercent = 7

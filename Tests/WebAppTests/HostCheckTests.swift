@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import QuestStore
+import QuestReports
 import SystemClock
 import Testing
 @testable import WebApp

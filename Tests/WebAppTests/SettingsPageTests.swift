@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import QuestCore
 import QuestStore
+import QuestReports
 import Testing
 @testable import WebApp
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestCore
 import QuestStore
+import QuestReports
 
 /// `/parent/settings`: every setting of `questbox settings`, with the CLI's keys, checks and
 /// words. The page sends each value with the value it showed; only the ones the parent

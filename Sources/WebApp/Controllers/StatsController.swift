@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import QuestCore
 import QuestStore
+import QuestReports
 
 /// `/stats`: the 30-day accuracy trend (TREND-1), personal bests, the player's per-task
 /// patterns (INS-1) and the weekly reflection with the four weeks before it (REFL-1), read

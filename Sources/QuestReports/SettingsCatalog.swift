@@ -1,5 +1,6 @@
 import Foundation
 import QuestCore
+import QuestStore
 
 /// One setting as every surface shows it: its key, its value as text and what it accepts.
 public struct SettingValue: Codable, Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import QuestCore
+import QuestStore
 
 /// What `questbox stats --json` prints and the web app's stats page shows: read from the
 /// store's history each time (the store is the one truth), never kept in a process.

@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import QuestCore
 import Testing
-@testable import QuestStore
+import QuestStore
+@testable import QuestReports
 
 @Suite("settings (questbox settings, SettingsCatalog)")
 struct SettingsTests {
@@ -95,19 +96,6 @@ struct SettingsTests {
         routine.reminder = .at(ClockTime(hour: 18, minute: 5)!)
         try db.saveRoutine(routine)
         #expect(try SettingsCatalog.value(of: "reminder.r", in: try db.settings(), routines: try db.routines()).value == "18:05")
-    }
-
-    @Test("REM-1: a sounded reminder is stored, and the world loads each routine's last one (never twice a day after a restart)")
-    func reminderLog() throws {
-        let (db, _) = try freshDatabase()
-        let routine = Routine(id: UUID(), name: "r", displayName: "R", activeDays: Array(1...7), tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")])
-        try db.saveRoutine(routine)
-        let first = Date(timeIntervalSince1970: 1_780_000_000), second = first.addingTimeInterval(86_400)
-        try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: first), wallClockTrusted: true)
-        try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: second), wallClockTrusted: true)
-        #expect(try db.lastReminders() == [routine.id: second])
-        #expect(try db.loadWorld(calendar: .current, bootID: "b").reminders == [routine.id: second])
-        #expect(try db.contentReport(limit: 5).rows.isEmpty)
     }
 
     @Test("ClockTime reads exactly HH:MM")
