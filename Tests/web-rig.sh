@@ -3,6 +3,10 @@
 # a store there, `questbox-web` on a random local port beside it.
 #   source Tests/web-rig.sh; rig_begin NAME BIN_DIR; … rig_start_box; rig_start_web [ARGS…]
 # Sets: $work, $data (the store's folder), $box and $web (their pids), $port, $base.
+# With RIG_WALL_CLOCK="YYYY-MM-DD HH:MM:SS" the web app sees its wall clock start there
+# (libfaketime, monotonic clocks left alone), so pages drawn from a fixture played for that day
+# do not move with the real date. The box keeps the real clock: under libfaketime its event
+# loop took no presses (libfaketime also wraps poll and the timers).
 
 rig_begin() {
     rig_name=$1
@@ -12,13 +16,24 @@ rig_begin() {
     web=""
     box=""
     trap rig_cleanup EXIT
+    rig_env=()
+    # faketime's own wrapper: it sets up the shared clock libfaketime needs to run on from
+    # the start time (preloaded alone, the clock stood still and Swift programs lost their
+    # arguments). It runs the program as its child, which rig_cleanup ends too.
+    if [[ -n ${RIG_WALL_CLOCK:-} ]]; then
+        command -v faketime >/dev/null || { echo "$rig_name: faketime is not installed" >&2; exit 1; }
+        rig_env=(faketime --exclude-monotonic -f "@$RIG_WALL_CLOCK")
+    fi
 }
 
 # Runs on exit under the caller's `set -e`: a process that already ended must not turn the
 # script's status into kill's (xargs's 123 failed a passing API fuzz run under load).
 rig_cleanup() {
-    if [[ -n $web ]]; then kill "$web" 2>/dev/null || true; fi
-    if [[ -n $box ]]; then kill "$box" 2>/dev/null || true; fi
+    local pid
+    for pid in $web $box; do
+        pkill -P "$pid" 2>/dev/null || true
+        kill "$pid" 2>/dev/null || true
+    done
     jobs -p | xargs -r kill 2>/dev/null || true
     rm -rf "$work"
 }
@@ -41,7 +56,7 @@ rig_start_box() {
 rig_start_web() {
     port=$((20000 + RANDOM % 20000))
     base="http://127.0.0.1:$port"
-    "$rig_bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$data" "$@" > "$work/web.log" 2>&1 &
+    "${rig_env[@]}" "$rig_bin/questbox-web" --listen 127.0.0.1 --port "$port" --data "$data" "$@" > "$work/web.log" 2>&1 &
     web=$!
     for _ in $(seq 1000); do
         curl -fsS -o /dev/null "$base/api/v1/state" 2>/dev/null && return 0

@@ -2,12 +2,14 @@
 """A player's last weeks for the browser tests: the example morning quest played with
 `questbox simulate --events` on 12 of the last 26 days, each day's tasks taking a little
 more or less time (every stop moved, and all that follows it), so the chart has a shape.
-usage: fixture.py QUESTBOX DATA_DIR EVENTS_FILE"""
+TODAY (YYYY-MM-DD) is the day the pages are looked at; without it, today.
+usage: fixture.py QUESTBOX DATA_DIR EVENTS_FILE [TODAY]"""
 import datetime, os, subprocess, sys, tempfile
 
 questbox, data, events = sys.argv[1:4]
 lines = [l.split() for l in open(events) if l.strip() and not l.startswith("#")]
-today = datetime.datetime.now(datetime.timezone.utc).replace(hour=7, minute=10, second=0, microsecond=0)
+today = (datetime.datetime.strptime(sys.argv[4], "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc) if len(sys.argv) > 4
+         else datetime.datetime.now(datetime.timezone.utc)).replace(hour=7, minute=10, second=0, microsecond=0)
 env = dict(os.environ, QUESTBOX_CLOCK_TRUSTED="1")
 for n, days_ago in enumerate([26, 24, 22, 19, 17, 15, 12, 9, 7, 5, 3, 1]):
     shift, out, locked = 0, [], 0

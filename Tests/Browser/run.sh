@@ -3,20 +3,24 @@
 # python3-selenium and chromium-driver), against `questbox-web` serving a store played by
 # `questbox simulate` over the last weeks. Its screenshots go to a temporary folder (a test
 # never writes into the checkout); UPDATE_SCREENSHOTS=1 copies them into docs/screenshots
-# for the README.
+# for the README. The web app's pages are looked at on a fixed day (the fixture is played for
+# it and the web app's wall clock starts there), so those pictures do not move with the date;
+# the kiosk shows the box's screens, on the real clock.
 #   [UPDATE_SCREENSHOTS=1] Tests/Browser/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
-install_missing_packages chromium chromium-driver python3-selenium curl
+install_missing_packages chromium chromium-driver python3-selenium curl faketime
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --build-tests -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 source Tests/web-rig.sh
+day=2026-11-23
+export RIG_WALL_CLOCK="$day 07:55:00"
 rig_begin browser "$bin"
 
 "$bin/questbox" routine import deploy/example-routine.json --data "$data" >/dev/null
-/usr/bin/python3 Tests/Browser/fixture.py "$bin/questbox" "$data" deploy/example-quest.events
+/usr/bin/python3 Tests/Browser/fixture.py "$bin/questbox" "$data" deploy/example-quest.events "$day"
 # The simulated box on the same store, for the kiosk to follow.
 rig_start_box
 rig_start_web --resources Sources/WebApp/Resources
