@@ -34,27 +34,44 @@ extension QuestDatabase {
 
     /// Each task's memory (last estimate, closest miss, the last five non-calibration actual
     /// durations) computed by SQLite; equal to replaying `TaskMemory.record` over the history
-    /// (a test pins it).
+    /// (a test pins it). The box reads it at start and after every change elsewhere, so the
+    /// newest rows are found by walking the (taskId, recordedAt) index backwards from each
+    /// task's end rather than by numbering the whole history (112 → about 20 ms over five years).
     public func taskMemories() throws -> [UUID: TaskMemory] {
-        try pool.read { db in
+        // The distinct task ids, one index seek each (a skip scan), valid ids only.
+        let tasks = """
+            WITH RECURSIVE t(taskId) AS (
+              SELECT MIN(taskId) FROM estimation
+              UNION ALL SELECT (SELECT MIN(taskId) FROM estimation WHERE taskId > t.taskId) FROM t WHERE t.taskId IS NOT NULL)
+            """
+        let validTask = "t.taskId IS NOT NULL AND \(RowRules.valid("estimation", prefix: "t.", columns: ["taskId"]))"
+        let newestFirst = "ORDER BY recordedAt DESC, rowid DESC"
+        return try pool.read { db in
             var memory: [UUID: TaskMemory] = [:]
             for row in try Row.fetchAll(db, sql: """
-                SELECT taskId, estimatedSeconds FROM (
-                  SELECT taskId, estimatedSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM estimation WHERE \(RowRules.valid("estimation", columns: ["taskId", "estimatedSeconds", "recordedAt"]))) WHERE n = 1
+                \(tasks)
+                SELECT t.taskId, (SELECT estimatedSeconds FROM estimation
+                                  WHERE taskId = t.taskId AND \(RowRules.valid("estimation", columns: ["estimatedSeconds", "recordedAt"]))
+                                  \(newestFirst) LIMIT 1)
+                FROM t WHERE \(validTask)
                 """) {
-                let id: UUID = row[0], estimate: Double = row[1]
+                guard let estimate: Double = row[1] else { continue }
+                let id: UUID = row[0]
                 memory[id, default: TaskMemory()].lastEstimateSeconds = Int(estimate.rounded())
             }
             for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM estimation WHERE \(RowRules.valid("estimation", columns: ["taskId", "differenceSeconds"])) GROUP BY taskId") {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].bestAbsDifferenceSeconds = row[1]
             }
+            // The last few, oldest of them first (as TaskMemory.record appends them).
             for row in try Row.fetchAll(db, sql: """
-                SELECT taskId, actualSeconds FROM (
-                  SELECT taskId, actualSeconds, ROW_NUMBER() OVER (PARTITION BY taskId ORDER BY recordedAt DESC, rowid DESC) AS n
-                  FROM estimation WHERE NOT isCalibration AND \(RowRules.valid("estimation", columns: ["taskId", "actualSeconds", "recordedAt"])))
-                WHERE n <= \(ContextualHint.requiredHistory) ORDER BY taskId, n DESC
+                \(tasks)
+                SELECT t.taskId, e.actualSeconds FROM t JOIN estimation e ON e.rowid IN (
+                  SELECT rowid FROM estimation
+                  WHERE taskId = t.taskId AND NOT isCalibration AND \(RowRules.valid("estimation", columns: ["actualSeconds", "recordedAt"]))
+                  \(newestFirst) LIMIT \(ContextualHint.requiredHistory))
+                WHERE \(validTask)
+                ORDER BY t.taskId, e.recordedAt, e.rowid
                 """) {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].recentActuals.append(row[1])

@@ -186,6 +186,36 @@ struct StoreTests {
         #expect(world.plays == QuestPlay.completedPlays(sessions: try db.sessions(), snapshots: try db.snapshots()))
     }
 
+    @Test("task memory: an unreadable task id is skipped, and of two rows at the same time the later written is the newer")
+    func taskMemoryEdges() throws {
+        let (db, _) = try freshDatabase()
+        let base = Date(timeIntervalSince1970: 1_780_000_000)
+        for day in 0..<6 {
+            try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400), durations: [(60 + Double(day), 70), (120 + Double(day), 100 + Double(day))])
+        }
+        let tasks = morningRoutine.tasks.map(\.id)
+        try db.pool.writeWithoutTransaction { db in
+            // Bit flips: the triggers are not asked.
+            try db.execute(sql: "DROP TRIGGER estimation_no_change")
+            try db.execute(sql: "DROP TRIGGER estimation_trusted_time_final")
+            // The newest row of the first task loses its id (text, then an integer elsewhere).
+            try db.execute(sql: "UPDATE estimation SET taskId = 'not a uuid' WHERE rowid = (SELECT MAX(rowid) FROM estimation WHERE orderIndex = 0)")
+            try db.execute(sql: "UPDATE estimation SET taskId = 7 WHERE rowid = (SELECT MIN(rowid) FROM estimation WHERE orderIndex = 1)")
+            // The second task's last two rows recorded at the same instant.
+            try db.execute(sql: """
+                UPDATE estimation SET recordedAt = (SELECT MAX(recordedAt) FROM estimation WHERE orderIndex = 1)
+                WHERE rowid = (SELECT MAX(rowid) FROM estimation WHERE orderIndex = 1 AND rowid < (SELECT MAX(rowid) FROM estimation WHERE orderIndex = 1))
+                """)
+        }
+        let memory = try db.taskMemories()
+        #expect(Set(memory.keys) == Set(tasks.prefix(2)), "the two tasks played; no entry for the unreadable ids")
+        #expect(memory[tasks[0]]?.lastEstimateSeconds == 64, "the newest readable row of the first task is day 4's")
+        #expect(memory[tasks[0]]?.recentActuals == [70, 70], "days 3 and 4 only: the first three quests were calibration")
+        #expect(memory[tasks[1]]?.lastEstimateSeconds == 125, "day 5's, written after day 4's at the same instant")
+        // Equal times: rowid decides, so day 5's row stays the newest and the order is kept.
+        #expect(memory[tasks[1]]?.recentActuals == [103, 104, 105], "\(String(describing: memory[tasks[1]]))")
+    }
+
     @Test("an estimation for an unknown session is refused and nothing of it is written")
     func orphanEstimation() throws {
         let (db, _) = try freshDatabase()
