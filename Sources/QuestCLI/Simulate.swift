@@ -276,6 +276,10 @@ enum TraceLine {
                 f["rating"] = .string(e.rating.rawValue)
                 f["xp"] = .number(Double(e.xpEarned))
             case .sessionCompleted(let s): f["sessionXP"] = .number(Double(s.xpEarned))
+            case .sessionPaused(let s):
+                f["session"] = .string(s.id.uuidString)
+                f["sessionXP"] = .number(Double(s.xpEarned))
+            case .sessionResumed(let s): f["session"] = .string(s.id.uuidString)
             case .sessionAbandoned, .inProgressCleared: break
             case .reflectionDismissed(let w): f["week"] = .string(w)
             case .reminderSounded(_, let name, _): f["routine"] = .string(name)
@@ -322,6 +326,7 @@ enum TraceLine {
         case .buttonCheckLimit: "buttonCheckLimit"
         case .claimHold: "claimHold"
         case .claimLimit: "claimLimit"
+        case .walkAway: "walkAway"
         }
     }
 

@@ -38,9 +38,11 @@ extension QuestDatabase {
                 try db.execute(sql: "DELETE FROM inProgressTask")
             case .sessionCompleted(let s):
                 try Self.updateSession(db, s)
-            case .sessionAbandoned(let s):
+            case .sessionAbandoned(let s), .sessionPaused(let s):
                 try Self.updateSession(db, s)
                 try db.execute(sql: "DELETE FROM inProgressTask")
+            case .sessionResumed(let s):
+                try Self.updateSession(db, s)
             case .inProgressCleared:
                 try db.execute(sql: "DELETE FROM inProgressTask")
             case .reminderSounded(let routineID, _, let at):
@@ -63,7 +65,7 @@ extension QuestDatabase {
         case .sessionStarted(let s): [("startedAt", s.startedAt)]
         case .taskStarted(let t): [("lockedAt", t.lockedAt)]
         case .estimationCompleted(let e): [("recordedAt", e.recordedAt)]
-        case .sessionCompleted(let s), .sessionAbandoned(let s): [("startedAt", s.startedAt)] + (s.completedAt.map { [("completedAt", $0)] } ?? [])
+        case .sessionCompleted(let s), .sessionAbandoned(let s), .sessionPaused(let s), .sessionResumed(let s): [("startedAt", s.startedAt)] + (s.completedAt.map { [("completedAt", $0)] } ?? [])
         case .reminderSounded(_, _, let at): [("soundedAt", at)]
         case .inProgressCleared, .reflectionDismissed: []
         }
@@ -256,6 +258,27 @@ extension QuestDatabase {
             GROUP BY s.id ORDER BY s.completedAt
             """).map { row in
             QuestPlay(routineID: row[0], completedAt: Date(timeIntervalSince1970: row[1]), measuredTaskSeconds: row[2])
+        }
+    }
+
+    /// GAME-7: each routine's latest quest when it is paused, with the tasks it played (in
+    /// order). The machine picks one up only on the day it started.
+    public func pausedQuests() throws -> [PausedQuest] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.* FROM session s
+                JOIN (SELECT routineId, MAX(startedAt) AS latest FROM session GROUP BY routineId) l
+                  ON s.routineId = l.routineId AND s.startedAt = l.latest
+                WHERE s.status = 'paused' AND \(RowRules.valid("session", prefix: "s."))
+                ORDER BY s.startedAt
+                """)
+            .map(Self.session)
+            .map { session in
+                let played = try Row.fetchAll(
+                    db, sql: "SELECT * FROM estimation WHERE sessionId = ? AND \(RowRules.valid("estimation")) ORDER BY orderIndex",
+                    arguments: [session.id])
+                return PausedQuest(session: session, estimations: played.map(Self.estimation))
+            }
         }
     }
 

@@ -107,7 +107,7 @@ enum RowRules {
         ("session", [
             uuid("id"), uuid("routineId"), text("routineDisplayName"), wallTime("startedAt"),
             int("startedMonotonicNanos", 0, Int64.max, "nanoseconds"), text("bootId", maxBytes: 64), bool("wallClockTrusted"),
-            optional(wallTime("completedAt")), oneOf("status", ["in_progress", "completed", "abandoned"]), bool("isCalibration"),
+            optional(wallTime("completedAt")), oneOf("status", ["in_progress", "completed", "abandoned", "paused"]), bool("isCalibration"),
             int("xpEarned", 0, 10_000_000, "XP"),
         ]),
         ("estimation", [

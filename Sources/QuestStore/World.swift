@@ -16,7 +16,8 @@ extension QuestDatabase {
         let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
         return QuestWorld(
             routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: taskMemory ? try taskMemories() : [:],
-            plays: plays, settings: settings.game, calendar: cal, bootID: bootID, reminders: try lastReminders())
+            plays: plays, settings: settings.game, calendar: cal, bootID: bootID, reminders: try lastReminders(),
+            pausedQuests: try pausedQuests())
     }
 
     /// REM-1: when each routine's reminder last sounded.

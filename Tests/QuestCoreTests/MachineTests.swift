@@ -252,7 +252,7 @@ struct MachineTests {
         #expect(box.sim.log.dropFirst(after).allSatisfy { $0.atNanos <= t + 4 * second + 30 * milli })
     }
 
-    @Test("abandon: holding stop 3 s while active or estimating ends the quest; 2.9 s does not")
+    @Test("abandon: holding stop 3 s while active or estimating pauses the quest (GAME-7); 2.9 s does not")
     func abandon() {
         var box = Box()
         box.tap(.lock, at: 1 * second)
@@ -264,8 +264,8 @@ struct MachineTests {
         #expect(box.phase == "idle")
         box.sim.release(.stop, at: 34 * second)
         #expect(box.estimations.isEmpty)
-        guard case .sessionAbandoned(let s)? = box.persisted.last else { Issue.record("not abandoned"); return }
-        #expect(s.status == .abandoned)
+        guard case .sessionPaused(let s)? = box.persisted.last else { Issue.record("not paused"); return }
+        #expect(s.status == .paused)
         guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
         #expect(idle.notice == QuestMachine.abandonedNotice)
 
@@ -429,7 +429,11 @@ struct MachineTests {
     func memoryHintAndPersonalBest() {
         var box = Box()
         var t = 1 * second
+        // Each play on a day of its own: the same day, a lock would pick up the paused quest
+        // at its second task (GAME-7).
+        func nextDay() { t += 86_400 * second }
         func playTooth(estimateSteps: Int, takes seconds: Int64) {
+            nextDay()
             box.tap(.lock, at: t); t += second
             for _ in 0..<estimateSteps { box.tap(.up, at: t); t += second }
             box.tap(.lock, at: t); t += seconds * second
@@ -438,6 +442,7 @@ struct MachineTests {
             box.tap(.stop, at: t, hold: 3_200 * milli); t += 5 * second
         }
         playTooth(estimateSteps: 1, takes: 200)  // estimate 2:30, 50 s off
+        nextDay()
         guard case .estimating(let s)? = { box.tap(.lock, at: t); t += second; return box.lastScreen }() else { Issue.record("no screen"); return }
         #expect(s.estimateSeconds == 150)
         #expect(s.hint == nil)
@@ -446,6 +451,7 @@ struct MachineTests {
         let reveals = box.sim.allEffects.compactMap { if case .display(.reveal(let r)) = $0 { r } else { nil } }
         #expect(reveals.map(\.isPersonalBest) == [false, true, false, false, false])
         #expect(box.sounds.filter { $0 == .personalBest }.count == 1)
+        nextDay()
         box.tap(.lock, at: t); t += second
         guard case .estimating(let withHint)? = box.lastScreen else { Issue.record("no screen"); return }
         #expect(withHint.hint == "Last 5 times this took about 2:45")  // median 160 s, to the nearest 15 s

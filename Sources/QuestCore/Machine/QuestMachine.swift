@@ -21,6 +21,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case claimHold
     /// PAR-2: a claim asked for too long (or waited too long for an idle box).
     case claimLimit
+    /// GAME-7: a quest waiting for the player with no press pauses.
+    case walkAway
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -79,6 +81,8 @@ public enum PersistRequest: Codable, Equatable, Sendable {
         case .estimationCompleted: "estimationCompleted"
         case .sessionCompleted: "sessionCompleted"
         case .sessionAbandoned: "sessionAbandoned"
+        case .sessionPaused: "sessionPaused"
+        case .sessionResumed: "sessionResumed"
         case .inProgressCleared: "inProgressCleared"
         case .reflectionDismissed: "reflectionDismissed"
         case .reminderSounded: "reminderSounded"
@@ -95,6 +99,11 @@ public enum PersistRequest: Codable, Equatable, Sendable {
     case sessionCompleted(GameSession)
     /// Also clears the in-progress task.
     case sessionAbandoned(GameSession)
+    /// GAME-7: the quest is paused with the XP of its played tasks; also clears the
+    /// in-progress task.
+    case sessionPaused(GameSession)
+    /// GAME-7: a paused quest picked up again (back in progress).
+    case sessionResumed(GameSession)
     /// A task that cannot resume is offered again.
     case inProgressCleared
     case reflectionDismissed(weekIdentifier: String)
@@ -288,6 +297,8 @@ struct Reducer {
             dismiss(reflection)
             if role == .lock { startQuest(selected: selected, at: t) } else { enterIdle(notice: nil, selected: selected) }
         case .estimating(let run, let index, let estimate):
+            // GAME-7: every press while the box waits for a guess puts off the pause.
+            if role != .lock { emit(.scheduleTimer(.walkAway, atNanos: t + ms(rules.walkAwayPauseMs))) }
             switch role {
             case .up, .down:
                 changeEstimate(run, index, estimate, up: role == .up)
@@ -356,9 +367,11 @@ struct Reducer {
             guard state.debouncer.isPressed(.stop) else { return }
             switch state.phase {
             case .estimating(let run, _, _), .active(let run, _, _, _, _):
-                abandon(run, notice: QuestMachine.abandonedNotice)
+                pause(run, notice: QuestMachine.abandonedNotice)
             default: break
             }
+        case .walkAway:
+            if case .estimating(let run, _, _) = state.phase { pause(run, notice: QuestMachine.abandonedNotice) }
         case .taskLimit:
             if case .active(let run, _, _, let lock, _) = state.phase, t - lock >= ms(rules.taskLimitMs) {
                 abandon(run, notice: QuestMachine.tooLongNotice)
@@ -493,6 +506,7 @@ struct Reducer {
         let today = todaysRoutines()
         guard let position = today.firstIndex(where: { $0.id == selected }) ?? (today.isEmpty ? nil : 0) else { return }
         let routine = today[position]
+        if resumePaused(routine) { return }
         let profile = state.world.profile
         let session = GameSession(
             id: env.newID, routineID: routine.id, routineDisplayName: routine.playerFacingName(position: position + 1),
@@ -505,13 +519,37 @@ struct Reducer {
         beginEstimating(run, 0)
     }
 
-    mutating func beginEstimating(_ run: QuestRun, _ index: Int, estimate: Int? = nil) {
+    /// GAME-7: the selected quest's pause from today, picked up at the task where it stopped
+    /// (when the routine still begins with the tasks it played). A pause from another day, or
+    /// of a routine changed since, stays incomplete and the quest starts afresh.
+    mutating func resumePaused(_ routine: Routine) -> Bool {
+        guard let i = state.world.pausedQuests.firstIndex(where: { $0.session.routineID == routine.id }) else { return false }
+        let paused = state.world.pausedQuests.remove(at: i)
+        let played = paused.estimations
+        guard state.world.calendar.isDate(paused.session.startedAt, inSameDayAs: env.now), played.count < routine.tasks.count,
+              zip(played, routine.tasks).allSatisfy({ $0.taskID == $1.id })
+        else { return false }
+        var session = paused.session
+        session.status = .inProgress
+        session.xpEarned = 0
+        let run = QuestRun(
+            session: session, routine: routine, questName: session.routineDisplayName, estimations: played, personalBests: [],
+            levelAtStart: LevelCalculator.level(fromTotalXP: state.world.profile.totalXP, rules: rules))
+        emit(.persist(.sessionResumed(session)))
+        beginEstimating(run, played.count, note: ScreenPhrases.welcomeBack(taskNumber: played.count + 1, of: routine.tasks.count))
+        return true
+    }
+
+    /// `note`: said once instead of the hint (a picked-up quest's welcome).
+    mutating func beginEstimating(_ run: QuestRun, _ index: Int, estimate: Int? = nil, note: String? = nil) {
         let task = run.routine.tasks[index]
         let memory = state.world.taskMemory[task.id]
         let first = EstimateStepper.clamp(estimate ?? memory?.lastEstimateSeconds ?? rules.defaultEstimateSeconds, rules: rules)
         state.phase = .estimating(run, taskIndex: index, estimateSeconds: first)
         emit(.led(.estimating))
-        showEstimate(run, index, first)
+        showEstimate(run, index, first, note: note)
+        // GAME-7: a guess screen nobody answers pauses the quest.
+        emit(.scheduleTimer(.walkAway, atNanos: now + ms(rules.walkAwayPauseMs)))
     }
 
     /// `note`: a refused press's cue, said instead of the hint.
@@ -543,6 +581,7 @@ struct Reducer {
         emit(.cancelTimer(.holdRepeat(.up)))
         emit(.cancelTimer(.holdRepeat(.down)))
         emit(.cancelTimer(.abandonHold))
+        emit(.cancelTimer(.walkAway))
         state.repeats = [:]
     }
 
@@ -680,6 +719,22 @@ struct Reducer {
         emit(.cancelTimer(.taskLimit))
         emit(.cancelTimer(.revealTimeout))
         emit(.persist(.sessionAbandoned(session)))
+        state.phase = .idle(selectedRoutineID: run.routine.id, notice: notice)
+        enterIdle(notice: notice)
+    }
+
+    /// GAME-7 (a walk-away, or STOP held 3 s): back to idle as for a quest not played today;
+    /// the played tasks keep their results and XP, and the next lock today picks it up.
+    mutating func pause(_ run: QuestRun, notice: String) {
+        var session = run.session
+        session.status = .paused
+        session.xpEarned = run.estimations.reduce(0) { $0 + $1.xpEarned }
+        cancelButtonTimers()
+        emit(.cancelTimer(.taskLimit))
+        emit(.cancelTimer(.revealTimeout))
+        emit(.persist(.sessionPaused(session)))
+        state.world.pausedQuests.removeAll { $0.session.routineID == session.routineID }
+        state.world.pausedQuests.append(PausedQuest(session: session, estimations: run.estimations))
         state.phase = .idle(selectedRoutineID: run.routine.id, notice: notice)
         enterIdle(notice: notice)
     }

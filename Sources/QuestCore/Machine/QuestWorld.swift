@@ -41,13 +41,17 @@ public struct QuestWorld: Codable, Equatable, Sendable {
     public var pendingReflection: WeeklyReflection?
     /// REM-1: when each routine's reminder last sounded.
     public var reminders: [UUID: Date]
+    /// GAME-7: the latest paused quests (the shell loads those of the last days; the machine
+    /// picks one up only on the day it started).
+    public var pausedQuests: [PausedQuest]
 
     public init(
         routines: [Routine] = [], profile: PlayerProfile = PlayerProfile(), taskMemory: [UUID: TaskMemory] = [:],
         plays: [QuestPlay] = [], settings: GameSettings = GameSettings(), calendar: Calendar, bootID: String,
-        pendingReflection: WeeklyReflection? = nil, reminders: [UUID: Date] = [:]
+        pendingReflection: WeeklyReflection? = nil, reminders: [UUID: Date] = [:], pausedQuests: [PausedQuest] = []
     ) {
         self.reminders = reminders
+        self.pausedQuests = pausedQuests
         self.routines = routines
         self.profile = profile
         self.taskMemory = taskMemory
@@ -56,6 +60,17 @@ public struct QuestWorld: Codable, Equatable, Sendable {
         self.calendar = calendar
         self.bootID = bootID
         self.pendingReflection = pendingReflection
+    }
+}
+
+/// GAME-7: a quest paused part-way, with the tasks it has played (in order).
+public struct PausedQuest: Codable, Equatable, Sendable {
+    public var session: GameSession
+    public var estimations: [TaskEstimation]
+
+    public init(session: GameSession, estimations: [TaskEstimation]) {
+        self.session = session
+        self.estimations = estimations
     }
 }
 

@@ -58,6 +58,9 @@ public enum ScreenPhrases {
         return "Lvl \(level) · \(percent)% to Lvl \(level + 1)"
     }
 
+    /// GAME-7: a paused quest picked up again, at the task where it stopped.
+    public static func welcomeBack(taskNumber: Int, of taskCount: Int) -> String { "Welcome back · Task \(taskNumber)/\(taskCount)" }
+
     /// The refused press at the estimate's limit (the box's range, SPEC §2 steps).
     public static func shortestGuess(_ seconds: Int) -> String { "Shortest guess \(DurationText.clock(seconds: seconds))" }
     public static func longestGuess(_ seconds: Int) -> String { "Longest guess \(DurationText.clock(seconds: seconds))" }

@@ -41,6 +41,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .noteTimeout: 26
         case .claimHold: 27
         case .claimLimit: 28
+        case .walkAway: 29
         }
     }
 }

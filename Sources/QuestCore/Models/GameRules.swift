@@ -23,6 +23,8 @@ public struct GameRules: Codable, Equatable, Sendable {
     public var revealTimeoutMs: Int64 = 8_000
     public var summaryTimeoutMs: Int64 = 30_000
     public var reflectionTimeoutMs: Int64 = 60_000
+    /// GAME-7: a quest waiting for the player this long with no press is paused.
+    public var walkAwayPauseMs: Int64 = 10 * 60 * 1_000
     // §5 buttons
     public var debounceMs: Int64 = 30
     public var holdMs: Int64 = 800

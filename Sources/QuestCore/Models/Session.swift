@@ -20,6 +20,9 @@ public enum SessionStatus: String, Codable, Sendable, Equatable {
     case inProgress = "in_progress"
     case completed
     case abandoned
+    /// GAME-7: left waiting (or stopped with a 3 s hold); picked up at the next lock the same
+    /// day, else it stays incomplete.
+    case paused
 }
 
 /// One play of a routine. Wall times are calendar facts; durations come from the
