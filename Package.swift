@@ -148,7 +148,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "QuestReportsTests", dependencies: ["QuestReports", "QuestStore", "QuestCore", "questbox", "TestSupport"]),
+        .testTarget(name: "QuestReportsTests", dependencies: ["QuestReports", "QuestStore", "QuestCore", "questbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "BoardProfileTests", dependencies: ["BoardProfile", "questbox", "TestSupport"]),
         .testTarget(
             name: "QuestCLITests",

@@ -111,6 +111,14 @@ extension QuestDatabase {
         s.volumePercent = row["volumePercent"]
         s.firstWeekday = row["firstWeekday"]
         s.hasPIN = (row["pinHash"] as String?) != nil
+        if try db.tableExists("streakPolicyChange") {
+            s.game.streakPolicyChanges = try Row.fetchAll(db, sql: """
+                SELECT changedAt, fromPolicy, toPolicy FROM streakPolicyChange WHERE \(RowRules.valid("streakPolicyChange")) ORDER BY changedAt, id
+                """).compactMap { row in
+                guard let from = GameSettings.StreakPolicy(rawValue: row[1]), let to = GameSettings.StreakPolicy(rawValue: row[2]) else { return nil }
+                return StreakPolicyChange(at: Date(timeIntervalSince1970: row[0]), from: from, to: to)
+            }
+        }
         // Names that break the rule are left out (a hand-edited restore): never a way in.
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         return s
@@ -121,7 +129,11 @@ extension QuestDatabase {
     /// is written back from an earlier read). Values are checked before anything is written.
     /// `reminders` (REM-1: a routine's reminder, by the routine's name) change in the same
     /// transaction, so the box never reads half of a parent's settings.
-    public func updateSettings(reminders: [(routine: String, reminder: ReminderChoice)] = [], _ change: (inout StoredSettings) -> Void) throws {
+    /// STREAK-3: a switch of the streak policy is stored with `now` (a calendar fact: the day
+    /// from which the new policy judges).
+    public func updateSettings(
+        reminders: [(routine: String, reminder: ReminderChoice)] = [], now: Date = Date(), _ change: (inout StoredSettings) -> Void
+    ) throws {
         try pool.write { db in
             for (name, reminder) in reminders {
                 guard try Self.writeReminder(db, reminder, forRoutineNamed: name) else {
@@ -129,6 +141,7 @@ extension QuestDatabase {
                 }
             }
             var s = try Self.readSettings(db)
+            let policyBefore = s.game.streakPolicy
             change(&s)
             guard (0...100).contains(s.volumePercent) else { throw StoreError.invalid("volume: \(s.volumePercent) is not 0–100") }
             if let day = s.firstWeekday, !(1...7).contains(day) {
@@ -139,6 +152,12 @@ extension QuestDatabase {
             }
             if let problem = WebHosts.problem(s.webHosts) { throw StoreError.invalid("webHosts: \(problem)") }
             try Self.ensureSettingsRow(db)
+            if s.game.streakPolicy != policyBefore {
+                guard RowRules.isStorableWallTime(now) else { throw StoreError.invalid("streak.policy: the time of the switch \(now.timeIntervalSince1970) is outside the years the store keeps") }
+                try db.execute(
+                    sql: "INSERT INTO streakPolicyChange (changedAt, fromPolicy, toPolicy) VALUES (?, ?, ?)",
+                    arguments: [now.timeIntervalSince1970, policyBefore.rawValue, s.game.streakPolicy.rawValue])
+            }
             try db.execute(
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,

@@ -139,6 +139,7 @@ enum RowRules {
             optional(text("webHosts", maxBytes: WebHosts.maximumStoredBytes)),
         ]),
         ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
+        ("streakPolicyChange", [wallTime("changedAt"), oneOf("fromPolicy", ["pause", "joker"]), oneOf("toPolicy", ["pause", "joker"])]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
     ]

@@ -21,6 +21,7 @@ public enum Schema {
         ("v4-pin-lockout-escalation", v4),
         ("v5-live-settings", v5),
         ("v6-web-hosts", v6),
+        ("v7-streak-policy-changes", v7),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -32,6 +33,17 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// STREAK-3 (#32): every switch of the streak policy, so each policy judges only the days
+    /// it was in force and a switch never lowers the streak already shown.
+    static func v7(_ db: Database) throws {
+        try db.create(table: "streakPolicyChange") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("changedAt", .double).notNull()
+            t.column("fromPolicy", .text).notNull()
+            t.column("toPolicy", .text).notNull()
+        }
     }
 
     /// #31: the names the web app answers to besides the box's own (`web.hosts`), space-

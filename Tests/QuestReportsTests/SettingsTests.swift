@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import QuestCore
 import Testing
-import QuestStore
+@testable import QuestStore
+import GRDB
 @testable import QuestReports
 
 @Suite("settings (questbox settings, SettingsCatalog)")
@@ -52,9 +53,12 @@ struct SettingsTests {
         let db = try QuestDatabase(path: data + "/questbox.sqlite", access: .readOnly)
         let s = try db.settings()
         #expect(!s.soundEnabled && s.volumePercent == 35 && s.firstWeekday == 2)
-        #expect(s.game == GameSettings(
+        var expected = GameSettings(
             streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 5, remindersEnabled: false,
-            reminderTime: ClockTime(hour: 6, minute: 45)))
+            reminderTime: ClockTime(hour: 6, minute: 45))
+        #expect(s.game.streakPolicyChanges.map(\.to) == [.joker], "STREAK-3: the switch is stored")
+        expected.streakPolicyChanges = s.game.streakPolicyChanges
+        #expect(s.game == expected)
         #expect(try db.routines().first?.reminder == .at(ClockTime(hour: 7, minute: 10)!))
         let json = try run(["settings", "get", "week.first-day", "--json", "--data", data])
         #expect(try JSONDecoder().decode(SettingValue.self, from: Data(json.stdout.utf8)).value == "monday")
@@ -117,5 +121,34 @@ struct SettingsTests {
         try SettingsCatalog.set(all: [("sound.volume", "35"), ("reminder.\(morningRoutine.name)", "06:45")], in: db)
         #expect(try db.settings().volumePercent == 35)
         #expect(try db.routines().first?.reminder == .at(try #require(ClockTime("06:45"))))
+    }
+}
+
+@Suite("STREAK-3: a switch of the streak policy is stored and keeps the streak on every surface")
+struct StreakSwitchStoreTests {
+    @Test("pause → joker keeps the streak in stats (13, not the joker policy's 5); the switch is stored once")
+    func switchKeepsStreak() throws {
+        let (db, _) = try freshDatabase()
+        try db.saveRoutine(morningRoutine)
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = .current
+        let now = Date()
+        let today = cal.startOfDay(for: now)
+        // Three runs of five days with a day missed between them, the last run ending today
+        // (quests at 06:00 or earlier today, so they are all before now).
+        for daysAgo in Array(12...16) + Array(6...10) + Array(0...4) {
+            let day = try #require(cal.date(byAdding: .day, value: -daysAgo, to: today))
+            let at = day.addingTimeInterval(daysAgo == 0 ? min(6 * 3600, now.timeIntervalSince(day) / 2) : 6 * 3600)
+            try recordQuest(db, at: at, durations: [(120, 150), (60, 70), (200, 240)])
+        }
+        #expect(try StatsReport.load(from: db, now: now, calendar: cal).currentStreak == 13)
+        try SettingsCatalog.set("streak.policy", to: "joker", in: db)
+        try SettingsCatalog.set("streak.policy", to: "joker", in: db)  // no switch: nothing stored
+        let report = try StatsReport.load(from: db, now: now.addingTimeInterval(1), calendar: cal)
+        #expect(report.currentStreak == 13 && report.availableJokers == 0)
+        #expect(try db.settings().game.streakPolicyChanges.map { "\($0.from.rawValue)→\($0.to.rawValue)" } == ["pause→joker"])
+        // The stored switch is what keeps it: without it the joker policy judges every day.
+        try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }
+        #expect(try StatsReport.load(from: db, now: now.addingTimeInterval(1), calendar: cal).currentStreak == 5)
     }
 }

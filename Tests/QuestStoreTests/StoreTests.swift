@@ -364,7 +364,8 @@ struct StoreTests {
         let (db, _) = try freshDatabase()
         var expected = StoredSettings()
         #expect(try db.settings() == expected)
-        try db.updateSettings { s in
+        let switchedAt = Date(timeIntervalSince1970: 1_780_000_000)
+        try db.updateSettings(now: switchedAt) { s in
             s.game.streakPolicy = .joker
             s.game.hintsEnabled = false
             s.volumePercent = 35
@@ -378,6 +379,8 @@ struct StoreTests {
         expected.game = GameSettings(
             streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 4, remindersEnabled: false,
             reminderTime: ClockTime("06:45"))
+        // STREAK-3: the switch is stored with its time.
+        expected.game.streakPolicyChanges = [StreakPolicyChange(at: switchedAt, from: .pause, to: .joker)]
         expected.volumePercent = 35
         expected.soundEnabled = false
         expected.firstWeekday = 1

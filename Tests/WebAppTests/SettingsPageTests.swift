@@ -33,6 +33,9 @@ struct SettingsPageTests {
             let keys = SettingsCatalog.list(try db.settings(), routines: []).map(\.key)
             for key in keys { #expect(page.contains("name=\"value.\(key)\""), "\(key) is on the page") }
             #expect(page.contains("<option value=\"joker\">One free day a week keeps it going</option>"))
+            // STREAK-3: the help says what each policy does, and that a switch keeps the streak shown now.
+            #expect(!page.contains("never resets to 0"))
+            #expect(page.contains("with none left the streak starts again from 0. Switching keeps the streak (now 0 days)"))
             let reminderTime = try db.settings().game.reminderTime.description
             #expect(page.contains("type=\"time\"") && page.contains("value=\"\(reminderTime)\""))
             let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: [
@@ -42,6 +45,7 @@ struct SettingsPageTests {
             let settings = try db.settings()
             #expect(settings.volumePercent == 35 && settings.game.streakPolicy == .joker && settings.firstWeekday == 2 && settings.game.estimateReadBack)
             #expect(settings.game.reminderTime.description == "06:45")
+            #expect(settings.game.streakPolicyChanges.map(\.to) == [.joker], "STREAK-3: the switch is stored")
             #expect(box.commands.contains("reload"))
             let (_, after) = try await browser.get(client, try #require(saved.headers[.location]))
             #expect(after.contains("Saved: Volume, When a day is missed, Read the estimate back, First day of the week, Reminder time. The box has it now."))

@@ -679,17 +679,13 @@ struct Reducer {
         profile.lastPlayedDate = pause.lastPlayedDate
 
         let play = QuestPlay(routineID: run.routine.id, completedAt: env.now, measuredTaskSeconds: run.estimations.reduce(0) { $0 + $1.actualSeconds })
-        var milestone: Int?
-        switch world.settings.streakPolicy {
-        case .pause:
-            if pause.increased && StreakTracker.isMilestone(pause.currentStreak) { milestone = pause.currentStreak }
-        case .joker:
-            let before = JokerStreakCalculator.evaluate(plays: world.plays, today: env.now, calendar: calendar, rules: rules)
-            let after = JokerStreakCalculator.evaluate(plays: world.plays + [play], today: env.now, calendar: calendar, rules: rules)
-            if after.currentStreak > before.currentStreak && StreakTracker.isMilestone(after.currentStreak) { milestone = after.currentStreak }
-        }
+        // The streak as every surface shows it, before and after this quest (whatever the
+        // policy and its switches): a milestone is celebrated when this quest reached it.
+        let before = PlayerStanding.of(world, rules: rules, today: env.now).streak
         state.world.profile = profile
         state.world.plays.append(play)
+        let after = PlayerStanding.of(state.world, rules: rules, today: env.now).streak
+        let milestone: Int? = after > before && StreakTracker.isMilestone(after) ? after : nil
 
         var session = run.session
         session.completedAt = env.now

@@ -105,6 +105,19 @@ public enum ReminderChoice: Codable, Equatable, Hashable, Sendable, CustomString
     }
 }
 
+/// STREAK-3: the streak policy switched at `at` from `from` to `to`.
+public struct StreakPolicyChange: Codable, Equatable, Sendable {
+    public var at: Date
+    public var from: GameSettings.StreakPolicy
+    public var to: GameSettings.StreakPolicy
+
+    public init(at: Date, from: GameSettings.StreakPolicy, to: GameSettings.StreakPolicy) {
+        self.at = at
+        self.from = from
+        self.to = to
+    }
+}
+
 /// Choices the parent or player makes (persisted by the store).
 public struct GameSettings: Codable, Equatable, Sendable {
     public enum StreakPolicy: String, Codable, Sendable, Equatable, CaseIterable {
@@ -122,6 +135,9 @@ public struct GameSettings: Codable, Equatable, Sendable {
     /// time, or at `reminderTime` unless it is off.
     public var remindersEnabled = true
     public var reminderTime = ClockTime.morning
+    /// STREAK-3: every switch of `streakPolicy`, oldest first (the store keeps them), so a
+    /// switch never takes away a streak already shown.
+    public var streakPolicyChanges: [StreakPolicyChange] = []
 
     public init(
         streakPolicy: StreakPolicy = .pause, hintsEnabled: Bool = true, estimateReadBack: Bool = false,

@@ -15,8 +15,12 @@ public enum JokerStreakCalculator: Sendable {
     /// Iterates forward, oldest day first. On each day the joker for reaching a multiple of
     /// seven is earned before the day is judged (the day-7 case); a bad day then spends a
     /// joker if there is one, else the streak ends.
-    public static func evaluate(_ days: [DayOutcome], rules: GameRules = .standard) -> JokerStreakResult {
-        var streak = 0, jokers = 0, earned = 0, consumed = 0
+    /// `startingStreak` and `startingJokers`: where an earlier policy left the streak
+    /// (STREAK-3); the day count goes on from it, so milestones of seven stay where they fall.
+    public static func evaluate(
+        _ days: [DayOutcome], startingStreak: Int = 0, startingJokers: Int = 0, rules: GameRules = .standard
+    ) -> JokerStreakResult {
+        var streak = startingStreak, jokers = startingJokers, earned = 0, consumed = 0
         for day in days {
             let candidate = streak + 1
             if candidate % rules.jokerEveryGoodDays == 0 {

@@ -22,7 +22,12 @@ public struct PlayerStanding: Codable, Equatable, Sendable {
     ) -> PlayerStanding {
         var streak = profile.currentStreak
         var jokers: Int?
-        if settings.streakPolicy == .joker {
+        if !settings.streakPolicyChanges.isEmpty {
+            let result = StreakAcrossPolicies.evaluate(
+                plays: plays, changes: settings.streakPolicyChanges, today: today, calendar: calendar, rules: rules)
+            streak = result.streak
+            jokers = result.jokers
+        } else if settings.streakPolicy == .joker {
             let result = JokerStreakCalculator.evaluate(plays: plays, today: today, calendar: calendar, rules: rules)
             streak = result.currentStreak
             jokers = result.availableJokers

@@ -16,7 +16,7 @@ struct SettingsController {
     static let labels: [String: (label: String, help: String, choices: [String: String])] = [
         "sound.mute": ("Sounds", "The reveal, tick and reminder sounds.", ["false": "On", "true": "Muted"]),
         "sound.volume": ("Volume", "0 to 100 %.", [:]),
-        "streak.policy": ("When a day is missed", "A streak never resets to 0 for a missed day.",
+        "streak.policy": ("When a day is missed", Self.streakPolicyHelp(streakNow: nil),
                           ["pause": "The streak pauses and goes on", "joker": "One free day a week keeps it going"]),
         "hints": ("Hints", "“Last 5 times this took about …” before estimating a task played 5 times.", ["true": "Shown", "false": "Off"]),
         "estimate.readback": ("Read the estimate back", "Buzzer pulses repeat the locked estimate (for a box without a screen).",
@@ -29,6 +29,14 @@ struct SettingsController {
         "reminders": ("Reminders", "A sound and a light when a quest of the day has not been played.", ["true": "On", "false": "Off"]),
         "reminder.time": ("Reminder time", "When reminders sound unless a routine sets its own.", [:]),
     ]
+
+    /// STREAK-3: what each policy really does, and what a switch does to the streak shown now.
+    static func streakPolicyHelp(streakNow: Int?) -> String {
+        let now = streakNow.map { " (now \(CountText.counted($0, "day")))" } ?? ""
+        return "Pause: a missed day pauses the streak and the next quest goes on from it; it never drops. "
+            + "One free day a week: every 7th day in a row earns a joker (at most 3), a missed day spends one, "
+            + "and with none left the streak starts again from 0. Switching keeps the streak\(now); the new rule judges the days after."
+    }
 
     func addRoutes(to parent: RouterGroup<WebRequestContext>) {
         parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
@@ -81,12 +89,18 @@ struct SettingsController {
 
     func page(_ request: Request, sent: [String: String], problems: [String: String], status: HTTPResponse.Status = .ok) throws -> Response {
         let values = SettingsCatalog.list(try services.database.settings(), routines: [])
+        let world = try services.database.loadWorld(calendar: services.calendar, bootID: "web", taskMemory: false)
+        let streakNow = PlayerStanding.of(world, rules: .standard, today: Date()).streak
         let changed = request.uri.queryParameters["changed"].map { $0.split(separator: ",").map(String.init) } ?? []
         let box = request.uri.queryParameters["box"].map(String.init)
         return try services.formPage("parent-settings", for: request, status: status) { csrf in
             SettingsView(
                 csrf: csrf,
-                settings: values.map { SettingsView.Setting($0, sent: sent[$0.key], problem: problems[$0.key]) },
+                settings: values.map {
+                    var setting = SettingsView.Setting($0, sent: sent[$0.key], problem: problems[$0.key])
+                    if setting.key == "streak.policy" { setting.help = Self.streakPolicyHelp(streakNow: streakNow) }
+                    return setting
+                },
                 done: changed.isEmpty ? nil : "Saved: " + changed.compactMap { Self.labels[$0]?.label }.joined(separator: ", "),
                 boxNote: changed.isEmpty ? nil : BoxNote.text(box),
                 hasProblems: !problems.isEmpty)
