@@ -250,7 +250,7 @@ struct StatsCommand: ParsableCommand {
         print("Quests completed: \(report.sessionsCompleted)")
         for pb in report.personalBests { print("Personal best · \(DisplayText.escaped(pb.taskDisplayName)): \(DurationText.format(seconds: pb.absDifferenceSeconds)) off") }
         if let r = report.weeklyReflection {
-            print("Week \(r.weekIdentifier): \(r.questsCompleted) quests · \(Int(r.averageAccuracy.rounded()))% accuracy · \(r.streakContextString)")
+            print("Week of \(r.weekDates): \(CountText.counted(r.questsCompleted, "quest")) · \(r.accuracyText.map { "\($0) accuracy" } ?? "learning") · \(r.streakContextString)")
         }
     }
 }

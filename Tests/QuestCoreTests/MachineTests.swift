@@ -616,7 +616,7 @@ struct MachineTests {
         #expect(offered.contains(.display(.reflection(r))))
         #expect(offered.contains(.led(.reflection)))
         #expect(!box.persisted.contains { if case .sessionStarted = $0 { true } else { false } })
-        #expect(box.lastScreen?.textLines.first == "Your week 2026-W23")
+        #expect(box.lastScreen?.textLines.first == "Week Jun 1–7")
         box.tap(.lock, at: 5 * second)
         #expect(box.phase == "estimating")
         #expect(box.persisted.first == .reflectionDismissed(weekIdentifier: "2026-W23"))

@@ -12,19 +12,58 @@ struct ReflectionTests {
             startedMonotonicNanos: 0, bootID: "b", completedAt: completedAt, status: status, isCalibration: calibration)
     }
 
-    @Test("quests are counted from completed sessions, not estimations")
+    @Test("quests are counted from completed sessions, not estimations; learning quests count as quests, not for accuracy")
     func questCount() {
         let mon = at(2026, 6, 8, 7, 0, cal), tue = at(2026, 6, 9, 7, 0, cal)
         let s = [mon, tue].flatMap { d in ["Teeth", "Dress", "Pack"].map { snap($0, est: 120, act: 120, on: d) } }
         let sessions = [session(1, completedAt: mon), session(2, completedAt: tue), session(3, completedAt: nil, status: .abandoned),
                         session(4, completedAt: tue, calibration: true)]
         let r = WeeklyReflectionEngine.computeReflection(snapshots: s, sessions: sessions, weekContaining: mon, calendar: cal)
-        #expect(r.questsCompleted == 2)
+        #expect(r.questsCompleted == 3 && r.learningQuests == 1 && r.scoredQuests == 2)
         #expect(r.totalEstimations == 6)
+        #expect(r.learningLine == "Accuracy from 2 quests; the first was for learning")
         #expect(r.daysPlayedThisWeek == 2)
         #expect(r.streakContextString == "2 of 7 days")
         #expect(r.hasGaps)
         #expect(r.isMeaningful)
+    }
+
+    @Test("#32: six quests on six days, the first three for learning: the card counts six and says why accuracy has three")
+    func learningWeek() {
+        let days = (0..<6).map { at(2026, 6, 8 + $0, 7, 0, cal) }
+        let sessions = days.enumerated().map { session($0.offset + 1, completedAt: $0.element, calibration: $0.offset < 3) }
+        let s = days.enumerated().map { snap("Teeth", est: 120, act: 120, on: $0.element, calibration: $0.offset < 3) }
+        let r = WeeklyReflectionEngine.computeReflection(snapshots: s, sessions: sessions, weekContaining: days[0], calendar: cal)
+        #expect(r.summaryLines == [
+            "Your week Jun 8–14", "6 quests · 6 of 7 days", "Average accuracy 100%",
+            "Accuracy from 3 quests; the first 3 were for learning", "Best estimate: Teeth, 100%",
+        ])
+        // Three learning quests alone are a card too, with no accuracy to show.
+        let learning = WeeklyReflectionEngine.computeReflection(
+            snapshots: Array(s.prefix(3)), sessions: Array(sessions.prefix(3)), weekContaining: days[0], calendar: cal)
+        #expect(learning.isMeaningful)
+        #expect(learning.summaryLines == ["Your week Jun 8–14", "3 quests · 3 of 7 days", "All 3 were learning quests: accuracy counts from the next one"])
+        let screen = Screen.reflection(learning).words
+        #expect(screen.big == "Learning" && !screen.all.contains { $0.contains("0%") })
+    }
+
+    @Test("the week's dates as a player reads them: within a month, across months and years, Sunday-first, over DST")
+    func weekDates() {
+        func dates(_ day: Date, _ c: Calendar) -> String {
+            WeeklyReflectionEngine.computeReflection(snapshots: [], sessions: [], weekContaining: day, calendar: c).weekDates
+        }
+        #expect(dates(at(2026, 11, 18, 12, 0, cal), cal) == "Nov 16–22")
+        #expect(dates(at(2026, 12, 2, 12, 0, cal), cal) == "Nov 30 – Dec 6")
+        #expect(dates(at(2026, 12, 31, 12, 0, cal), cal) == "Dec 28 – Jan 3")
+        #expect(dates(at(2026, 10, 25, 12, 0, cal), cal) == "Oct 19–25", "the week that ends on the DST change")
+        var sunday = cal
+        sunday.firstWeekday = 1
+        #expect(dates(at(2026, 11, 18, 12, 0, cal), sunday) == "Nov 15–21")
+        // The longest top lines the box shows: a month boundary, 12 quests on 7 days.
+        let busy = (0..<12).map { session($0 + 1, completedAt: at(2026, 12, 1 + $0 % 6, 7, $0, cal)) }
+        let card = WeeklyReflectionEngine.computeReflection(snapshots: [], sessions: busy, weekContaining: at(2026, 12, 2, 12, 0, cal), calendar: cal)
+        #expect(Screen.reflection(card).words.top == ["Week Nov 30 – Dec 6", "12 quests · 6/7 days"])
+        for line in Screen.reflection(card).words.top { #expect(line.count <= 21, "\(line) fits the OLED's 21 characters") }
     }
 
     @Test("an empty week is not meaningful and shows no numbers")

@@ -119,7 +119,7 @@ struct StoreTests {
         #expect(try db.reflectionTracking().dismissedWeek == "2026-W23")
     }
 
-    @Test("REFL-1: the store offers last week's reflection (calibration quests do not count) until it is dismissed")
+    @Test("REFL-1: the store offers last week's reflection (learning quests count as quests, not for accuracy) until it is dismissed")
     func pendingReflection() throws {
         let (db, _) = try freshDatabase()
         var cal = Calendar(identifier: .gregorian)
@@ -128,10 +128,14 @@ struct StoreTests {
         let monday = try #require(cal.date(from: DateComponents(year: 2026, month: 12, day: 28, hour: 7)))  // 2026-W53
         for day in 0..<3 { try recordQuest(db, at: monday.addingTimeInterval(Double(day) * 86_400), durations: [(60, 61)]) }
         let nextWeek = monday.addingTimeInterval(7 * 86_400)  // Monday 4 January 2027, W01
-        #expect(try db.pendingReflection(now: nextWeek, calendar: cal) == nil, "three calibration quests are no week to reflect on")
+        let learning = try #require(try db.pendingReflection(now: nextWeek, calendar: cal), "three learning quests are a week played")
+        #expect(learning.questsCompleted == 3 && learning.learningQuests == 3 && learning.daysPlayedThisWeek == 3 && learning.accuracyText == nil)
+        #expect(learning.learningLine == "All 3 were learning quests: accuracy counts from the next one")
         try recordQuest(db, at: monday.addingTimeInterval(4 * 86_400), durations: [(60, 61), (90, 100)])
         let r = try #require(try db.pendingReflection(now: nextWeek, calendar: cal))
-        #expect(r.weekIdentifier == "2026-W53" && r.questsCompleted == 1 && r.daysPlayedThisWeek == 1, "CAL-1: calibration days are not counted")
+        #expect(r.weekIdentifier == "2026-W53" && r.weekDates == "Dec 28 – Jan 3")
+        #expect(r.questsCompleted == 4 && r.daysPlayedThisWeek == 4 && r.totalEstimations == 2, "CAL-1: learning quests count, their estimations not")
+        #expect(r.learningLine == "Accuracy from 1 quest; the first 3 were for learning")
         #expect(try db.pendingReflection(now: monday.addingTimeInterval(3 * 86_400), calendar: cal) == nil, "the week is not over")
         try db.apply(.reflectionDismissed(weekIdentifier: "2026-W53"), wallClockTrusted: true)
         #expect(try db.pendingReflection(now: nextWeek, calendar: cal) == nil)

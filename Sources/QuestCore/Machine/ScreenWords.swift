@@ -141,9 +141,10 @@ extension Screen {
                 hint: P.anyButton)
         case .reflection(let r):
             return ScreenWords(
-                top: ["Your week \(r.weekIdentifier)", "\(CountText.counted(r.questsCompleted, "quest")) · \(r.streakContextString)"],
-                big: "\(Int(r.averageAccuracy.rounded()))%",
-                lines: [r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy"],
+                // Within the OLED's 21 characters: "12 quests · 5/7 days".
+                top: ["Week \(r.weekDates)", "\(CountText.counted(r.questsCompleted, "quest")) · \(r.daysPlayedThisWeek)/\(r.totalDaysInWeek) days"],
+                big: r.accuracyText ?? "Learning",
+                lines: [r.accuracyText == nil ? "quests to learn" : r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy"],
                 more: Array(r.summaryLines.dropFirst(2)),
                 hint: P.anyButton)
         case .claim(let c):

@@ -4,7 +4,13 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     public var weekEndDate: Date
     /// ISO `YYYY-Www` of the week (see `WeeklyReflectionEngine.weekIdentifier(ofWeekStarting:)`).
     public var weekIdentifier: String
+    /// The week's dates as a player reads them: "Nov 16–22", "Nov 30 – Dec 6".
+    public var weekDates: String
+    /// Every quest completed that week, learning quests (CAL-1) included.
     public var questsCompleted: Int
+    /// Of those, the learning quests: left out of the accuracy only.
+    public var learningQuests: Int
+    /// Over the week's estimations after learning (0 when there are none).
     public var averageAccuracy: Double
     /// Absent when either week has nothing to compare.
     public var accuracyChangeVsPriorWeek: Double?
@@ -22,14 +28,32 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     public var streakContextString: String { "\(daysPlayedThisWeek) of \(totalDaysInWeek) days" }
     public var isMeaningful: Bool { questsCompleted > 0 }
 
+    /// Quests whose estimations count for accuracy.
+    public var scoredQuests: Int { questsCompleted - learningQuests }
+
+    /// The accuracy as a number to show, or nil when the week had only learning quests.
+    public var accuracyText: String? { totalEstimations > 0 ? "\(Int(averageAccuracy.rounded()))%" : nil }
+
+    /// What the learning quests did to the accuracy, when the week had any.
+    public var learningLine: String? {
+        guard learningQuests > 0 else { return nil }
+        guard totalEstimations > 0 else {
+            return learningQuests == 1 ? "It was a learning quest: accuracy counts from the next one"
+                : "All \(learningQuests) were learning quests: accuracy counts from the next one"
+        }
+        return "Accuracy from \(CountText.counted(scoredQuests, "quest")); " + (learningQuests == 1 ? "the first was for learning" : "the first \(learningQuests) were for learning")
+    }
+
     /// The card in words, absorbable in 15 seconds (seed 000): counts, never what was missed.
     public var summaryLines: [String] {
-        var lines = ["Your week \(weekIdentifier)",
-                     "\(CountText.counted(questsCompleted, "quest")) · \(streakContextString)",
-                     "Average accuracy \(Int(averageAccuracy.rounded()))%" + (accuracyChangeVsPriorWeek.map { change in
-                         let points = Int(change.rounded())
-                         return points == 0 ? " (same as the week before)" : " (\(points > 0 ? "+" : "")\(points) vs the week before)"
-                     } ?? "")]
+        var lines = ["Your week \(weekDates)", "\(CountText.counted(questsCompleted, "quest")) · \(streakContextString)"]
+        if let accuracy = accuracyText {
+            lines.append("Average accuracy \(accuracy)" + (accuracyChangeVsPriorWeek.map { change in
+                let points = Int(change.rounded())
+                return points == 0 ? " (same as the week before)" : " (\(points > 0 ? "+" : "")\(points) vs the week before)"
+            } ?? ""))
+        }
+        if let learning = learningLine { lines.append(learning) }
         if let name = bestEstimateTaskName, let accuracy = bestEstimateAccuracy {
             lines.append("Best estimate: \(name), \(Int(accuracy.rounded()))%")
         }
@@ -89,14 +113,17 @@ public enum WeeklyReflectionEngine: Sendable {
         let prior = previousWeekBounds(from: bounds.start, calendar: calendar) ?? (bounds.start, bounds.start)
         // One pass over the history; only the two weeks' estimations are copied.
         var week: [EstimationSnapshot] = [], priorWeek: [EstimationSnapshot] = []
-        for s in snapshots where !s.isCalibration && s.recordedAt >= prior.start && s.recordedAt < bounds.end {
+        var days = Set<Date>()
+        for s in snapshots where s.recordedAt >= prior.start && s.recordedAt < bounds.end {
+            if s.recordedAt >= bounds.start { days.insert(calendar.startOfDay(for: s.recordedAt)) }
+            guard !s.isCalibration else { continue }
             if s.recordedAt >= bounds.start { week.append(s) } else if s.recordedAt < prior.end { priorWeek.append(s) }
         }
 
-        // Quests come from completed sessions, not from estimations (seed 000 pitfall 3).
+        // Quests come from completed sessions, not from estimations (seed 000 pitfall 3); every
+        // quest played counts, the learning ones (CAL-1) are left out of the accuracy only.
         let completed = sessions.filter {
-            $0.status == .completed && !$0.isCalibration
-                && ($0.completedAt.map { $0 >= bounds.start && $0 < bounds.end } ?? false)
+            $0.status == .completed && ($0.completedAt.map { $0 >= bounds.start && $0 < bounds.end } ?? false)
         }
         let average = InsightEngine.mean(week.map(\.accuracyPercent))
         let change: Double? =
@@ -107,7 +134,6 @@ public enum WeeklyReflectionEngine: Sendable {
         }?.element
         let improved = mostImprovedTask(thisWeek: week, priorWeek: priorWeek)
 
-        var days = Set(week.map { calendar.startOfDay(for: $0.recordedAt) })
         for s in completed { if let at = s.completedAt { days.insert(calendar.startOfDay(for: at)) } }
 
         // Insights from what was known by the week's end, for the tasks played that week.
@@ -119,11 +145,24 @@ public enum WeeklyReflectionEngine: Sendable {
         return WeeklyReflection(
             weekStartDate: bounds.start, weekEndDate: bounds.end,
             weekIdentifier: weekIdentifier(ofWeekStarting: bounds.start, calendar: calendar),
-            questsCompleted: completed.count, averageAccuracy: average, accuracyChangeVsPriorWeek: change,
+            weekDates: datesText(start: bounds.start, end: bounds.end, calendar: calendar),
+            questsCompleted: completed.count, learningQuests: completed.filter(\.isCalibration).count, averageAccuracy: average, accuracyChangeVsPriorWeek: change,
             bestEstimateTaskName: best?.taskDisplayName, bestEstimateAccuracy: best?.accuracyPercent,
             mostImprovedTaskName: improved?.name, mostImprovedDelta: improved?.delta,
             daysPlayedThisWeek: days.count, totalDaysInWeek: 7, patternHighlight: highlight,
             hasGaps: days.count < 7, totalEstimations: week.count)
+    }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// "Nov 16–22", or "Nov 30 – Dec 6" across a month (and a year: "Dec 28 – Jan 3"); `end`
+    /// is the day after the week.
+    static func datesText(start: Date, end: Date, calendar: Calendar) -> String {
+        let last = calendar.date(byAdding: .day, value: -1, to: end) ?? start
+        let a = calendar.dateComponents([.month, .day], from: start), b = calendar.dateComponents([.month, .day], from: last)
+        func month(_ c: DateComponents) -> String { monthNames[min(max((c.month ?? 1) - 1, 0), 11)] }
+        let from = "\(month(a)) \(a.day ?? 1)"
+        return a.month == b.month ? "\(from)–\(b.day ?? 1)" : "\(from) – \(month(b)) \(b.day ?? 1)"
     }
 
     /// Only tasks with at least two estimations in both weeks compete; the largest positive

@@ -60,7 +60,7 @@ struct StatsPage: Sendable {
         playedDays = report.trend.count
         bests = report.personalBests.map { Best(task: $0.taskDisplayName, offBy: DurationText.format(seconds: $0.absDifferenceSeconds)) }
         patterns = report.insights.map { Pattern(task: $0.taskDisplayName, texts: $0.texts) }
-        func week(_ r: WeeklyReflection) -> Week { Week(title: "Week \(r.weekIdentifier)", lines: Array(r.summaryLines.dropFirst())) }
+        func week(_ r: WeeklyReflection) -> Week { Week(title: "Week of \(r.weekDates)", lines: Array(r.summaryLines.dropFirst())) }
         reflection = report.weeklyReflection.map(week)
         earlier = report.earlierReflections.map(week)
         noBests = bests.isEmpty
