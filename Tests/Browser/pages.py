@@ -167,7 +167,7 @@ def follow_a_quest(path):
     check("Box offline" not in idle, f"/kiosk: offline although the box runs: {idle!r}")
     delays = {}
     delays["lock"], screen = after_press(path, "lock", lambda t: t != idle, "the next screen")
-    if "Your week" in screen:
+    if re.search(r"Week [A-Z][a-z]{2} \d", screen):
         # The week's first press shows last week's card (REFL-1); lock then starts the quest.
         delays["start"], estimating = after_press(path, "lock", lambda t: t != screen, "the estimate screen")
     else:

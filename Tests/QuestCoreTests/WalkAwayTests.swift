@@ -44,6 +44,12 @@ struct WalkAwayTests {
         guard case .idle(let idle)? = box.lastScreen else { Issue.record("no idle screen"); return }
         #expect(idle.notice == QuestMachine.abandonedNotice)
         #expect(idle.quests.first?.playedToday == false)
+        // Nothing was played: the next lock goes on with the same quest, with no welcome.
+        box.tap(.lock, at: 2 * Self.pause)
+        guard case .sessionResumed(let resumed)? = box.persisted.last else { Issue.record("not resumed"); return }
+        #expect(resumed.id == session?.id)
+        guard case .estimating(let screen)? = box.lastScreen else { Issue.record("no guess screen"); return }
+        #expect(screen.taskNumber == 1 && screen.hint == nil)
     }
 
     @Test("between tasks: the played task keeps its result and XP; every press puts the pause off")

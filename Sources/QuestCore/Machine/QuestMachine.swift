@@ -536,7 +536,9 @@ struct Reducer {
             session: session, routine: routine, questName: session.routineDisplayName, estimations: played, personalBests: [],
             levelAtStart: LevelCalculator.level(fromTotalXP: state.world.profile.totalXP, rules: rules))
         emit(.persist(.sessionResumed(session)))
-        beginEstimating(run, played.count, note: ScreenPhrases.welcomeBack(taskNumber: played.count + 1, of: routine.tasks.count))
+        // Nothing played yet: the quest simply starts (its first guess screen as always).
+        let welcome = played.isEmpty ? nil : ScreenPhrases.welcomeBack(taskNumber: played.count + 1, of: routine.tasks.count)
+        beginEstimating(run, played.count, note: welcome)
         return true
     }
 
