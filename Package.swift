@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // What every surface shows from the store: the stats report, the settings catalog.
-        .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore"]),
+        .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore", "BoardProfile"]),
         .target(
             name: "QuestCLI",
             dependencies: [

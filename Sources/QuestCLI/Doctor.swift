@@ -65,7 +65,7 @@ public struct Doctor {
                 add(.fail, "board profile: \(error) — fix the file or pick one from `questbox boards list`")
             }
         } else {
-            add(.fail, "no board chosen — pass --board NAME or set QUESTBOX_BOARD (see `questbox boards list`)")
+            add(.fail, "no board chosen yet: the box waits for one — choose it on the web app (the parent's settings: Board) or with `questbox settings set board NAME` (see `questbox boards list`)")
         }
 
         // GPIO chips, permissions and lines.
@@ -226,8 +226,12 @@ struct DoctorCommand: ParsableCommand {
            let reply = try? client.request(BoxRequest(command: "state"), timeoutMs: 1_000), reply.ok != false {
             running = reply.box?.board
         }
+        // Else the board chosen on the web app (#32), as `run` takes it.
+        let databasePath = DataDirectory.databasePath(in: options.directory)
+        let stored = FileManager.default.fileExists(atPath: databasePath)
+            ? (try? QuestDatabase(path: databasePath, access: .readOnly).settings().boardName) ?? nil : nil
         let findings = Doctor().run(
-            board: board ?? ProcessInfo.processInfo.environment["QUESTBOX_BOARD"] ?? running,
+            board: RunCommand.chosen(board, orVariable: "QUESTBOX_BOARD") ?? running ?? stored,
             boardDirectories: BoardCatalog.searchDirectories(),
             databasePath: DataDirectory.databasePath(in: options.directory), runningBox: running != nil)
         let failures = findings.filter { $0.level == .fail }.count

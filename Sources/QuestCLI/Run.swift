@@ -13,10 +13,6 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run the box: buttons, lights, buzzer, the quest loop (the daemon systemd starts).")
 
-    /// EX_CONFIG: the unit's RestartPreventExitStatus, so a box with no board waits for one
-    /// instead of restarting every two seconds.
-    static let noBoardExitStatus: Int32 = 78
-
     /// The option, else the environment variable; empty counts as not chosen (the package's
     /// /etc/default/questbox has `QUESTBOX_BOARD=` and `QUESTBOX_SOUND=` until a parent sets them).
     static func chosen(_ option: String?, orVariable name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -47,15 +43,19 @@ struct RunCommand: ParsableCommand {
         }
         var logger = Logger(label: "questbox")
         logger.logLevel = verbose ? .debug : .info
-        // An empty QUESTBOX_BOARD (the package's /etc/default/questbox before a parent picks
-        // one) is no board. The exit status tells systemd not to restart a box that cannot run.
-        guard let name = Self.chosen(board, orVariable: "QUESTBOX_BOARD") else {
-            _ = Questbox.fail("no board chosen: pass --board NAME or set QUESTBOX_BOARD (for the service: in /etc/default/questbox, then systemctl restart questbox); questbox boards list shows them")
-            throw ExitCode(Self.noBoardExitStatus)
+        // The store first: on a fresh install it is created here, as the web app would.
+        let db = try options.open(footprint: .small)
+        // The option, else QUESTBOX_BOARD (an empty one, the package's /etc/default/questbox
+        // before a parent picks one, is no board), else the board chosen on the web app; with
+        // none, the box stays up and waits for one (#32).
+        guard let name = try Self.chosen(board, orVariable: "QUESTBOX_BOARD")
+            ?? BoardWait.board(database: db, directory: options.directory, logger: logger)
+        else {
+            try db.close()
+            return
         }
         let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
         let clock = LiveSystemClock()
-        let db = try options.open(footprint: .small)
         let gpio: BoardGPIO
         do {
             gpio = try BoardGPIO(profile: profile, backend: LiveGPIO())

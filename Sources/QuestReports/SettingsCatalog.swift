@@ -1,4 +1,5 @@
 import Foundation
+import BoardProfile
 import QuestCore
 import QuestStore
 
@@ -66,6 +67,13 @@ public enum SettingsCatalog {
             guard let t = ClockTime(text) else { return .failure(SettingRefusal()) }
             return .success { $0.game.reminderTime = t }
         },
+        // #32: the board from the first run; a profile the box can find, or none.
+        Entry(key: "board", allowed: "a board profile (questbox boards list) | none", read: { $0.boardName ?? "none" }) { text in
+            if text == "none" { return .success { $0.boardName = nil } }
+            guard StoredSettings.isBoardName(text), BoardCatalog.available(in: BoardCatalog.searchDirectories()).contains(where: { $0.name == text })
+            else { return .failure(SettingRefusal()) }
+            return .success { $0.boardName = text }
+        },
         Entry(key: "web.hosts", allowed: WebHosts.allowed, read: { $0.webHosts.isEmpty ? "none" : $0.webHosts.joined(separator: " ") }) { text in
             guard let names = WebHosts.parse(text) else { return .failure(SettingRefusal()) }
             return .success { $0.webHosts = names }
@@ -117,6 +125,7 @@ public enum SettingsCatalog {
         switch key {
         case "streak.policy": GameSettings.StreakPolicy.allCases.map(\.rawValue)
         case "week.first-day": ["locale"] + weekdays
+        case "board": ["none"] + BoardCatalog.available(in: BoardCatalog.searchDirectories()).map(\.name)
         default: entries.first { $0.key == key }?.allowed == "true | false" ? ["true", "false"] : nil
         }
     }

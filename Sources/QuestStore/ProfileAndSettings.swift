@@ -13,8 +13,17 @@ public struct StoredSettings: Equatable, Sendable {
     public var hasPIN = false
     /// The names the web app answers to besides the box's own (`web.hosts`, #31).
     public var webHosts: [String] = []
+    /// The board profile chosen from the web's first run or `questbox settings set board`
+    /// (#32); nil: none yet. QUESTBOX_BOARD (the service's defaults file) wins where set.
+    public var boardName: String?
 
     public init() {}
+
+    /// A board profile's name as the store keeps it: 1–64 of a–z, 0–9, `-`, `_` (a profile
+    /// file's name without `.yaml`; never a path).
+    public static func isBoardName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }
+    }
 
     /// The family's calendar: `base` (the box's time zone and locale) with the week starting
     /// on the stored first weekday. Every reader applies it here, so weeks agree everywhere.
@@ -121,6 +130,7 @@ extension QuestDatabase {
         }
         // Names that break the rule are left out (a hand-edited restore): never a way in.
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
+        if row.hasColumn("boardName") { s.boardName = row["boardName"] }
         return s
     }
 
@@ -151,6 +161,9 @@ extension QuestDatabase {
                 throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
             }
             if let problem = WebHosts.problem(s.webHosts) { throw StoreError.invalid("webHosts: \(problem)") }
+            if let board = s.boardName, !StoredSettings.isBoardName(board) {
+                throw StoreError.invalid("board: \"\(DisplayText.escaped(board))\" is not a board profile's name")
+            }
             try Self.ensureSettingsRow(db)
             if s.game.streakPolicy != policyBefore {
                 guard RowRules.isStorableWallTime(now) else { throw StoreError.invalid("streak.policy: the time of the switch \(now.timeIntervalSince1970) is outside the years the store keeps") }
@@ -162,11 +175,11 @@ extension QuestDatabase {
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
-                      webHosts = ? WHERE id = 1
+                      webHosts = ?, boardName = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
-                            s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " ")])
+                            s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName])
         }
     }
 

@@ -137,6 +137,9 @@ enum RowRules {
             bool("estimateReadBack"),
             optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
             optional(text("webHosts", maxBytes: WebHosts.maximumStoredBytes)),
+            Rule(column: "boardName", expected: "empty or a board profile's name (a–z, 0–9, - and _)") { p in
+                "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND 64 AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
+            },
         ]),
         ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
         ("streakPolicyChange", [wallTime("changedAt"), oneOf("fromPolicy", ["pause", "joker"]), oneOf("toPolicy", ["pause", "joker"])]),

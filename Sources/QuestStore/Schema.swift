@@ -22,6 +22,7 @@ public enum Schema {
         ("v5-live-settings", v5),
         ("v6-web-hosts", v6),
         ("v7-streak-policy-changes", v7),
+        ("v8-board-choice", v8),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -33,6 +34,14 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #32: the board chosen on the web's first run (NULL: none yet), so a fresh install is
+    /// set up from a phone; the box waiting for a board picks it up.
+    static func v8(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "boardName", .text)
+        }
     }
 
     /// STREAK-3 (#32): every switch of the streak policy, so each policy judges only the days

@@ -77,7 +77,7 @@ echo "package: apt-get install ./$(basename "$deb") in a fresh root" >&2
 fresh_root
 apt_install "/tmp/$(basename "$deb")" > "$root/tmp/install.log" 2>&1 \
     || { cat "$root/tmp/install.log" >&2; fail "apt-get install failed"; }
-grep -q "choose the board in /etc/default/questbox" "$root/tmp/install.log" || fail "the install did not say where to choose the board"
+grep -q "questbox: choose the board on the web app" "$root/tmp/install.log" || fail "the install did not say where to choose the board"
 
 # The installed program alone: version, boards, a quest on the installed boards and sounds.
 [[ $(in_root questbox --version) == "$version" ]] || fail "questbox --version is not $version"

@@ -28,6 +28,8 @@ struct SettingsController {
         ]),
         "reminders": ("Reminders", "A sound and a light when a quest of the day has not been played.", ["true": "On", "false": "Off"]),
         "reminder.time": ("Reminder time", "When reminders sound unless a routine sets its own.", [:]),
+        "board": ("Board", "Which buttons, light and buzzer the box has (its wiring is on the wiring check). A box waiting for a board starts with it; QUESTBOX_BOARD in /etc/default/questbox wins where set.",
+                  ["none": "None yet (the box waits)"]),
     ]
 
     /// STREAK-3: what each policy really does, and what a switch does to the streak shown now.
