@@ -108,11 +108,9 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
 }
 
 func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock()) async throws -> WebServices {
-    // The web opens the store as a reader and writer of small transactions; it never
-    // creates one (the daemon or the CLI does, with its migrations).
-    guard FileManager.default.fileExists(atPath: arguments.databasePath) else {
-        throw WebError("\(arguments.databasePath): no box store here (import a routine or start the box first)")
-    }
+    // The web opens the store as a reader and writer of small transactions. On a fresh
+    // install it may start first: it then creates the store as the box does, with the same
+    // migrations under the same folder lock (#32: the first run is done from a phone).
     let database = try QuestDatabase(path: arguments.databasePath, footprint: .small)
     return WebServices(
         database: database, box: BoxLink(socketPath: arguments.socketPath),

@@ -34,6 +34,23 @@ let everyDay = Routine(
 
 @Suite("Web app")
 struct WebAppTests {
+    @Test("#32: on a fresh install's empty data folder the web app starts, creates the store and leads to the first run")
+    func emptyDataFolder() async throws {
+        let dir = NSTemporaryDirectory() + "questbox-web-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let args = TestArguments(databasePath: dir + "/questbox.sqlite", socketPath: dir + "/questbox.sock")
+        let app = try await buildApplication(args)
+        #expect(FileManager.default.fileExists(atPath: args.databasePath))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/parent", method: .get) { response in
+                #expect(response.status == .ok || response.status == .seeOther, "\(response.status)")
+            }
+        }
+        let db = try QuestDatabase(path: args.databasePath, access: .readOnly)
+        #expect(try db.routines().isEmpty && db.settings().boardName == nil)
+    }
+
     @Test("the player's home lists today's quests, level and XP from the store", arguments: [TestingSetup.router, .live])
     func home(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
@@ -336,15 +353,16 @@ struct WebAppTests {
         }
     }
 
-    @Test("no store at the path: one line naming it, nothing created")
-    func missingStore() async throws {
+    @Test("no data folder at the path: one line naming it, nothing created")
+    func missingFolder() async throws {
         var (args, _) = try TestArguments.fresh()
-        args.databasePath += ".missing"
+        args.databasePath = (args.databasePath as NSString).deletingLastPathComponent + "/missing/questbox.sqlite"
         await #expect {
             _ = try await buildApplication(args)
         } throws: { error in
-            "\(error)".contains(args.databasePath) && "\(error)".contains("no box store")
+            print("missing folder: \(error)")
+            return "\(error)".contains("/missing") && !"\(error)".contains("\n")
         }
-        #expect(!FileManager.default.fileExists(atPath: args.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: (args.databasePath as NSString).deletingLastPathComponent))
     }
 }
