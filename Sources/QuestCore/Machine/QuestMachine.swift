@@ -709,30 +709,28 @@ struct Reducer {
         emit(.scheduleTimer(.summaryTimeout, atNanos: t + ms(rules.summaryTimeoutMs)))
     }
 
-    mutating func abandon(_ run: QuestRun, notice: String) {
-        var session = run.session
-        session.status = .abandoned
-        session.xpEarned = run.estimations.reduce(0) { $0 + $1.xpEarned }
-        cancelButtonTimers()
-        emit(.cancelTimer(.taskLimit))
-        emit(.cancelTimer(.revealTimeout))
-        emit(.persist(.sessionAbandoned(session)))
-        state.phase = .idle(selectedRoutineID: run.routine.id, notice: notice)
-        enterIdle(notice: notice)
-    }
+    /// GAME-4: the quest ends unfinished (a task past 3 hours, or one that cannot resume).
+    mutating func abandon(_ run: QuestRun, notice: String) { endEarly(run, .abandoned, notice: notice) }
 
     /// GAME-7 (a walk-away, or STOP held 3 s): back to idle as for a quest not played today;
     /// the played tasks keep their results and XP, and the next lock today picks it up.
-    mutating func pause(_ run: QuestRun, notice: String) {
+    mutating func pause(_ run: QuestRun, notice: String) { endEarly(run, .paused, notice: notice) }
+
+    /// The quest leaves play before its summary, keeping its played tasks' XP.
+    mutating func endEarly(_ run: QuestRun, _ status: SessionStatus, notice: String) {
         var session = run.session
-        session.status = .paused
+        session.status = status
         session.xpEarned = run.estimations.reduce(0) { $0 + $1.xpEarned }
         cancelButtonTimers()
         emit(.cancelTimer(.taskLimit))
         emit(.cancelTimer(.revealTimeout))
-        emit(.persist(.sessionPaused(session)))
-        state.world.pausedQuests.removeAll { $0.session.routineID == session.routineID }
-        state.world.pausedQuests.append(PausedQuest(session: session, estimations: run.estimations))
+        if status == .paused {
+            emit(.persist(.sessionPaused(session)))
+            state.world.pausedQuests.removeAll { $0.session.routineID == session.routineID }
+            state.world.pausedQuests.append(PausedQuest(session: session, estimations: run.estimations))
+        } else {
+            emit(.persist(.sessionAbandoned(session)))
+        }
         state.phase = .idle(selectedRoutineID: run.routine.id, notice: notice)
         enterIdle(notice: notice)
     }
