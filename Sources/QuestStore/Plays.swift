@@ -273,12 +273,7 @@ extension QuestDatabase {
                 ORDER BY s.startedAt
                 """)
             .map(Self.session)
-            .map { session in
-                let played = try Row.fetchAll(
-                    db, sql: "SELECT * FROM estimation WHERE sessionId = ? AND \(RowRules.valid("estimation")) ORDER BY orderIndex",
-                    arguments: [session.id])
-                return PausedQuest(session: session, estimations: played.map(Self.estimation))
-            }
+            .map { PausedQuest(session: $0, estimations: try Self.estimations(ofSession: $0.id, db)) }
         }
     }
 
@@ -293,12 +288,15 @@ extension QuestDatabase {
                 session: Self.session(s), taskIndex: t["taskIndex"], taskID: t["taskId"], estimatedSeconds: t["estimatedSeconds"],
                 lockMonotonicNanos: t["lockMonotonicNanos"], bootID: t["bootId"], lockedAt: Date(timeIntervalSince1970: t["lockedAt"]),
                 lockedAtTrusted: t["lockedAtTrusted"])
-            let done = try Row.fetchAll(
-                db, sql: "SELECT * FROM estimation WHERE sessionId = ? AND \(RowRules.valid("estimation")) ORDER BY orderIndex",
-                arguments: [task.session.id])
-                .map(Self.estimation)
-            return (task, done)
+            return (task, try Self.estimations(ofSession: task.session.id, db))
         }
+    }
+
+    /// A session's estimations, in task order (the readable ones).
+    static func estimations(ofSession id: UUID, _ db: Database) throws -> [TaskEstimation] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM estimation WHERE sessionId = ? AND \(RowRules.valid("estimation")) ORDER BY orderIndex", arguments: [id]
+        ).map(Self.estimation)
     }
 
     /// §5: once the wall clock is trusted, wall times recorded in this boot before it was are

@@ -101,6 +101,9 @@ struct StreakSwitchTests {
         let p = plays(history)
         let changes = [StreakPolicyChange(at: day(40), from: .pause, to: .joker)]
         #expect(standing(p, policy: .joker, changes: changes, on: day(16, 12)).streak == 13)
+        // The other way round: until it comes, the policy before it (joker) judges every day.
+        let back = standing(p, policy: .pause, changes: [StreakPolicyChange(at: day(40), from: .joker, to: .pause)], on: day(16, 12))
+        #expect(back.streak == 5 && back.jokers == 0)
     }
 
     @Test("the box celebrates a milestone the carried streak reaches under the new policy")

@@ -41,8 +41,8 @@ public struct QuestWorld: Codable, Equatable, Sendable {
     public var pendingReflection: WeeklyReflection?
     /// REM-1: when each routine's reminder last sounded.
     public var reminders: [UUID: Date]
-    /// GAME-7: the latest paused quests (the shell loads those of the last days; the machine
-    /// picks one up only on the day it started).
+    /// GAME-7: each routine's latest quest when it is paused (the store's `pausedQuests`); the
+    /// machine picks one up only on the day it started.
     public var pausedQuests: [PausedQuest]
 
     public init(

@@ -59,12 +59,18 @@ public enum JokerStreakCalculator: Sendable {
         let todayNumber = days.dayNumber(of: today)
         var good = Set<Int>()
         for play in plays where isGoodQuest(play, rules: rules) { good.insert(days.dayNumber(of: play.completedAt)) }
+        return outcomes(goodDays: good, from: first, through: todayNumber)
+    }
+
+    /// The outcome of each day number from `first` through `last`, gaps as bad days, except
+    /// that `last` (today, or the day of a policy switch) counts only once it is good.
+    public static func outcomes(goodDays good: Set<Int>, from first: Int, through last: Int) -> [DayOutcome] {
         var outcomes: [DayOutcome] = []
-        if first < todayNumber {
-            outcomes.reserveCapacity(todayNumber - first + 1)
-            for day in first..<todayNumber { outcomes.append(good.contains(day) ? .good : .bad) }
+        if first < last {
+            outcomes.reserveCapacity(last - first + 1)
+            for day in first..<last { outcomes.append(good.contains(day) ? .good : .bad) }
         }
-        if good.contains(todayNumber) { outcomes.append(.good) }
+        if first <= last, good.contains(last) { outcomes.append(.good) }
         return outcomes
     }
 

@@ -24,11 +24,13 @@ public enum StreakAcrossPolicies: Sendable {
             playDays.insert(day)
             if JokerStreakCalculator.isGoodQuest(play, rules: rules) { goodDays.insert(day) }
         }
-        guard let firstPlay = playDays.min() else { return Result(streak: 0, jokers: (switches.last?.to ?? .pause) == .joker ? 0 : nil) }
+        // The policy before the first switch, also when every switch is yet to come.
+        let first = changes.min { $0.at < $1.at }?.from ?? .pause
+        guard let firstPlay = playDays.min() else { return Result(streak: 0, jokers: (switches.last?.to ?? first) == .joker ? 0 : nil) }
 
         var streak = 0, jokers = 0
         var lastPlayed: Int?
-        var policy = switches.first?.from ?? .pause
+        var policy = first
         var start = firstPlay
         for (index, segmentEnd) in (switches.map { days.dayNumber(of: $0.at) } + [todayNumber]).enumerated() {
             let isLast = index == switches.count
@@ -36,17 +38,13 @@ public enum StreakAcrossPolicies: Sendable {
                 switch policy {
                 case .pause:
                     for day in start...segmentEnd where playDays.contains(day) {
-                        if let last = lastPlayed, day - last == 1 { streak += 1 } else { streak = max(streak, 1) }
+                        streak = StreakTracker.advanced(streak, lastPlayedDay: lastPlayed, playedOn: day)
                         lastPlayed = day
                     }
                 case .joker:
-                    // Every day of the segment, except that its last one (today, or the day of
-                    // a switch) counts only once it is good.
-                    var outcomes: [DayOutcome] = []
-                    for day in start...segmentEnd {
-                        if goodDays.contains(day) { outcomes.append(.good) } else if day < segmentEnd { outcomes.append(.bad) }
-                        if playDays.contains(day) { lastPlayed = day }
-                    }
+                    // Its last day (today, or the day of a switch) counts only once it is good.
+                    let outcomes = JokerStreakCalculator.outcomes(goodDays: goodDays, from: start, through: segmentEnd)
+                    if let played = playDays.filter({ (start...segmentEnd).contains($0) }).max() { lastPlayed = played }
                     let result = JokerStreakCalculator.evaluate(outcomes, startingStreak: streak, startingJokers: jokers, rules: rules)
                     streak = result.currentStreak
                     jokers = result.availableJokers

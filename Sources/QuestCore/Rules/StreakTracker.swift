@@ -37,16 +37,22 @@ public enum StreakTracker: Sendable {
         var lastDate: Date?
         for date in dates.sorted() {
             let day = days.dayNumber(of: date)
-            if let previous = lastDay {
-                if day - previous == 1 { streak += 1 } else if day - previous > 1 { streak = max(streak, 1) }
-                lastDay = max(previous, day)
-            } else {
-                streak = 1
-                lastDay = day
-            }
+            streak = advanced(streak, lastPlayedDay: lastDay, playedOn: day)
+            lastDay = max(lastDay ?? day, day)
             lastDate = date
         }
         return (streak, lastDate)
+    }
+
+    /// STREAK-1 for one more day played (local day numbers): the next day adds one, the same
+    /// day nothing, a day after a gap resumes where the streak paused (at least 1).
+    public static func advanced(_ streak: Int, lastPlayedDay: Int?, playedOn day: Int) -> Int {
+        guard let last = lastPlayedDay else { return max(streak, 1) }
+        switch day - last {
+        case 1: return streak + 1
+        case ...0: return streak
+        default: return max(streak, 1)
+        }
     }
 
     /// Whole calendar days between two instants (DST-safe: counts midnights, not 86 400 s).
