@@ -526,9 +526,7 @@ struct Reducer {
         guard let i = state.world.pausedQuests.firstIndex(where: { $0.session.routineID == routine.id }) else { return false }
         let paused = state.world.pausedQuests.remove(at: i)
         let played = paused.estimations
-        guard state.world.calendar.isDate(paused.session.startedAt, inSameDayAs: env.now), played.count < routine.tasks.count,
-              zip(played, routine.tasks).allSatisfy({ $0.taskID == $1.id })
-        else { return false }
+        guard paused.resumeIndex(for: routine, now: env.now, calendar: state.world.calendar) != nil else { return false }
         var session = paused.session
         session.status = .inProgress
         session.xpEarned = 0

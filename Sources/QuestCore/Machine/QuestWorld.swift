@@ -72,6 +72,17 @@ public struct PausedQuest: Codable, Equatable, Sendable {
         self.session = session
         self.estimations = estimations
     }
+
+    /// The index of the task the next lock picks `routine` up at, on the day of `now`; nil
+    /// when it starts afresh instead: paused another day, all played, or the routine no longer
+    /// begins with the tasks it played.
+    public func resumeIndex(for routine: Routine, now: Date, calendar: Calendar) -> Int? {
+        guard session.routineID == routine.id, calendar.isDate(session.startedAt, inSameDayAs: now),
+              estimations.count < routine.tasks.count,
+              zip(estimations, routine.tasks).allSatisfy({ $0.taskID == $1.id })
+        else { return nil }
+        return estimations.count
+    }
 }
 
 /// GAME-5: the task being timed, persisted at lock-in so a crash or restart loses nothing.

@@ -24,6 +24,11 @@ struct PlayerHome: Codable, Sendable {
         var name: String
         var badge: String?
         var playedToday: Bool
+        /// REM-1 today, in the player's words: "Reminder at 07:30", "Reminded at 07:30"
+        /// (sounded, not played yet); nil once played, or with no reminder today.
+        var reminder: String?
+        /// GAME-7: left mid-way today; the next lock picks it up ("Paused at task 2 of 3").
+        var paused: String?
     }
 
     var quests: [Quest]
@@ -45,7 +50,13 @@ struct PlayerHome: Codable, Sendable {
         var idle: IdleScreen?
         for case .display(.idle(let screen)) in effects { idle = screen }
         let standing = PlayerStanding.of(world, rules: rules, today: now)
-        let quests = (idle?.quests ?? []).map { Quest(name: $0.name, badge: $0.badge, playedToday: $0.playedToday) }
+        let quests = (idle?.quests ?? []).map { option in
+            let routine = world.routines.first { $0.id == option.routineID }
+            return Quest(
+                name: option.name, badge: option.badge, playedToday: option.playedToday,
+                reminder: routine.flatMap { reminderWords(for: $0, option: option, world: world, now: now) },
+                paused: option.playedToday ? nil : pausedWords(routineID: option.routineID, world: world, now: now))
+        }
         let learning = standing.calibrationSessionsLeft
         return PlayerHome(
             quests: quests,
@@ -55,5 +66,25 @@ struct PlayerHome: Codable, Sendable {
             xpToNextLevel: standing.xpToNextLevel,
             streakText: standing.streakText,
             calibrationQuestsLeft: learning, noQuestsToday: quests.isEmpty, stillLearning: learning > 0)
+    }
+
+    /// Today's reminder of a quest not played yet: to come, or sounded (REM-1 sounds it once).
+    static func reminderWords(for routine: Routine, option: QuestOption, world: QuestWorld, now: Date) -> String? {
+        guard !option.playedToday,
+              let at = ReminderSchedule.time(for: routine, settings: world.settings, on: now, calendar: world.calendar)
+        else { return nil }
+        let parts = world.calendar.dateComponents([.hour, .minute], from: at)
+        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        if option.reminded == true { return "Reminded at \(clock)" }
+        return at > now ? "Reminder at \(clock)" : nil
+    }
+
+    /// A quest paused today (GAME-7) says where the next lock picks it up.
+    static func pausedWords(routineID: UUID, world: QuestWorld, now: Date) -> String? {
+        guard let routine = world.routines.first(where: { $0.id == routineID }),
+              let index = world.pausedQuests.lazy.compactMap({ $0.resumeIndex(for: routine, now: now, calendar: world.calendar) }).first
+        else { return nil }
+        let next = index + 1
+        return "Paused at task \(next) of \(routine.tasks.count): lock in at the box to go on"
     }
 }
