@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", "InputFiles", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
-            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", "Display", "ScreenRender", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", "Display", "ScreenRender", "BuildVersion", .product(name: "Logging", package: "swift-log")]),
         // The running box's local socket: its JSON-lines messages and a client (docs/box-protocol.md).
         .target(name: "BoxProtocol", dependencies: ["QuestCore", "CEventLoop"]),
         .target(name: "CSystemClock"),
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles",
+                "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles", "BuildVersion",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport",
+                "WebApp", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "BuildVersion",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -86,8 +86,18 @@ public struct BoxStatus: Codable, Equatable, Sendable {
     public var phase: String
     /// A button check holds the buttons: presses are told and start nothing.
     public var buttonCheck: Bool
+    /// The box's version (`questbox --version`) and whole minutes since it started (on
+    /// CLOCK_MONOTONIC; coarse, and about the box, never a task); nil from a box older than
+    /// #32's health page.
+    public var version: String?
+    public var upMinutes: Int?
 
-    public init(board: String, soundDevice: String?, clockTrusted: Bool, dataVersion: Int, unsavedPlays: Int, phase: String, buttonCheck: Bool = false) {
+    public init(
+        board: String, soundDevice: String?, clockTrusted: Bool, dataVersion: Int, unsavedPlays: Int, phase: String, buttonCheck: Bool = false,
+        version: String? = nil, upMinutes: Int? = nil
+    ) {
+        self.version = version
+        self.upMinutes = upMinutes
         self.board = board
         self.soundDevice = soundDevice
         self.clockTrusted = clockTrusted
@@ -97,7 +107,7 @@ public struct BoxStatus: Codable, Equatable, Sendable {
         self.buttonCheck = buttonCheck
     }
 
-    enum CodingKeys: String, CodingKey { case board, soundDevice, clockTrusted, dataVersion, unsavedPlays, phase, buttonCheck }
+    enum CodingKeys: String, CodingKey { case board, soundDevice, clockTrusted, dataVersion, unsavedPlays, phase, buttonCheck, version, upMinutes }
 
     /// A box from before button checks sends no `buttonCheck`: it holds none.
     public init(from decoder: Decoder) throws {
@@ -106,7 +116,8 @@ public struct BoxStatus: Codable, Equatable, Sendable {
             board: try c.decode(String.self, forKey: .board), soundDevice: try c.decodeIfPresent(String.self, forKey: .soundDevice),
             clockTrusted: try c.decode(Bool.self, forKey: .clockTrusted), dataVersion: try c.decode(Int.self, forKey: .dataVersion),
             unsavedPlays: try c.decode(Int.self, forKey: .unsavedPlays), phase: try c.decode(String.self, forKey: .phase),
-            buttonCheck: try c.decodeIfPresent(Bool.self, forKey: .buttonCheck) ?? false)
+            buttonCheck: try c.decodeIfPresent(Bool.self, forKey: .buttonCheck) ?? false,
+            version: try c.decodeIfPresent(String.self, forKey: .version), upMinutes: try c.decodeIfPresent(Int.self, forKey: .upMinutes))
     }
 }
 

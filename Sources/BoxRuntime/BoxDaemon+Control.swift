@@ -1,4 +1,5 @@
 import BoxProtocol
+import BuildVersion
 import Logging
 import QuestCore
 
@@ -7,7 +8,8 @@ extension BoxDaemon {
     func status() -> BoxStatus {
         BoxStatus(
             board: board.profile.name, soundDevice: control?.soundDevice(), clockTrusted: day.wallClockTrusted, dataVersion: follower.reads,
-            unsavedPlays: persist.waiting, phase: state.phase.name, buttonCheck: state.buttonCheck)
+            unsavedPlays: persist.waiting, phase: state.phase.name, buttonCheck: state.buttonCheck,
+            version: BuildVersion.text, upMinutes: Int(max(0, clock.monotonicNanos() - startedNanos) / 60_000_000_000))
     }
 
     func handle(_ request: BoxRequest, from client: Int32) -> BoxMessage {

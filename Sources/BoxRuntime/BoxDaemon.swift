@@ -27,6 +27,8 @@ public final class BoxDaemon: @unchecked Sendable {
     let display: DisplayOutput
     let logger: Logger
     let control: ControlOptions?
+    /// When the box started (CLOCK_MONOTONIC), for its uptime in `state`.
+    let startedNanos: MonotonicNanos
 
     /// What every surface shows while a play waits in memory.
     public static let notSavedNotice = PersistQueue.notSavedNotice
@@ -67,6 +69,7 @@ public final class BoxDaemon: @unchecked Sendable {
         self.sound = sound
         self.display = display
         self.logger = logger
+        startedNanos = clock.monotonicNanos()
         var r = rules ?? GameRules.standard
         if rules == nil {
             r.debounceMs = Int64(board.profile.debounceMs)

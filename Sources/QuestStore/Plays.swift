@@ -148,6 +148,14 @@ extension QuestDatabase {
     }
 
     /// Every estimation, oldest first.
+    /// When a task was last played (its stop), for the parent's health page; nil before any.
+    public func lastPlayedAt() throws -> Date? {
+        try pool.read { db in
+            try Double.fetchOne(db, sql: "SELECT MAX(recordedAt) FROM estimation WHERE \(RowRules.valid("estimation"))")
+                .map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
     public func estimations() throws -> [TaskEstimation] {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation WHERE \(RowRules.valid("estimation")) ORDER BY recordedAt, rowid").map(Self.estimation) }
     }

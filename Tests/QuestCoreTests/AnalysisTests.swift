@@ -107,6 +107,16 @@ struct InsightTests {
         #expect(InsightEngine.generateInsights(snapshots: same, calendar: cal)[0].consistency.level == .veryConsistent)
         let some = history([(100, 100), (120, 100), (80, 100), (125, 100), (75, 100)])
         #expect(InsightEngine.generateInsights(snapshots: some, calendar: cal)[0].consistency.level == .consistent)
+        // #32: the pattern is named, never "follow a pattern".
+        #expect(InsightEngine.generateInsights(snapshots: some, calendar: cal)[0].texts.contains(
+            "Your Packing guesses swing a little either way, about 20%"))
+        let shortMostTimes = history([(60, 100), (90, 100), (50, 100), (85, 100), (65, 100)])  // 0.7 ± 0.15
+        let short = InsightEngine.generateInsights(snapshots: shortMostTimes, calendar: cal)[0]
+        #expect(short.consistency.level == .consistent)
+        #expect(short.texts.contains("Most times your Packing guess comes out about 30% short"))
+        let longMostTimes = history([(140, 100), (110, 100), (150, 100), (115, 100), (135, 100)])  // 1.3 ± 0.15
+        #expect(InsightEngine.generateInsights(snapshots: longMostTimes, calendar: cal)[0].texts.contains(
+            "Most times your Packing guess comes out about 30% long"))
         let wild = history([(50, 100), (200, 100), (100, 100), (30, 100), (160, 100)])
         #expect(InsightEngine.generateInsights(snapshots: wild, calendar: cal)[0].consistency.level == .variable)
     }

@@ -66,6 +66,23 @@ struct ScreenRendererTests {
         #expect(committed == frame, "\(name): \(Self.differences(committed, frame)) pixels differ; QUESTBOX_WRITE_FRAMES=1 redraws them")
     }
 
+    @Test("#32 FEED-1 on the OLED: each rating's reveal keeps its kind line on the glass, and its big words are never a verdict", arguments: AccuracyRating.allCases)
+    func revealIsKind(_ rating: AccuracyRating) {
+        let result = TimeEstimationScorer.score(estimated: 150, actual: 240)
+        let screen = Screen.reveal(RevealScreen(
+            taskName: "Tooth Time", estimatedSeconds: 150, actualSeconds: 240, differenceSeconds: -90, accuracyPercent: result.accuracyPercent,
+            rating: rating, feedback: FeedbackGenerator.feedback(for: result, isCalibration: false), xpGained: 10, isPersonalBest: false,
+            isCalibration: false, isLastTask: false))
+        let layout = ScreenRenderer.layout(screen)
+        let shown = ScreenRenderer.rows(layout.bottom, count: 2, width: 128)
+        if let kind = ScreenPhrases.kindLine(rating) { #expect(shown.first == kind, "\(shown)") }
+        #expect(shown.contains("Guess was 1:30 short"))
+        let big = layout.big ?? ""
+        #expect(!["off", "way off", "wrong", "bad"].contains(big.lowercased()))
+        #expect(TextLayout.width(of: big, scale: 2) <= 128, "\(big) fits twice the size")
+        #expect(shown.allSatisfy { $0.count <= TextLayout.capacity(128, scale: 1) && !$0.hasSuffix("…") })
+    }
+
     @Test("the estimate is in big M:SS digits, and each up/down step changes only the digits")
     func estimateDigits() {
         let layout = ScreenRenderer.layout(Self.estimating)

@@ -71,7 +71,7 @@ final class FakeBox: Sendable {
                 if command == "subscribe" || command == "claim" { subscribers.withLock { $0.append(client) } }
                 let extra = switch command {
                 case "reload": #","applied":"now""#
-                case "state": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false}"#
+                case "state": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false,"version":"9.9.9-fake","upMinutes":1565}"#
                 case "button-check": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":true}"#
                 default: ""
                 }

@@ -74,12 +74,12 @@ struct SettingsPageTests {
         }
     }
 
-    @Test("a refused value is shown beside its field in the CLI's words and nothing is written", arguments: [
-        ("sound.volume", "101", "sound.volume: \"101\" is not allowed (allowed: 0–100)"),
-        ("stop.guard-seconds", "11", "stop.guard-seconds: \"11\" is not allowed (allowed: 0–10 | default)"),
-        ("reminder.time", "7 am", "reminder.time: \"7 am\" is not allowed (allowed: HH:MM)"),
-        ("streak.policy", "reset", "streak.policy: \"reset\" is not allowed (allowed: pause | joker)"),
-        ("hints", "<script>", "hints: \"<script>\" is not allowed (allowed: true | false)"),
+    @Test("#32: a refused value is shown beside its field in the page's words (its label, what to enter; no CLI key) and nothing is written", arguments: [
+        ("sound.volume", "101", "Volume: “101” cannot be used. Enter a number from 0 to 100."),
+        ("stop.guard-seconds", "11", "Stop guard: “11” cannot be used. Enter whole seconds from 0 to 10, or “default” for 2."),
+        ("reminder.time", "7 am", "Reminder time: “7 am” cannot be used. Enter a time of day such as 07:30."),
+        ("streak.policy", "reset", "When a day is missed: “reset” cannot be used. Choose one of: The streak pauses and goes on · One free day a week keeps it going."),
+        ("hints", "<script>", "Hints: “<script>” cannot be used. Choose one of: Shown · Off."),
     ])
     func refused(key: String, value: String, message: String) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])

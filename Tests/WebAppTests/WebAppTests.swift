@@ -202,7 +202,7 @@ struct WebAppTests {
     func kioskWords() {
         let notice = "Not saved yet: the box keeps this play and tries again"
         let view = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.reveal); $0.notice = notice }))
-        #expect(view.kind == "reveal" && view.headline == "Spot on!")
+        #expect(view.kind == "reveal" && view.headline == "Nailed it!")
         #expect(view.above == ["Tooth Time", "Guess 2:30, took 2:41"])
         #expect(view.lines.first == notice && view.lines.last == "Any button: go on")
         #expect(view.lines.contains("Guess was 0:11 short"))

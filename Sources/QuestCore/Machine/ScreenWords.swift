@@ -65,12 +65,26 @@ public enum ScreenPhrases {
     public static func shortestGuess(_ seconds: Int) -> String { "Shortest guess \(DurationText.clock(seconds: seconds))" }
     public static func longestGuess(_ seconds: Int) -> String { "Longest guess \(DurationText.clock(seconds: seconds))" }
 
+    /// The reveal's big words (FEED-1): curiosity, never a verdict ("Way off" alone read as
+    /// one, #32); each fits the OLED's 128 px at twice the size (10 characters). The LED's
+    /// colour carries the rating itself.
     public static func ratingWords(_ rating: AccuracyRating) -> String {
         switch rating {
-        case .spotOn: "Spot on!"
+        case .spotOn: "Nailed it!"
         case .close: "Close!"
-        case .off: "Off"
-        case .wayOff: "Way off"
+        case .off: "Curious!"
+        case .wayOff: "Discovery!"
+        }
+    }
+
+    /// FEED-1's kind line, short enough for one OLED row (21 characters); nil where the big
+    /// words say it all.
+    public static func kindLine(_ rating: AccuracyRating) -> String? {
+        switch rating {
+        case .spotOn: nil
+        case .close: "Getting dialed in"
+        case .off: "It felt different"
+        case .wayOff: "Tricky one to feel"
         }
     }
 }
@@ -120,7 +134,9 @@ extension Screen {
             return ScreenWords(
                 top: [s.taskName, "Guess \(DurationText.clock(measured: s.estimatedSeconds)), took \(DurationText.clock(measured: s.actualSeconds))"],
                 big: s.isCalibration ? "Noted" : P.ratingWords(s.rating),
-                lines: [s.isCalibration ? "Learning your timing" : "Guess was \(s.feedback.detail)", xp],
+                // The kind line first, so the OLED's two rows keep it (#32); the XP is also on
+                // the summary.
+                lines: s.isCalibration ? ["Learning your timing", xp] : (P.kindLine(s.rating).map { [$0] } ?? []) + ["Guess was \(s.feedback.detail)", xp],
                 more: [s.feedback.headline],
                 hint: P.anyButton)
         case .summary(let s):

@@ -150,7 +150,15 @@ public enum InsightEngine: Sendable {
         }
         switch consistency.level {
         case .veryConsistent: texts.append("You read \(name) the same way each time")
-        case .consistent: texts.append("Your \(name) estimates follow a pattern")
+        case .consistent:
+            // Name the pattern: a share the guess is off by most times, or a small swing.
+            let share = Int((abs(bias.relativeBias) * 100).rounded())
+            let swing = max(1, Int((consistency.spread * 100).rounded()))
+            switch bias.direction {
+            case .underestimates: texts.append("Most times your \(name) guess comes out about \(share)% short")
+            case .overestimates: texts.append("Most times your \(name) guess comes out about \(share)% long")
+            case .balanced: texts.append("Your \(name) guesses swing a little either way, about \(swing)%")
+            }
         case .variable: texts.append("\(name) feels different from day to day")
         }
         if let timeOfDay {

@@ -1,6 +1,10 @@
+import BoxProtocol
+import BuildVersion
 import Foundation
 import Glibc
 import Hummingbird
+import QuestCore
+import QuestStore
 import Synchronization
 
 /// `/parent/health`: the box's health as `questbox doctor` checks it (board, GPIO lines,
@@ -12,13 +16,121 @@ struct HealthController {
 
     func addRoutes(to parent: RouterGroup<WebRequestContext>) {
         parent.get("health") { _, _ in
-            let report = await services.doctor.run()
-            return try services.resources.page("parent-health", HealthView(report))
+            let (status, report) = await check()
+            return try services.resources.page("parent-health", HealthView(status: status, report: report))
         }
     }
 
     func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
-        parent.get("health") { _, _ in await services.doctor.run() }
+        parent.get("health") { _, _ in
+            let (status, report) = await check()
+            return HealthReport(status: status, canRun: report.canRun, runningBox: report.runningBox, findings: report.findings)
+        }
+    }
+
+    func check() async -> (BoxHealth, DoctorRunner.Report) {
+        async let report = services.doctor.run()
+        // Asked anew, not the state kept for the kiosk's flood: this page must say what is now
+        // (a parent's page, its checks one run at a time).
+        let state = await services.box.ask(BoxRequest(command: "state"))
+        let board = try? services.database.settings().boardName
+        let lastPlay = try? services.database.lastPlayedAt()
+        let status = BoxHealth(
+            state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
+            now: Date(), calendar: services.calendar)
+        return (status, await report)
+    }
+}
+
+/// What `/api/v1/parent/health` answers: the box's status and the doctor's checks.
+struct HealthReport: ResponseEncodable {
+    var status: BoxHealth
+    var canRun: Bool
+    var runningBox: String?
+    var findings: [DoctorRunner.Finding]
+}
+
+/// #32: the box's status as a parent reads it first (as Pi-hole's status does): running or
+/// not, its version and uptime, the last play and the disk's free space.
+struct BoxHealth: Codable, Sendable {
+    /// `running`, `waiting-for-board` or `offline`.
+    var state: String
+    var headline: String
+    var board: String?
+    var version: String
+    var upMinutes: Int?
+    var uptime: String?
+    var lastPlay: String
+    var diskFreeBytes: Int64?
+    var diskFree: String
+
+    init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar) {
+        switch box {
+        case .online(let reply):
+            state = "running"
+            board = reply.box?.board
+            version = reply.box?.version ?? BuildVersion.text
+            upMinutes = reply.box?.upMinutes
+            headline = "Running" + (board.map { " with board \($0)" } ?? "")
+        case .offline(let reason):
+            board = storedBoard
+            version = BuildVersion.text
+            upMinutes = nil
+            if storedBoard == nil {
+                state = "waiting-for-board"
+                headline = "Waiting for a board: choose it in Settings (Board), and the box starts with it"
+            } else {
+                state = "offline"
+                headline = "Offline: the box does not answer (\(reason))"
+            }
+        }
+        uptime = upMinutes.map(Self.uptimeWords)
+        self.lastPlay = lastPlay.map { Self.dayWords($0, now: now, calendar: calendar) } ?? "none yet"
+        diskFreeBytes = disk?.freeBytes
+        diskFree = disk.map { "\(Self.bytesWords($0.freeBytes)) free of \(Self.bytesWords($0.totalBytes))" } ?? "unknown"
+    }
+
+    static func uptimeWords(_ minutes: Int) -> String {
+        switch minutes {
+        case ..<1: return "under a minute"
+        case ..<60: return "\(minutes) min"
+        case ..<(24 * 60): return "\(minutes / 60) h \(minutes % 60) min"
+        default: return "\(CountText.counted(minutes / (24 * 60), "day")) \(minutes % (24 * 60) / 60) h"
+        }
+    }
+
+    /// "today 07:58", "yesterday 18:02", else "Mon 23 Nov 07:58" (the family's calendar).
+    static func dayWords(_ date: Date, now: Date, calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.hour, .minute, .weekday, .day, .month], from: date)
+        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        if calendar.isDate(date, inSameDayAs: now) { return "today \(clock)" }
+        if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
+            return "yesterday \(clock)"
+        }
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let weekday = weekdays[((parts.weekday ?? 1) - 1 + 7) % 7], month = months[((parts.month ?? 1) - 1 + 12) % 12]
+        return "\(weekday) \(parts.day ?? 1) \(month) \(clock)"
+    }
+
+    static func bytesWords(_ bytes: Int64) -> String {
+        let gb = Double(bytes) / 1e9
+        if gb >= 10 { return "\(Int(gb.rounded())) GB" }
+        if gb >= 1 { return String(format: "%.1f GB", gb) }
+        return "\(Int((Double(bytes) / 1e6).rounded())) MB"
+    }
+}
+
+/// Free and total space of the file system holding a folder (statvfs).
+struct DiskSpace: Sendable {
+    var freeBytes: Int64
+    var totalBytes: Int64
+
+    static func of(_ path: String) -> DiskSpace? {
+        var s = statvfs()
+        guard statvfs(path.isEmpty ? "." : path, &s) == 0 else { return nil }
+        let unit = Int64(s.f_frsize)
+        return DiskSpace(freeBytes: Int64(s.f_bavail) * unit, totalBytes: Int64(s.f_blocks) * unit)
     }
 }
 
@@ -129,13 +241,26 @@ final class DoctorRunner: Sendable {
 
 struct HealthView: Encodable {
     struct Line: Encodable { var level: String; var label: String; var text: String }
-    var canRun: Bool
-    var runningBox: String?
+    var status: BoxHealth
+    var running: Bool
+    /// The checks' verdict, said for the box as it is: running with problems found, or not
+    /// running and unable to start.
+    var verdict: String?
+    var verdictIsProblem: Bool
     var lines: [Line]
 
-    init(_ report: DoctorRunner.Report) {
-        canRun = report.canRun
-        runningBox = report.runningBox
+    init(status: BoxHealth, report: DoctorRunner.Report) {
+        self.status = status
+        running = status.state == "running"
+        let problems = report.findings.filter { $0.level == "fail" }.count
+        if problems == 0 {
+            verdict = running ? nil : "The checks found nothing that stops the box from starting."
+        } else if running {
+            verdict = "The box runs, but the checks found \(CountText.counted(problems, "problem")): see below."
+        } else {
+            verdict = "The box cannot start: see the \(problems == 1 ? "problem" : "problems") below."
+        }
+        verdictIsProblem = problems > 0
         lines = report.findings.map { f in
             Line(level: f.level, label: f.level == "ok" ? "OK" : (f.level == "warn" ? "Check" : "Problem"), text: f.text)
         }

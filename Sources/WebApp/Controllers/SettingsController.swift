@@ -40,6 +40,23 @@ struct SettingsController {
             + "and with none left the streak starts again from 0. Switching keeps the streak\(now); the new rule judges the days after."
     }
 
+    /// A refused value in the page's words (#32): the field's label and what to enter, not
+    /// the CLI's key and grammar (the API keeps those, for scripts).
+    static func pageProblem(setting key: String, value: String) -> String {
+        let label = labels[key]?.label ?? key
+        let shown = value.count > 40 ? DisplayText.escaped(String(value.prefix(40))) + "…" : DisplayText.escaped(value)
+        let ask: String
+        switch key {
+        case "sound.volume": ask = "Enter a number from 0 to 100."
+        case "stop.guard-seconds": ask = "Enter whole seconds from 0 to 10, or “default” for 2."
+        case "reminder.time": ask = "Enter a time of day such as 07:30."
+        default:
+            let choices = (SettingsCatalog.choices(for: key) ?? []).map { labels[key]?.choices[$0] ?? $0 }
+            ask = choices.isEmpty ? "Enter another value." : "Choose one of: " + choices.joined(separator: " · ") + "."
+        }
+        return "\(label): “\(shown)” cannot be used. \(ask)"
+    }
+
     func addRoutes(to parent: RouterGroup<WebRequestContext>) {
         parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
         parent.post("settings") { request, _ in
@@ -55,7 +72,9 @@ struct SettingsController {
             }
             var problems: [String: String] = [:]
             for change in changes {
-                if let problem = SettingsCatalog.problem(setting: change.key, to: change.text, routines: []) { problems[change.key] = problem }
+                if SettingsCatalog.problem(setting: change.key, to: change.text, routines: []) != nil {
+                    problems[change.key] = Self.pageProblem(setting: change.key, value: change.text)
+                }
             }
             guard problems.isEmpty else { return try page(request, sent: sent, problems: problems, status: .unprocessableContent) }
             guard !changes.isEmpty else { return .redirect(to: "/parent/settings") }

@@ -54,8 +54,10 @@ struct StatsPage: Sendable {
     var noBests: Bool
     var noPatterns: Bool
     var noEarlier: Bool
+    /// What it takes for the first pattern to show (INS-1 leaves the learning quests out).
+    var patternsWaiting: String
 
-    init(_ report: StatsReport) {
+    init(_ report: StatsReport, rules: GameRules = .standard) {
         chart = AccuracyChart.svg(report.trend)
         playedDays = report.trend.count
         bests = report.personalBests.map { Best(task: $0.taskDisplayName, offBy: DurationText.format(seconds: $0.absDifferenceSeconds)) }
@@ -65,6 +67,17 @@ struct StatsPage: Sendable {
         earlier = report.earlierReflections.map(week)
         noBests = bests.isEmpty
         noPatterns = patterns.isEmpty
+        patternsWaiting = Self.patternsWaiting(sessionsCompleted: report.sessionsCompleted, rules: rules)
         noEarlier = earlier.isEmpty
+    }
+
+    static func patternsWaiting(sessionsCompleted: Int, rules: GameRules) -> String {
+        let learningLeft = max(0, rules.calibrationSessions - sessionsCompleted)
+        let estimates = "\(InsightEngine.minimumSampleSize) estimates"
+        if learningLeft == 0 {
+            return "After \(estimates) of a task, what the box notices about it shows here."
+        }
+        return "Your first \(CountText.counted(rules.calibrationSessions, "quest")) are for learning (\(learningLeft) to go). "
+            + "After them, \(estimates) of a task show what the box notices about it here."
     }
 }
