@@ -59,6 +59,8 @@ extension BoxDaemon {
             }
         }
         timers.apply(effects)
+        // The idle gesture's switch (#32) applies before its own confirming sound.
+        for case .persist(.soundMuted(let muted)) in effects { applySoundSwitch(muted: muted) }
         for case .playSound(let s) in effects { sound.play(s) }
         for effect in effects {
             switch effect {
@@ -97,6 +99,14 @@ extension BoxDaemon {
             return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
                                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
         }
+    }
+
+    /// The sounds off or on from the box; the volume is the stored one (read once, on a
+    /// gesture a person makes now and then, never on a quest's path).
+    func applySoundSwitch(muted: Bool) {
+        let volume = (try? db.settings().volumePercent) ?? 80
+        sound.apply(soundEnabled: !muted, volumePercent: volume)
+        logger.info("sound switched at the box", metadata: ["muted": "\(muted)"])
     }
 
     // MARK: saving

@@ -283,6 +283,7 @@ enum TraceLine {
             case .sessionAbandoned, .inProgressCleared: break
             case .reflectionDismissed(let w): f["week"] = .string(w)
             case .reminderSounded(_, let name, _): f["routine"] = .string(name)
+            case .soundMuted(let muted): f["muted"] = .bool(muted)
             }
             return f
         case .scheduleTimer(let timer, let at):
@@ -327,6 +328,7 @@ enum TraceLine {
         case .claimHold: "claimHold"
         case .claimLimit: "claimLimit"
         case .walkAway: "walkAway"
+        case .muteHold: "muteHold"
         }
     }
 

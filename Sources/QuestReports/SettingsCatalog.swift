@@ -36,6 +36,12 @@ public enum SettingsCatalog {
         }
     }
 
+    static func lock(_ playerSwitch: PlayerSwitch) -> Entry {
+        flag("lock." + playerSwitch.rawValue, { $0.game.lockedSwitches.contains(playerSwitch) }) { s, locked in
+            if locked { s.game.lockedSwitches.insert(playerSwitch) } else { s.game.lockedSwitches.remove(playerSwitch) }
+        }
+    }
+
     static let entries: [Entry] = [
         flag("sound.mute", { !$0.soundEnabled }, { $0.soundEnabled = !$1 }),
         Entry(key: "sound.volume", allowed: "0–100", read: { "\($0.volumePercent)" }) { text in
@@ -74,6 +80,8 @@ public enum SettingsCatalog {
             else { return .failure(SettingRefusal()) }
             return .success { $0.boardName = text }
         },
+        // #32: a parent locks a switch the player otherwise owns (her page, the box's gesture).
+        lock(.mute), lock(.hints), lock(.reminders),
         Entry(key: "web.hosts", allowed: WebHosts.allowed, read: { $0.webHosts.isEmpty ? "none" : $0.webHosts.joined(separator: " ") }) { text in
             guard let names = WebHosts.parse(text) else { return .failure(SettingRefusal()) }
             return .success { $0.webHosts = names }

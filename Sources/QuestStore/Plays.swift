@@ -48,6 +48,10 @@ extension QuestDatabase {
             case .reminderSounded(let routineID, _, let at):
                 try db.execute(
                     sql: "INSERT INTO reminderLog (routineId, soundedAt) VALUES (?, ?)", arguments: [routineID, at.timeIntervalSince1970])
+            case .soundMuted(let muted):
+                // The box's own switch (#32); refused in SQL when a parent locked it meanwhile.
+                try Self.ensureSettingsRow(db)
+                try db.execute(sql: "UPDATE settings SET soundEnabled = ? WHERE id = 1 AND lockSoundMute = 0", arguments: [!muted])
             case .reflectionDismissed(let week):
                 try db.execute(
                     sql: "INSERT INTO reflectionTracking (id, dismissedWeek) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET dismissedWeek = excluded.dismissedWeek",
@@ -67,7 +71,7 @@ extension QuestDatabase {
         case .estimationCompleted(let e): [("recordedAt", e.recordedAt)]
         case .sessionCompleted(let s), .sessionAbandoned(let s), .sessionPaused(let s), .sessionResumed(let s): [("startedAt", s.startedAt)] + (s.completedAt.map { [("completedAt", $0)] } ?? [])
         case .reminderSounded(_, _, let at): [("soundedAt", at)]
-        case .inProgressCleared, .reflectionDismissed: []
+        case .inProgressCleared, .reflectionDismissed, .soundMuted: []
         }
         for (field, date) in times where !RowRules.isStorableWallTime(date) {
             throw StoreError.invalid("\(request.kind): \(field) \(date.timeIntervalSince1970) s since 1970 is outside the years the store keeps (1653–5138)")

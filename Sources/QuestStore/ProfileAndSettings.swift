@@ -6,7 +6,11 @@ import QuestCore
 public struct StoredSettings: Equatable, Sendable {
     /// What the game reads: streak policy, hints, read-back, the stop guard, reminders.
     public var game = GameSettings()
-    public var soundEnabled = true
+    /// The sounds' switch, kept in `game` (the box's idle gesture reads and flips it).
+    public var soundEnabled: Bool {
+        get { !game.soundMuted }
+        set { game.soundMuted = !newValue }
+    }
     public var volumePercent = 80
     /// 1 = Sunday … 7 = Saturday; nil: the locale's.
     public var firstWeekday: Int?
@@ -131,6 +135,10 @@ extension QuestDatabase {
         // Names that break the rule are left out (a hand-edited restore): never a way in.
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         if row.hasColumn("boardName") { s.boardName = row["boardName"] }
+        if row.hasColumn("lockSoundMute") {
+            let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
+            s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
+        }
         return s
     }
 
@@ -175,11 +183,27 @@ extension QuestDatabase {
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
-                      webHosts = ?, boardName = ? WHERE id = 1
+                      webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
-                            s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName])
+                            s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName,
+                            s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders)])
+        }
+    }
+
+    /// The player switches one of her own settings (#32); false, and nothing written, when a
+    /// parent has locked it (checked in the same statement, so a lock set meanwhile holds).
+    public func setPlayerSwitch(_ playerSwitch: PlayerSwitch, on: Bool) throws -> Bool {
+        let (column, lock, value): (String, String, Bool) = switch playerSwitch {
+        case .mute: ("soundEnabled", "lockSoundMute", !on)
+        case .hints: ("hintsEnabled", "lockHints", on)
+        case .reminders: ("remindersEnabled", "lockReminders", on)
+        }
+        return try pool.write { db in
+            try Self.ensureSettingsRow(db)
+            try db.execute(sql: "UPDATE settings SET \(column) = ? WHERE id = 1 AND \(lock) = 0", arguments: [value])
+            return db.changesCount > 0
         }
     }
 

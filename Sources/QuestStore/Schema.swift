@@ -23,6 +23,7 @@ public enum Schema {
         ("v6-web-hosts", v6),
         ("v7-streak-policy-changes", v7),
         ("v8-board-choice", v8),
+        ("v9-player-switch-locks", v9),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -34,6 +35,15 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #32: the player's own switches (sound, hints, reminders) that a parent has locked.
+    static func v9(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "lockSoundMute", .integer).notNull().defaults(to: 0)
+            t.add(column: "lockHints", .integer).notNull().defaults(to: 0)
+            t.add(column: "lockReminders", .integer).notNull().defaults(to: 0)
+        }
     }
 
     /// #32: the board chosen on the web's first run (NULL: none yet), so a fresh install is

@@ -105,7 +105,7 @@ struct ForgetRecentReads<Context: RequestContext>: RouterMiddleware {
 
 enum PageChanges {
     /// The player's changes that touch the home and stats (the parent's are all behind the PIN).
-    static let player = ["/quests", "/api/v1/quests"]
+    static let player = ["/quests", "/api/v1/quests", "/me"]
 
     static func changes(_ method: HTTPRequest.Method, path: String, status: HTTPResponse.Status, within paths: [String]?) -> Bool {
         guard method != .get, method != .head, status.code < 400 else { return false }

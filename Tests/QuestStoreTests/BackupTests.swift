@@ -149,13 +149,13 @@ struct BackupTests {
         try FileManager.default.copyItem(atPath: backup.path, toPath: file)
         let future = try DatabaseQueue(path: file)
         try future.write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-telepathy')")
-            try db.execute(sql: "PRAGMA user_version = 9")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v\(Schema.currentVersion + 1)-telepathy')")
+            try db.execute(sql: "PRAGMA user_version = \(Schema.currentVersion + 1)")
         }
         try future.close()
-        try expectRefused(db, file: file, message: "made by a newer version (schema 9 > \(Schema.currentVersion))")
+        try expectRefused(db, file: file, message: "made by a newer version (schema \(Schema.currentVersion + 1) > \(Schema.currentVersion))")
         // Opening such a file as the live database is refused too.
-        #expect(throws: StoreError.newerSchema(path: file, found: 9, known: Schema.currentVersion)) { _ = try QuestDatabase(path: file) }
+        #expect(throws: StoreError.newerSchema(path: file, found: Schema.currentVersion + 1, known: Schema.currentVersion)) { _ = try QuestDatabase(path: file) }
     }
 
     /// A copy of a fresh backup, changed by `edit` through SQL (a file a person or a tool edited).

@@ -23,6 +23,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case claimLimit
     /// GAME-7: a quest waiting for the player with no press pauses.
     case walkAway
+    /// #32: STOP held 3 s on the idle screen switches the sounds off or on.
+    case muteHold
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -86,6 +88,7 @@ public enum PersistRequest: Codable, Equatable, Sendable {
         case .inProgressCleared: "inProgressCleared"
         case .reflectionDismissed: "reflectionDismissed"
         case .reminderSounded: "reminderSounded"
+        case .soundMuted: "soundMuted"
         }
     }
 
@@ -109,6 +112,8 @@ public enum PersistRequest: Codable, Equatable, Sendable {
     case reflectionDismissed(weekIdentifier: String)
     /// REM-1: a routine's reminder sounded (`name`: what the player sees).
     case reminderSounded(routineID: UUID, name: String, at: Date)
+    /// #32: the player switched the sounds at the box (`sound.mute`).
+    case soundMuted(Bool)
 }
 
 /// Per-event facts from outside: the wall clock (calendar facts only, never durations), a
@@ -290,7 +295,10 @@ struct Reducer {
                 } else {
                     startQuest(selected: selected, at: t)
                 }
-            case .stop: break
+            case .stop:
+                // #32: STOP on the idle screen says its gesture; held 3 s it switches the sounds.
+                enterIdle(notice: ScreenPhrases.muteHelp(muted: state.world.settings.soundMuted), selected: selected)
+                emit(.scheduleTimer(.muteHold, atNanos: t + ms(rules.abandonHoldMs)))
             }
         case .reflection(let reflection, let selected):
             emit(.cancelTimer(.reflectionTimeout))
@@ -339,6 +347,7 @@ struct Reducer {
             emit(.cancelTimer(.holdRepeat(role)))
         case .stop:
             emit(.cancelTimer(.abandonHold))
+            emit(.cancelTimer(.muteHold))
             if case .active(let run, let index, let estimate, let lock, let stop?) = state.phase {
                 finishTask(run, index, estimate, lock: lock, stop: stop, at: t)
             }
@@ -372,6 +381,9 @@ struct Reducer {
             }
         case .walkAway:
             if case .estimating(let run, _, _) = state.phase { pause(run, notice: QuestMachine.abandonedNotice) }
+        case .muteHold:
+            guard case .idle(let selected, _) = state.phase, state.debouncer.isPressed(.stop), !state.debouncer.isPressed(.down) else { return }
+            switchSound(selected: selected)
         case .taskLimit:
             if case .active(let run, _, _, let lock, _) = state.phase, t - lock >= ms(rules.taskLimitMs) {
                 abandon(run, notice: QuestMachine.tooLongNotice)
@@ -395,6 +407,21 @@ struct Reducer {
     }
 
     // MARK: idle
+
+    /// #32: the sounds off or on from the box, unless a parent locked the switch; the buzzer
+    /// says it was taken, and the sound plays when they come back on.
+    mutating func switchSound(selected: UUID?) {
+        guard !state.world.settings.lockedSwitches.contains(.mute) else {
+            enterIdle(notice: ScreenPhrases.muteLocked, selected: selected)
+            return
+        }
+        let muted = !state.world.settings.soundMuted
+        state.world.settings.soundMuted = muted
+        emit(.persist(.soundMuted(muted)))
+        emit(.buzzer(.tap))
+        if !muted { emit(.playSound(.estimateTick)) }
+        enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, selected: selected)
+    }
 
     func todaysRoutines() -> [Routine] {
         Routine.availableToday(state.world.routines, now: env.now, calendar: state.world.calendar)

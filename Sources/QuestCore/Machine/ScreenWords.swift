@@ -58,6 +58,12 @@ public enum ScreenPhrases {
         return "Lvl \(level) · \(percent)% to Lvl \(level + 1)"
     }
 
+    /// #32: the idle screen's STOP gesture (each fits one OLED row, 21 characters).
+    public static func muteHelp(muted: Bool) -> String { muted ? "Hold STOP: sound on" : "Hold STOP: sound off" }
+    public static let soundOff = "Sound off (hold STOP)"
+    public static let soundOn = "Sound on"
+    public static let muteLocked = "A parent locked sound"
+
     /// GAME-7: a paused quest picked up again, at the task where it stopped.
     public static func welcomeBack(taskNumber: Int, of taskCount: Int) -> String { "Welcome back · Task \(taskNumber)/\(taskCount)" }
 

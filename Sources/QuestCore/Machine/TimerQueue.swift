@@ -42,6 +42,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .claimHold: 27
         case .claimLimit: 28
         case .walkAway: 29
+        case .muteHold: 30
         }
     }
 }

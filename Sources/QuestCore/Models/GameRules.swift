@@ -138,6 +138,10 @@ public struct GameSettings: Codable, Equatable, Sendable {
     /// STREAK-3: every switch of `streakPolicy`, oldest first (the store keeps them), so a
     /// switch never takes away a streak already shown.
     public var streakPolicyChanges: [StreakPolicyChange] = []
+    /// The box's sounds are off (`sound.mute`): the idle gesture switches them (#32).
+    public var soundMuted = false
+    /// The player's switches a parent has locked (#32): only the parent changes them.
+    public var lockedSwitches: Set<PlayerSwitch> = []
 
     public init(
         streakPolicy: StreakPolicy = .pause, hintsEnabled: Bool = true, estimateReadBack: Bool = false,
@@ -158,4 +162,12 @@ public struct GameSettings: Codable, Equatable, Sendable {
 
     /// The range `stop.guard-seconds` accepts.
     public static let stopGuardRange = 0...10
+}
+
+/// The settings the player switches herself (#32, seed 004: she owns her reminders), on her
+/// web page and, for the sound, at the box; a parent can lock each one.
+public enum PlayerSwitch: String, CaseIterable, Codable, Sendable {
+    case mute = "sound.mute"
+    case hints
+    case reminders
 }

@@ -17,6 +17,20 @@ struct QuestsController {
             return try page(request, draft: draft, problem: nil)
         }
         router.post("/quests") { request, _ in try await create(request) }
+        // #32: the player's own quests are hers to change and remove (a parent's are not).
+        router.get("/quests/:id/edit") { request, context in
+            let quest = try ownQuest(context)
+            return try page(request, draft: QuestDraft(quest), problem: nil, editing: quest)
+        }
+        router.post("/quests/:id") { request, context in try await edit(request, quest: try ownQuest(context)) }
+        router.post("/quests/:id/remove") { request, context in
+            let quest = try ownQuest(context)
+            _ = try await services.changeForm(request)
+            // Set aside, never deleted: her plays stay, and a parent can bring it back.
+            try services.database.setRoutineActive(false, id: quest.id)
+            let box = await services.box.reload().appliedText
+            return Response.redirect(to: LocalLink.to("/me", [("removed", quest.id.uuidString), ("box", box)]))
+        }
         router.get("/quests/saved") { request, _ in
             // The quest named by its id and read from the store: no text from the address
             // is shown (#31).
@@ -74,9 +88,40 @@ struct QuestsController {
         }
     }
 
-    func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?, status: HTTPResponse.Status = .ok) throws -> Response {
+    func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?, editing: Routine? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         try services.formPage("quest-new", for: request, status: status) { csrf in
-            NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: try services.familyCalendar())
+            var view = NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: try services.familyCalendar())
+            if let editing {
+                view.action = "/quests/\(editing.id.uuidString)"
+                view.title = "Change your quest"
+                view.revision = QuestDatabase.revision(of: editing)
+                view.editing = true
+            }
+            return view
+        }
+    }
+
+    /// The player's own quest named in the address; a parent's routine, or none, is 404.
+    func ownQuest(_ context: WebRequestContext) throws -> Routine {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text),
+              let quest = try services.database.routine(id: id), quest.createdBy == .player, quest.isActive
+        else { throw HTTPError(.notFound, message: "No quest of yours has that address.") }
+        return quest
+    }
+
+    func edit(_ request: Request, quest: Routine) async throws -> Response {
+        let form = try await services.changeForm(request)
+        var draft = QuestDraft(form: form)
+        if form.value("action") == "more" {
+            draft.extraSteps = max(0, min(3, RoutineDocument.maximumTasks - draft.tasks.count))
+            return try page(request, draft: draft, problem: nil, editing: quest)
+        }
+        do {
+            let saved = try draft.save(in: services.database, editing: quest, revision: form.value("revision"))
+            let box = await services.box.reload().appliedText
+            return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.id.uuidString), ("box", box)]))
+        } catch let problem as FieldProblem {
+            return try page(request, draft: draft, problem: problem, editing: quest, status: .unprocessableContent)
         }
     }
 }
@@ -98,6 +143,14 @@ struct QuestDraft: Codable, Sendable {
         self.tasks = tasks
     }
 
+    /// The player's own quest as the form shows it.
+    init(_ quest: Routine) {
+        name = quest.displayName
+        days = quest.activeDays
+        tasks = quest.tasks.map(\.displayName)
+        extraSteps = 1
+    }
+
     init(template: RoutineTemplate) {
         name = template.suggestedTasks.isEmpty ? "" : template.name
         days = Array(1...7)
@@ -114,7 +167,10 @@ struct QuestDraft: Codable, Sendable {
 
     /// Stores the quest and returns it; a `FieldProblem` names the field (`name`, `days`,
     /// `tasks[i]` by the position sent) in the CLI's words.
-    func save(in database: QuestDatabase) throws -> Routine {
+    /// `editing`: the player's own quest being changed (#32): its id and its tasks' ids are
+    /// kept (by name), so her history stays with it; `revision` is the quest as the page
+    /// showed it (a change made meanwhile elsewhere is not overwritten).
+    func save(in database: QuestDatabase, editing: Routine? = nil, revision: String? = nil) throws -> Routine {
         // Empty step fields are the form's spare rows, not steps.
         let sent = tasks.enumerated().filter { !$0.element.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let object: [String: JSONValue] = [
@@ -135,19 +191,22 @@ struct QuestDraft: Codable, Sendable {
         // One name for one quest: a player's quest never takes a name the box already
         // shows (a parent's routine's name or display name, or another quest's).
         let key = document.name.lowercased()
-        if routines.contains(where: { $0.name.lowercased() == key || $0.displayName.lowercased() == key }) {
+        if routines.contains(where: { $0.id != editing?.id && ($0.name.lowercased() == key || $0.displayName.lowercased() == key) }) {
             throw FieldProblem(field: "name", message: "“\(document.name)” is already a quest on the box: pick another name")
         }
         let own = routines.filter { $0.createdBy == .player && $0.isActive }.count
-        if own >= PlayerQuestLimits.maximumActive {
+        if editing == nil, own >= PlayerQuestLimits.maximumActive {
             throw FieldProblem(
                 field: "name",
                 message: "You have \(own) quests of your own already, the most the box keeps. Ask a parent to pause or remove one first.")
         }
         do {
-            let routine = document.routine(existing: nil, newID: UUID.init)
-            try database.saveRoutine(routine)
+            var routine = document.routine(existing: editing, newID: UUID.init)
+            if let editing { routine.isActive = editing.isActive }
+            try database.saveRoutine(routine, ifStillAt: revision)
             return routine
+        } catch StoreError.changedElsewhere(let reason) {
+            throw FieldProblem(field: "name", message: "Not saved: \(reason). Your changes are still here; save again to keep them.")
         } catch StoreError.invalid {
             throw FieldProblem(field: "name", message: "“\(document.name)” is already a quest on the box: pick another name")
         }
@@ -212,6 +271,11 @@ struct NewQuestView: Encodable {
     var daysError: String?
     var steps: [Step]
     var stepsError: String?
+    /// Where the form goes: a new quest, or the player's own quest being changed (#32).
+    var action = "/quests"
+    var title = "New quest"
+    var revision: String?
+    var editing = false
 
     init(draft: QuestDraft?, problem: FieldProblem?, csrf: String, calendar: Calendar) {
         self.csrf = csrf

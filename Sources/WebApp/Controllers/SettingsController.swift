@@ -28,6 +28,12 @@ struct SettingsController {
         ]),
         "reminders": ("Reminders", "A sound and a light when a quest of the day has not been played.", ["true": "On", "false": "Off"]),
         "reminder.time": ("Reminder time", "When reminders sound unless a routine sets its own.", [:]),
+        "lock.sound.mute": ("The player's sound switch", "Whether the player may turn the sounds off and on (her page, and STOP held at the box).",
+                            ["false": "The player may switch it", "true": "Locked: only a parent"]),
+        "lock.hints": ("The player's hints switch", "Whether the player may turn the hints off and on on her page.",
+                       ["false": "The player may switch it", "true": "Locked: only a parent"]),
+        "lock.reminders": ("The player's reminders switch", "Whether the player may turn the reminders off and on on her page.",
+                           ["false": "The player may switch it", "true": "Locked: only a parent"]),
         "board": ("Board", "Which buttons, light and buzzer the box has (its wiring is on the wiring check). A box waiting for a board starts with it; QUESTBOX_BOARD in /etc/default/questbox wins where set.",
                   ["none": "None yet (the box waits)"]),
     ]

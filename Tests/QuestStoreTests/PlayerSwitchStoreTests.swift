@@ -1,0 +1,51 @@
+import Foundation
+import QuestCore
+import TestSupport
+import Testing
+@testable import QuestStore
+
+/// #32 item 6: the player's switches in the store: each changes one setting in SQL, a
+/// parent's lock is checked in the same statement, and the box's gesture keeps to it too.
+@Suite("#32: the player's switches in the store")
+struct PlayerSwitchStoreTests {
+    @Test("each switch changes its own setting; the world reads the sound switch and the locks")
+    func switches() throws {
+        let (db, _) = try freshDatabase()
+        #expect(try db.setPlayerSwitch(.mute, on: true))
+        #expect(try db.setPlayerSwitch(.hints, on: false))
+        #expect(try db.setPlayerSwitch(.reminders, on: false))
+        var s = try db.settings()
+        #expect(!s.soundEnabled && s.game.soundMuted && !s.game.hintsEnabled && !s.game.remindersEnabled)
+        #expect(try db.setPlayerSwitch(.mute, on: false))
+        s = try db.settings()
+        #expect(s.soundEnabled && !s.game.soundMuted)
+        let world = try db.loadWorld(calendar: .current, bootID: "b", taskMemory: false)
+        #expect(!world.settings.soundMuted && world.settings.lockedSwitches.isEmpty)
+    }
+
+    @Test("a locked switch is refused and nothing changes; the parent's own change still goes through")
+    func locked() throws {
+        let (db, _) = try freshDatabase()
+        try db.updateSettings { $0.game.lockedSwitches = [.mute, .reminders] }
+        #expect(try db.setPlayerSwitch(.mute, on: true) == false)
+        #expect(try db.setPlayerSwitch(.reminders, on: false) == false)
+        #expect(try db.setPlayerSwitch(.hints, on: false))
+        let s = try db.settings()
+        #expect(s.soundEnabled && s.game.remindersEnabled && !s.game.hintsEnabled)
+        #expect(s.game.lockedSwitches == [.mute, .reminders])
+        // The box's gesture, written as the box writes it, keeps to the lock as well.
+        try db.apply(.soundMuted(true), wallClockTrusted: true)
+        #expect(try db.settings().soundEnabled)
+        try db.updateSettings { $0.soundEnabled = false }
+        #expect(try db.settings().soundEnabled == false, "a parent changes a locked setting")
+    }
+
+    @Test("the box's gesture is written like any play, and read back by the next world")
+    func gesture() throws {
+        let (db, _) = try freshDatabase()
+        try db.apply(.soundMuted(true), wallClockTrusted: true)
+        #expect(try db.loadWorld(calendar: .current, bootID: "b", taskMemory: false).settings.soundMuted)
+        try db.apply(.soundMuted(false), wallClockTrusted: true)
+        #expect(try db.settings().soundEnabled)
+    }
+}
