@@ -221,6 +221,37 @@ def make_a_quest(path):
         check("Swim practice" in screen, f"the box does not offer the new quest: {screen}")
 
 
+def player_owns(path):
+    """#32 item 6: the player's own page: her switches (the sounds off and on again) and her
+    quest changed (a step added), with the form alone."""
+    viewport(375, 812, mobile=True)
+    visit("/me")
+    switch = wait_for(By.CSS_SELECTOR, "#switch-sound\\.mute button")
+    if not check(bool(switch) and switch[0].text == "Turn sounds off", f"/me: no sound switch: {[e.text for e in switch]}"):
+        return
+    switch[0].click()
+    status = wait_for(By.CSS_SELECTOR, "p.ok")
+    check(bool(status) and "Sounds: saved." in status[0].text, f"/me: the switch was not saved: {[e.text for e in status]}")
+    check(driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute .state").text == "Off", "/me: the sounds do not read Off")
+    screenshot("me", width=375)
+    driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute button").click()
+    wait_for(By.CSS_SELECTOR, "p.ok")
+    check(driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute .state").text == "On", "/me: the sounds did not come back on")
+    change = [a for a in driver.find_elements(By.PARTIAL_LINK_TEXT, "Change")]
+    if not check(len(change) == 1, f"/me: {len(change)} quests to change, expected Swim practice"):
+        return
+    change[0].click()
+    steps = wait_for(By.CSS_SELECTOR, "input[name=task]")
+    empty = [s for s in steps if not s.get_attribute("value")]
+    if check(bool(empty), "/quests/…/edit: no empty step to fill"):
+        empty[0].send_keys("Towel")
+    driver.find_element(By.CSS_SELECTOR, "button[value=save]:not(.visually-hidden)").click()
+    wait_for(By.CSS_SELECTOR, "p.saved")
+    if path:
+        screen = json.dumps(ask_box(path, {"command": "state"}).get("screen"))
+        check("Swim practice" in screen, f"the box does not offer the changed quest: {screen}")
+
+
 def hold_both(path, seconds):
     """STOP and DOWN held together on the simulated box (over its socket) for `seconds`."""
     ask_box(path, {"command": "press", "button": "stop", "action": "down"})
@@ -480,6 +511,11 @@ def parent_area():
     check(any("Swim practice" in r and "the player's own" in r for r in routines), f"/parent: the player's quest missing: {routines}")
     check(not any("Tooth Time" in r for r in routines), "/parent: a task's name in the overview (SPEC §9)")
     screenshot("parent", width=1024)
+    visit("/parent/health")
+    state = wait_for(By.ID, "box-state")
+    check(bool(state) and state[0].text.startswith("Running"), f"/parent/health: the running box reads {[e.text for e in state]}")
+    check("cannot run" not in driver.find_element(By.TAG_NAME, "main").text, "/parent/health: 'cannot run' while the box runs")
+    screenshot("parent-health", width=1024)
     if box_socket:
         parent_edits(box_socket)
     for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring"):
@@ -530,7 +566,7 @@ try:
     screenshot("stats", width=1024)
 
     # A 375 px phone: nothing wider than the screen on any page.
-    for path in ("/", "/stats", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session", "/parent"):
+    for path in ("/", "/stats", "/me", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session", "/parent"):
         viewport(375, 812, mobile=True)
         visit(path)
         w, _, vw, _ = size()
@@ -547,6 +583,7 @@ try:
         sw, sh, vw, vh = size()
         check(sw <= vw and sh <= vh, f"/kiosk at {w}×{h}: the page is {sw}×{sh} (scrolls)")
     make_a_quest(box_socket)
+    player_owns(box_socket)
     if box_socket:
         first_run(box_socket)
         parent_area()

@@ -81,6 +81,7 @@ struct ScreenRendererTests {
         #expect(!["off", "way off", "wrong", "bad"].contains(big.lowercased()))
         #expect(TextLayout.width(of: big, scale: 2) <= 128, "\(big) fits twice the size")
         #expect(shown.allSatisfy { $0.count <= TextLayout.capacity(128, scale: 1) && !$0.hasSuffix("…") })
+        #expect(screen.words.more.isEmpty, "the kiosk does not say the kind line twice")
     }
 
     @Test("the estimate is in big M:SS digits, and each up/down step changes only the digits")

@@ -143,7 +143,9 @@ extension Screen {
                 // The kind line first, so the OLED's two rows keep it (#32); the XP is also on
                 // the summary.
                 lines: s.isCalibration ? ["Learning your timing", xp] : (P.kindLine(s.rating).map { [$0] } ?? []) + ["Guess was \(s.feedback.detail)", xp],
-                more: [s.feedback.headline],
+                // FEED-1's full headline only where the big words and the kind line do not say
+                // it already (a learning quest's reveal).
+                more: s.isCalibration ? [s.feedback.headline] : [],
                 hint: P.anyButton)
         case .summary(let s):
             var lines = [s.streakMilestone.map { "\($0)-day streak!" } ?? s.streakText]
