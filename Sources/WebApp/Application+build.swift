@@ -125,6 +125,7 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     router.add(middleware: ForgetRecentReads(services: services, paths: PageChanges.player))
     PlayerController(services: services).addRoutes(to: router)
     MeController(services: services).addRoutes(to: router)
+    FirstRunController(services: services).addRoutes(to: router)
     KioskController(services: services).addRoutes(to: router)
     SetupController(services: services).addRoutes(to: router)
     let api = router.group("api/v1")

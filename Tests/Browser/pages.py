@@ -252,6 +252,32 @@ def player_owns(path):
         check("Swim practice" in screen, f"the box does not offer the changed quest: {screen}")
 
 
+def fresh_install(fresh):
+    """#32 item 2: a fresh install (an empty data folder, no box yet) set up from a phone: the
+    first run lists the boards with their wiring pictures, and one is chosen."""
+    global base
+    main, base = base, fresh
+    try:
+        viewport(375, 812, mobile=True)
+        visit("/parent")
+        boards = driver.find_elements(By.CSS_SELECTOR, ".boards .board")
+        check(len(boards) >= 3, f"first run: {len(boards)} boards offered")
+        loaded = driver.execute_script(
+            "return Array.from(document.querySelectorAll('.boards img')).map(i => i.complete && i.naturalWidth > 0)")
+        check(bool(loaded) and all(loaded), f"first run: wiring pictures not shown: {loaded}")
+        w, _, vw, _ = size()
+        check(w <= vw, f"first run: {w} px wide on a {vw} px phone")
+        accessible("/parent (first run)")
+        screenshot("first-run", width=375)
+        viewport(375, 812, mobile=True)
+        driver.find_element(By.CSS_SELECTOR, "input[name=board][value=rpi4]").click()
+        driver.find_element(By.CSS_SELECTOR, "form[action='/parent/first-run/board'] button").click()
+        done = wait_for(By.CSS_SELECTOR, "#step-board p.ok")
+        check(bool(done) and "Board rpi4 chosen" in done[0].text, f"first run: the board was not taken: {[d.text for d in done]}")
+    finally:
+        base = main
+
+
 def hold_both(path, seconds):
     """STOP and DOWN held together on the simulated box (over its socket) for `seconds`."""
     ask_box(path, {"command": "press", "button": "stop", "action": "down"})
@@ -542,6 +568,8 @@ try:
         driver.get("data:text/html,<html><body><img src='x.png'><input></body></html>")
         found = {v["id"] for v in axe_violations()}
         check({"image-alt", "label"} <= found, f"axe-core misses what is wrong with a bad page: {found}")
+    if os.environ.get("FRESH_BASE"):
+        fresh_install(os.environ["FRESH_BASE"])
     # The player's home, desktop.
     viewport(1024, 768)
     visit("/")

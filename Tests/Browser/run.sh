@@ -24,10 +24,17 @@ rig_begin browser "$bin"
 # The simulated box on the same store, for the kiosk to follow.
 rig_start_box
 rig_start_web --resources Sources/WebApp/Resources
+# A fresh install beside it (#32): questbox-web on an empty data folder, no box, for the first
+# run's board step (ended with the rig's other jobs).
+mkdir -p "$work/fresh"
+fresh_port=$((port + 1))
+"$bin/questbox-web" --listen 127.0.0.1 --port "$fresh_port" --data "$work/fresh" --resources Sources/WebApp/Resources \
+    > "$work/fresh-web.log" 2>&1 &
+for _ in $(seq 1000); do curl -fsS -o /dev/null "http://127.0.0.1:$fresh_port/api/v1/state" 2>/dev/null && break; sleep 0.01; done
 shots="$work/screenshots"
 mkdir -p "$shots"
 Tests/Browser/axe.sh "$work/axe.min.js"
-AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
+FRESH_BASE="http://127.0.0.1:$fresh_port" AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
     || { rig_logs; exit 1; }
 if [[ ${UPDATE_SCREENSHOTS:-0} == 1 ]]; then
     cp "$shots"/*.png docs/screenshots/

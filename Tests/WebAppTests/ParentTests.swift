@@ -20,7 +20,7 @@ struct ParentTests {
             var browser = BrowserSession()
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
-            #expect(page.contains("Set up the parent area") && !page.contains("name=\"pin\"") && !page.contains("Daily Quest"))
+            #expect(page.contains("Set up the box") && !page.contains("name=\"pin\"") && !page.contains("Daily Quest"))
             _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")   // a token, from any form
             let attempt = try await browser.post(client, "/parent/sign-in", [("pin", "1234")])
             #expect(attempt.status == .seeOther, "\(attempt.status) \(String(buffer: attempt.body))")

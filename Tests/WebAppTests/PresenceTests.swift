@@ -34,7 +34,7 @@ struct PresenceTests {
         try await app.test(.router) { client in
             var browser = BrowserSession()
             let (_, first) = try await browser.get(client, "/parent")
-            #expect(first.contains("Set up the parent area") && first.contains("action=\"/parent/claim\"") && first.contains("STOP and DOWN"))
+            #expect(first.contains("Set up the box") && first.contains("action=\"/parent/claim\"") && first.contains("STOP and DOWN"))
             let claimed = try await browser.post(client, "/parent/claim", [])
             #expect(claimed.status == .seeOther && claimed.headers[.location] == "/parent/setup")
             let asked = try #require(box.claims.withLock { $0.last })

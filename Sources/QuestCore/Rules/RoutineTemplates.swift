@@ -31,3 +31,42 @@ public enum RoutineTemplates: Sendable {
             createdBy: .player, tasks: tasks)
     }
 }
+
+/// A parent's first routine (#32's first run): a starting point for the routine editor, with
+/// the internal name, the name the player sees, the days and each task's usual time.
+public struct RoutineStarter: Equatable, Sendable {
+    public struct Task: Equatable, Sendable {
+        public var name: String
+        public var displayName: String
+        public var usualSeconds: Int?
+    }
+
+    public var name: String
+    public var displayName: String
+    public var activeDays: [Int]
+    public var tasks: [Task]
+
+    /// Weekdays in the calendar's numbering (1 = Sunday): Monday to Friday.
+    static let schoolDays = [2, 3, 4, 5, 6]
+
+    public static let all: [RoutineStarter] = [
+        RoutineStarter(name: "school-morning", displayName: "Morning Quest", activeDays: schoolDays, tasks: [
+            Task(name: "get-dressed", displayName: "Get Dressed", usualSeconds: 300),
+            Task(name: "breakfast", displayName: "Breakfast", usualSeconds: 900),
+            Task(name: "brush-teeth", displayName: "Tooth Time", usualSeconds: 120),
+            Task(name: "pack-bag", displayName: "Pack Bag", usualSeconds: 180),
+        ]),
+        RoutineStarter(name: "evening", displayName: "Evening Quest", activeDays: Array(1...7), tasks: [
+            Task(name: "tidy-room", displayName: "Tidy Up", usualSeconds: 600),
+            Task(name: "shower", displayName: "Shower", usualSeconds: 600),
+            Task(name: "lay-out-clothes", displayName: "Clothes for Tomorrow", usualSeconds: 180),
+        ]),
+        RoutineStarter(name: "homework", displayName: "Homework Quest", activeDays: schoolDays, tasks: [
+            Task(name: "get-materials", displayName: "Get Materials", usualSeconds: 120),
+            Task(name: "work-time", displayName: "Work Time", usualSeconds: 1_800),
+            Task(name: "pack-up", displayName: "Pack Up", usualSeconds: 180),
+        ]),
+    ]
+
+    public static func named(_ name: String) -> RoutineStarter? { all.first { $0.name == name } }
+}

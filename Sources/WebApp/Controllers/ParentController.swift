@@ -41,7 +41,7 @@ struct ParentController {
 
     func home(_ request: Request) async throws -> Response {
         guard try services.database.settings().hasPIN else {
-            return try services.formPage("parent-first-run", for: request) { ["csrf": $0] }
+            return try await FirstRunController.page(services, request)
         }
         guard services.parents.isSignedIn(request) else {
             return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0) }
@@ -52,7 +52,16 @@ struct ParentController {
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
         let box = request.uri.queryParameters["box"].map(String.init)
-        return try services.formPage("parent-home", for: request) { ParentHome(routines: routines, csrf: $0, done: done, box: box) }
+        let board: String? = switch await services.box.state() {
+        case .online(let reply): reply.box?.board
+        case .offline: try services.database.settings().boardName
+        }
+        let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
+        return try services.formPage("parent-home", for: request) {
+            var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
+            home.gettingStarted = started
+            return home
+        }
     }
 
     func signIn(_ request: Request) async throws -> Response {
@@ -136,6 +145,8 @@ struct ParentHome: Encodable {
     /// After a change: what was done, and when the box takes it up.
     var done: String?
     var boxNote: String?
+    /// #32: what a fresh box still lacks (a board, a first routine).
+    var gettingStarted: GettingStarted?
 
     init(routines: [Routine], csrf: String, done: String? = nil, box: String? = nil) {
         self.routines = routines

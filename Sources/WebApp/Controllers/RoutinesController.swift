@@ -17,7 +17,9 @@ struct RoutinesController {
     /// Routes under the parent's signed-in group (`/parent/…`).
     func addRoutes(to parent: RouterGroup<WebRequestContext>) {
         parent.get("routines/new") { request, _ in
-            try page(request, form: RoutineForm(), problem: nil)
+            // #32's first run: a starting point from `RoutineStarter`, changed before saving.
+            let starter = request.uri.queryParameters["starter"].flatMap { RoutineStarter.named(String($0)) }
+            return try page(request, form: starter.map(RoutineForm.init(starter:)) ?? RoutineForm(), problem: nil)
         }
         parent.post("routines") { request, _ in try await save(request, id: nil) }
         parent.get("routines/:id") { request, context in
@@ -180,6 +182,14 @@ struct RoutineForm: Sendable {
             Row(id: t.id.uuidString, name: t.name, displayName: t.displayName, usual: t.referenceDurationSeconds.map(UsualTime.text) ?? "")
         } + [Row()]
         revision = QuestDatabase.revision(of: routine)
+    }
+
+    /// A starting point for a first routine, as the editor shows it (nothing stored yet).
+    init(starter: RoutineStarter) {
+        name = starter.name
+        displayName = starter.displayName
+        days = starter.activeDays
+        rows = starter.tasks.map { Row(name: $0.name, displayName: $0.displayName, usual: $0.usualSeconds.map(UsualTime.text) ?? "") } + [Row()]
     }
 
     /// The form as sent; rows whose four fields do not line up are a broken form (400).

@@ -1,0 +1,128 @@
+import BoardProfile
+import BoxProtocol
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestReports
+import QuestStore
+
+/// #32: a fresh install set up from a phone, as Pi-hole and OctoPrint lead theirs. Before a
+/// PIN exists `/parent` is a checklist: choose the board (with its wiring picture; the box,
+/// waiting for one, starts with it), then claim the box at its buttons and set the PIN.
+/// Behind the PIN a "Getting started" panel offers a first routine from a starting point
+/// and the wiring check (press each button once). Each step can be done later; the box
+/// plays as soon as it has a board and a routine.
+///
+/// Who may choose the board: anyone on the home network, but only while the box has neither
+/// a PIN nor a board (a fresh install; the box cannot ask for the act at its buttons before
+/// it knows them). From then on the board is a parent's setting.
+struct FirstRunController {
+    let services: WebServices
+
+    func addRoutes(to router: Router<WebRequestContext>) {
+        router.post("/parent/first-run/board") { request, _ in
+            let form = try await services.changeForm(request, limit: 1024)
+            let settings = try services.database.settings()
+            guard !settings.hasPIN, settings.boardName == nil else {
+                throw HTTPError(.forbidden, message: "The board is chosen now; a parent changes it in the settings (Board).")
+            }
+            let name = form.value("board") ?? ""
+            guard Self.boards().contains(where: { $0.name == name }) else {
+                return try await Self.page(services, request, problem: "Choose one of the boards listed.", status: .unprocessableContent)
+            }
+            try SettingsCatalog.set("board", to: name, in: services.database)
+            services.logger.notice("board chosen on the first run", metadata: ["board": "\(name)"])
+            return .redirect(to: "/parent")
+        }
+        // A board's wiring picture, drawn from its profile (an <img>, so nothing in it runs).
+        router.get("/boards/:name/wiring.svg") { _, context in
+            guard let name = context.parameters.get("name"), StoredSettings.isBoardName(name),
+                  let found = Self.boards().first(where: { $0.name == name }), let svg = found.svg
+            else { throw HTTPError(.notFound, message: "No wiring picture for that board.") }
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-cache"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: svg)))
+        }
+    }
+
+    /// The board profiles the box can find, with their wiring pictures (none for a simulated
+    /// board, whose lines are not on a Raspberry Pi header).
+    struct Board: Encodable {
+        var name: String
+        var description: String
+        var svg: String?
+        var hasPicture: Bool
+        var problem: String?
+    }
+
+    static func boards() -> [Board] {
+        BoardCatalog.available(in: BoardCatalog.searchDirectories()).map { found in
+            do {
+                let profile = try BoardProfile.load(path: found.path)
+                let svg = try? WiringDiagram.svg(for: profile)
+                return Board(name: found.name, description: profile.description, svg: svg, hasPicture: svg != nil)
+            } catch {
+                return Board(name: found.name, description: "", svg: nil, hasPicture: false, problem: "cannot be read: \(error)")
+            }
+        }
+    }
+
+    /// `/parent` before a PIN exists.
+    static func page(_ services: WebServices, _ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let stored = try services.database.settings().boardName
+        let running: String? = switch await services.box.ask(BoxRequest(command: "state")) {
+        case .online(let reply): reply.box?.board
+        case .offline: nil
+        }
+        let view = FirstRunView(
+            // Real boards first (those with a header to wire); the simulated ones after them.
+            runningBoard: running, storedBoard: stored,
+            boards: stored == nil && running == nil ? boards().filter { $0.problem == nil }.sorted { $0.hasPicture && !$1.hasPicture } : [],
+            problem: problem)
+        return try services.formPage("parent-first-run", for: request, status: status) { csrf in
+            var v = view
+            v.csrf = csrf
+            return v
+        }
+    }
+}
+
+struct FirstRunView: Encodable {
+    var csrf = ""
+    var runningBoard: String?
+    var storedBoard: String?
+    var boards: [FirstRunController.Board]
+    var problem: String?
+    // Stored, not computed: templates see stored properties only.
+    var chooseBoard: Bool
+    var boxStarting: Bool
+    var boxRunning: Bool
+
+    init(runningBoard: String?, storedBoard: String?, boards: [FirstRunController.Board], problem: String?) {
+        self.runningBoard = runningBoard
+        self.storedBoard = storedBoard
+        self.boards = boards
+        self.problem = problem
+        boxRunning = runningBoard != nil
+        chooseBoard = runningBoard == nil && storedBoard == nil
+        boxStarting = runningBoard == nil && storedBoard != nil
+    }
+}
+
+/// The parent area's "Getting started" panel: what a fresh box still lacks.
+struct GettingStarted: Encodable {
+    struct Starter: Encodable { var link: String; var name: String; var tasks: String }
+    var needsRoutine: Bool
+    var starters: [Starter]
+    var needsBoard: Bool
+    var show: Bool
+
+    init(hasRoutine: Bool, hasBoard: Bool) {
+        needsRoutine = !hasRoutine
+        needsBoard = !hasBoard
+        starters = RoutineStarter.all.map {
+            Starter(link: LocalLink.to("/parent/routines/new", [("starter", $0.name)]), name: $0.displayName, tasks: $0.tasks.map(\.displayName).joined(separator: " · "))
+        }
+        show = needsRoutine || needsBoard
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import QuestCore
+import QuestStore
+import TestSupport
+import Testing
+@testable import WebApp
+
+/// #32 item 2: a fresh install set up from a phone: the board with its wiring picture, then
+/// the claim and the PIN, then a first routine from a starting point and the wiring check.
+@Suite("The first run from a phone")
+struct FirstRunTests {
+    @Test("before a PIN and a board: the boards with their wiring pictures; one is chosen once, then it is a parent's setting")
+    func chooseBoard() async throws {
+        let (args, db) = try TestArguments.fresh()
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            var (status, page) = try await browser.get(client, "/parent")
+            #expect(status == .ok)
+            #expect(page.contains("1. Which board is this?") && page.contains("value=\"rpi4\""))
+            #expect(page.contains("<img src=\"/boards/rpi4/wiring.svg\" alt=\"Wiring of the rpi4 board\""))
+            #expect(page.contains("A simulated board: nothing to wire."), "questbox-sim has no header to draw")
+            #expect(page.contains("This needs the box running: choose its board first."))
+
+            let picture = try await client.execute(uri: "/boards/rpi4/wiring.svg", method: .get)
+            #expect(picture.status == .ok && picture.headers[.contentType] == "image/svg+xml")
+            #expect(String(buffer: picture.body).hasPrefix("<svg"))
+            for path in ["/boards/questbox-sim/wiring.svg", "/boards/..%2Fetc/wiring.svg", "/boards/nope/wiring.svg"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .notFound, "\(path)")
+            }
+
+            let forged = try await browser.post(client, "/parent/first-run/board", [("board", "rpi4")], csrf: "00")
+            #expect(forged.status == .forbidden)
+            let unknown = try await browser.post(client, "/parent/first-run/board", [("board", "../../etc/passwd")])
+            #expect(unknown.status == .unprocessableContent && String(buffer: unknown.body).contains("Choose one of the boards listed."))
+            #expect(try db.settings().boardName == nil)
+
+            let chosen = try await browser.post(client, "/parent/first-run/board", [("board", "rpi4")])
+            #expect(chosen.status == .seeOther)
+            #expect(try db.settings().boardName == "rpi4")
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("Board rpi4 chosen: the box starts with it"))
+            #expect(!page.contains("value=\"rpi5\""), "no more choosing")
+            let again = try await browser.post(client, "/parent/first-run/board", [("board", "rpi5")])
+            #expect(again.status == .forbidden)
+            #expect(try db.settings().boardName == "rpi4")
+        }
+    }
+
+    @Test("a running box's board is shown as done")
+    func runningBox() async throws {
+        let (args, _) = try TestArguments.fresh()
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            let (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("The box runs with the board fake.") && !page.contains("name=\"board\""))
+        }
+    }
+
+    @Test("behind the PIN with no routine: Getting started offers starting points; one fills the editor, nothing is stored until saved")
+    func firstRoutine() async throws {
+        let (args, db) = try TestArguments.fresh()
+        try db.setPIN("2468")
+        try db.updateSettings { $0.boardName = "rpi4" }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            var (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("Getting started"))
+            #expect(page.contains("href=\"/parent/routines/new?starter=school-morning\""))
+            #expect(page.contains("href=\"/parent/wiring\""))
+            #expect(!page.contains("Choose the box's board"), "the board is chosen")
+            (_, page) = try await browser.get(client, "/parent/routines/new?starter=school-morning")
+            #expect(page.contains("value=\"Morning Quest\"") && page.contains("value=\"Get Dressed\"") && page.contains("value=\"5:00\""))
+            #expect(try db.routines().isEmpty)
+            let (unknownStatus, empty) = try await browser.get(client, "/parent/routines/new?starter=<script>")
+            #expect(unknownStatus == .ok && !empty.contains("<script>") && !empty.contains("Morning Quest"))
+
+            try db.saveRoutine(everyDay)
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(!page.contains("Getting started"), "a board and a routine: the box plays")
+        }
+    }
+}
