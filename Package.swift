@@ -122,6 +122,11 @@ let package = Package(
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenRender", "BoardProfile", "QuestCore"]),
         .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
+        // #32: a family's weeks through the daemon on a fake clock (scenario files in Tests/Family/Scenarios).
+        .testTarget(
+            name: "FamilyTests",
+            dependencies: ["BoxRuntime", "BoxProtocol", "GPIO", "BoardProfile", "QuestStore", "QuestCore", "QuestReports", "SystemClock", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Family", exclude: ["Scenarios"]),
         .testTarget(
             name: "WebAppTests",
             dependencies: [

@@ -209,7 +209,7 @@ public final class BoxDaemon: @unchecked Sendable {
 
     // MARK: the loop's work
 
-    private func startUp() {
+    func startUp() {
         // The world was loaded before the times moved: take it again before the first screen.
         if day.wallClockTrusted && day.correctUntrustedTimes(), let world = follower.readWorld() { state.world = world }
         do {
@@ -236,7 +236,7 @@ public final class BoxDaemon: @unchecked Sendable {
     }
 
     /// The day's timer fired (midnight, a reminder, the wall clock set).
-    private func calendarChanged(reason: String) {
+    func calendarChanged(reason: String) {
         logger.info("calendar check", metadata: ["reason": "\(reason)"])
         // What the box holds (play days, the streak) must follow the corrected times.
         if day.clockChecked() { reload(reason: "wall times corrected") }
@@ -250,7 +250,7 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Due machine timers, pattern steps, retries, store re-checks and the watchdog, at the
     /// current monotonic time.
-    private func runDueWork() {
+    func runDueWork() {
         let now = clock.monotonicNanos()
         while let due = timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
         outputs.advance(to: now)

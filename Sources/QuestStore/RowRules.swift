@@ -41,6 +41,11 @@ enum RowRules {
         }
     }
 
+    /// GAME-5: a task bridged over a reboot (a trusted wall clock) keeps its lock on this
+    /// boot's monotonic clock, which can lie before the boot's zero: by up to a day (a task
+    /// ends by GAME-4's 3 h limit). The family's month (#32) found such rows refused.
+    static let lockNanos = int("lockMonotonicNanos", -86_400_000_000_000, Int64.max, "nanoseconds")
+
     static func int(_ c: String, _ low: Int64, _ high: Int64, _ what: String) -> Rule {
         Rule(column: c, expected: "\(what) \(low)–\(high)") { p in "(typeof(\(p)\(c)) = 'integer' AND \(p)\(c) BETWEEN \(low) AND \(high))" }
     }
@@ -115,7 +120,7 @@ enum RowRules {
             int("orderIndex", 0, 1_000_000, "a task index"), real("estimatedSeconds", 0, maxSeconds, "seconds"),
             real("actualSeconds", 0, maxSeconds, "seconds"), real("differenceSeconds", -maxSeconds, maxSeconds, "seconds"),
             real("accuracyPercent", 0, 100, "a percentage"), oneOf("rating", ratings), int("xpEarned", 0, 1_000_000, "XP"),
-            bool("isCalibration"), wallTime("recordedAt"), int("lockMonotonicNanos", 0, Int64.max, "nanoseconds"),
+            bool("isCalibration"), wallTime("recordedAt"), lockNanos,
             Rule(column: "stopMonotonicNanos", expected: "nanoseconds no earlier than lockMonotonicNanos") { p in
                 "(typeof(\(p)stopMonotonicNanos) = 'integer' AND typeof(\(p)lockMonotonicNanos) = 'integer' AND \(p)stopMonotonicNanos >= \(p)lockMonotonicNanos)"
             },
@@ -123,7 +128,7 @@ enum RowRules {
         ]),
         ("inProgressTask", [
             uuid("sessionId"), int("taskIndex", 0, 1_000_000, "a task index"), uuid("taskId"),
-            int("estimatedSeconds", 0, Int64(maxSeconds), "seconds"), int("lockMonotonicNanos", 0, Int64.max, "nanoseconds"),
+            int("estimatedSeconds", 0, Int64(maxSeconds), "seconds"), lockNanos,
             text("bootId", maxBytes: 64), wallTime("lockedAt"), bool("lockedAtTrusted"),
         ]),
         ("settings", [

@@ -21,6 +21,15 @@ extension QuestDatabase {
     }
 
     /// REM-1: when each routine's reminder last sounded.
+    /// Every reminder that sounded (REM-1), oldest first: what a family's month is checked
+    /// against (each one at most once a day, never for a quest already played).
+    public func remindersSounded() throws -> [(routineID: UUID, at: Date)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT routineId, soundedAt FROM reminderLog WHERE \(RowRules.valid("reminderLog")) ORDER BY soundedAt")
+                .map { (routineID: $0[0], at: Date(timeIntervalSince1970: $0[1])) }
+        }
+    }
+
     func lastReminders() throws -> [UUID: Date] {
         try pool.read { db in
             var last: [UUID: Date] = [:]

@@ -1,0 +1,52 @@
+import BoxProtocol
+import Foundation
+import QuestCore
+
+/// The loop's work driven by hand on a fake clock: what `run` does when a descriptor is
+/// ready, without `poll` and its timerfds. `Tests/Family` lives a family's weeks through the
+/// daemon's own rooms this way (the machine, the persist queue, the store follower, the day's
+/// schedule with its reminders, midnight and backups, the socket's commands) in seconds. The
+/// box itself always runs `run`.
+extension BoxDaemon {
+    /// Start-up as `run` does it: unfinished quests closed, the daily backup, the first
+    /// screen, a task in progress picked up, the day's timer armed.
+    public func startDriven() {
+        startUp()
+        day.arm(for: state.world)
+    }
+
+    /// When something is next due on the monotonic clock (a machine timer, a write retry, a
+    /// store re-check) and on the wall clock (midnight or a reminder). LED and buzzer steps are
+    /// left out: they change no state and catch up at the next step.
+    public var nextDue: (monotonic: MonotonicNanos?, wall: Date?) {
+        let mono = [timers.next?.atNanos, persist.retryAt, follower.recheckAt].compactMap { $0 }.min()
+        return (mono, day.armed?.at)
+    }
+
+    /// The button edges waiting on the lines, stepped in order (a ready line descriptor).
+    public func takeEdges() {
+        for edge in intake.waitingEdges() { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
+    }
+
+    /// Everything due at the clocks' current time: the day's timer when its wall time came,
+    /// a store another program changed (re-read while idle), then the machine's timers.
+    public func runDue() {
+        if let armed = day.armed, clock.wallNow() >= armed.at {
+            calendarChanged(reason: armed.reminder ? "reminder" : "midnight")
+        }
+        if case .idle = state.phase {
+            if follower.hasChanged() { reload(reason: "store changed") }
+            if pendingReload { reload(reason: "after the quest") }
+        }
+        runDueWork()
+    }
+
+    /// The wall clock was set (the day's timer is cancelled by the kernel then).
+    public func wallClockWasSet() { calendarChanged(reason: "wall clock set") }
+
+    /// One request as a socket client's (`reload`, `state`, …), answered.
+    public func request(_ request: BoxRequest) -> BoxMessage { handle(request, from: -1) }
+
+    /// Plays the store could not take yet (a full card): kept in memory and retried.
+    public var unsavedPlays: Int { persist.waiting }
+}

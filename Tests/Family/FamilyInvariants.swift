@@ -1,0 +1,205 @@
+import BoxRuntime
+import Foundation
+import QuestCore
+import QuestReports
+import QuestStore
+
+/// What must hold after every day a family lives (#32's `Tests/Family`): a failure names
+/// the day and the line being lived.
+extension FamilyRunner {
+    func checkDay(_ endOfDay: Date) {
+        daysChecked += 1
+        let day = calendar.startOfDay(for: endOfDay.addingTimeInterval(-1))
+        let screens = display.takeShown()
+        do {
+            try checkTotals()
+            try checkStreak()
+            try checkReminders(on: day)
+            try checkNothingStuck()
+            checkWords(screens)
+            try checkWeeklyCards(screens)
+            try writeReport(day, screens: screens)
+        } catch {
+            fail("a check could not read the store: \(error)")
+        }
+        dayNotes = []
+        currentLine = nil
+    }
+
+    /// Totals equal the history: each quest's XP is its tasks' (and the completion bonus);
+    /// the box's own totals (its screens) are the store's, and so are the stats'.
+    func checkTotals() throws {
+        let inconsistent = try other.inconsistentSessionXP()
+        if !inconsistent.isEmpty { fail("totals: \(inconsistent.count) quest(s) whose XP is not their tasks' XP") }
+        let stored = try other.profile(calendar: try other.settings().calendar(from: baseCalendar()))
+        if let daemon, case .idle = daemon.state.phase {
+            let held = daemon.state.world.profile
+            if held.totalXP != stored.totalXP || held.sessionsCompleted != stored.sessionsCompleted {
+                fail("totals: the box shows \(held.totalXP) XP / \(held.sessionsCompleted) quests, the history says \(stored.totalXP) / \(stored.sessionsCompleted)")
+            }
+        }
+        let stats = try StatsReport.load(from: other, now: trueNow(), calendar: baseCalendar())
+        if stats.totalXP != stored.totalXP || stats.sessionsCompleted != stored.sessionsCompleted {
+            fail("totals: the stats say \(stats.totalXP) XP / \(stats.sessionsCompleted) quests, the history \(stored.totalXP) / \(stored.sessionsCompleted)")
+        }
+    }
+
+    /// The streak follows the policy history: under the pause policy alone it is the number of
+    /// days played (a missed day pauses it, never resets it); the box, the stats and the
+    /// store agree whatever the policy.
+    func checkStreak() throws {
+        let settings = try other.settings()
+        let cal = settings.calendar(from: baseCalendar())
+        let plays = try other.questPlays()
+        let shown = shownStreak()
+        let stats = try StatsReport.load(from: other, now: trueNow(), calendar: baseCalendar()).currentStreak
+        if shown != stats { fail("streak: the box's standing says \(shown ?? -1), the stats \(stats)") }
+        if settings.game.streakPolicy == .pause, settings.game.streakPolicyChanges.isEmpty {
+            // STREAK-1, told again here: the first day 1, the next calendar day +1, the same
+            // day nothing, after a gap it resumes at its value.
+            let days = Set(plays.map { cal.startOfDay(for: $0.completedAt) }).sorted()
+            var expected = 0
+            var last: Date?
+            for day in days {
+                if let last, let next = cal.date(byAdding: .day, value: 1, to: last), cal.isDate(next, inSameDayAs: day) {
+                    expected += 1
+                } else {
+                    expected = max(expected, 1)
+                }
+                last = day
+            }
+            if shown != expected { fail("streak: \(shown ?? -1) under the pause policy, but the days played make \(expected)") }
+        }
+        if let daemon, case .idle = daemon.state.phase, case .idle(let idle)? = lastIdleScreen() {
+            let words = "\(shown ?? -1)"
+            if !idle.streakText.contains(words) { fail("streak: the box's screen says \"\(idle.streakText)\", the history \(words)") }
+        }
+    }
+
+    func lastIdleScreen() -> Screen? {
+        guard let daemon else { return nil }
+        let (_, effects) = QuestMachine.start(QuestState(world: daemon.state.world, rules: daemon.state.rules), env: QuestEnvironment(now: clock.wallNow(), newID: UUID()))
+        for case .display(let screen) in effects { return screen }
+        return nil
+    }
+
+    /// REM-1: each routine's reminder sounded at most once that day, never after the quest was
+    /// played; when the box was up and waiting at its time and the quest not played before,
+    /// exactly once.
+    func checkReminders(on day: Date) throws {
+        let settings = try other.settings()
+        let sounded = try other.remindersSounded().filter { calendar.isDate($0.at.addingTimeInterval(-wallSkewAtCheck), inSameDayAs: day) }
+        let plays = try other.questPlays()
+        for routine in try other.routines() where routine.isActive {
+            let mine = sounded.filter { $0.routineID == routine.id }
+            if mine.count > 1 { fail("REM-1: \(routine.displayName)'s reminder sounded \(mine.count) times") }
+            let played = plays.filter { $0.routineID == routine.id && calendar.isDate($0.completedAt, inSameDayAs: day) }.map(\.completedAt)
+            if let first = played.min(), let r = mine.first, r.at > first {
+                fail("REM-1: \(routine.displayName)'s reminder sounded at \(clockText(r.at)) after the quest was played at \(clockText(first))")
+            }
+            guard let due = ReminderSchedule.time(for: routine, settings: settings.game, on: day, calendar: calendar) else {
+                if !mine.isEmpty { fail("REM-1: \(routine.displayName)'s reminder sounded on a day it has none") }
+                continue
+            }
+            let up = upIntervals.contains { $0.from <= due && ($0.to ?? .distantFuture) > due.addingTimeInterval(1) }
+            let waiting = !busy.contains { $0.from <= due && $0.to >= due }
+            let playedBefore = played.contains { $0 <= due }
+            let addedLater = routineAddedAfter(routine, due)
+            // A restore that day puts back a history from before the reminder.
+            let restored = scenario.events.contains { e in
+                if case .restoreLatestBackup = e.action { return calendar.isDate(e.at, inSameDayAs: day) && e.at > due }
+                return false
+            }
+            if up && waiting && !playedBefore && !addedLater && !restored && mine.count != 1 {
+                fail("REM-1: \(routine.displayName)'s reminder at \(clockText(due)) sounded \(mine.count) times (the box was waiting, the quest not played)")
+            }
+            if playedBefore && !mine.isEmpty { fail("REM-1: \(routine.displayName)'s reminder sounded although the quest was played before \(clockText(due))") }
+        }
+    }
+
+    /// The reminders are stored on the box's clock, which the checks read as true time (a
+    /// scenario syncs a wrong clock within minutes of its boot).
+    var wallSkewAtCheck: TimeInterval { 0 }
+
+    func routineAddedAfter(_ routine: Routine, _ time: Date) -> Bool {
+        scenario.events.contains { e in
+            if case .addRoutine(let spec) = e.action, spec.name == routine.displayName { return e.at > time.addingTimeInterval(-60) }
+            return false
+        }
+    }
+
+    /// No quest is stuck: at the end of the day the box waits on its quest list, no task is
+    /// being timed, and no quest is left open in the store but the one the box holds.
+    func checkNothingStuck() throws {
+        guard let daemon else { return }
+        switch daemon.state.phase {
+        case .idle: break
+        default: fail("stuck: at the end of the day the box shows \(daemon.state.phase.name)")
+        }
+        if try other.inProgress() != nil { fail("stuck: a task is still being timed at the end of the day") }
+        let open = try other.sessions().filter { $0.status == .inProgress }
+        if !open.isEmpty { fail("stuck: \(open.count) quest(s) still open in the store") }
+        if daemon.unsavedPlays > 0 { fail("stuck: \(daemon.unsavedPlays) plays not saved") }
+    }
+
+    /// Every screen's words: no raw key, no NaN or infinity, no negative or absurd duration,
+    /// and GAME-2: the running task's screen shows no time but the guess.
+    func checkWords(_ screens: [(at: Date, screen: Screen, notice: String?)]) {
+        let rawKey = /\b[a-z]+\.[a-z]+(-[a-z]+)*\b/
+        let clockWords = /(-?)(\d+):(\d\d)/
+        for shown in screens {
+            let lines = shown.screen.textLines + (shown.notice.map { [$0] } ?? [])
+            for line in lines {
+                if line.firstMatch(of: /(?i)\b(nan|inf|infinity|nil)\b/) != nil || line.contains("Optional(") || line.contains("{{") {
+                    fail("words: \(shown.screen.kind) says \"\(line)\"")
+                }
+                if line.firstMatch(of: rawKey) != nil { fail("words: a raw key on \(shown.screen.kind): \"\(line)\"") }
+                for match in line.matches(of: clockWords) {
+                    let minutes = Int(match.output.2) ?? 0
+                    if !match.output.1.isEmpty || minutes > 180 { fail("words: an absurd duration on \(shown.screen.kind): \"\(line)\"") }
+                }
+            }
+            if case .active(let active) = shown.screen {
+                let guess = DurationText.clock(seconds: active.estimateSeconds)
+                for line in lines {
+                    for match in line.matches(of: clockWords) where String(match.output.0) != guess {
+                        fail("GAME-2: the running task's screen shows a time that is not the guess: \"\(line)\"")
+                    }
+                }
+            }
+        }
+    }
+
+    /// REFL-1: a weekly card counts every quest completed that week (learning ones too) and
+    /// the days played, as the history has them.
+    func checkWeeklyCards(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
+        let cal = try other.settings().calendar(from: baseCalendar())
+        let plays = try other.questPlays()
+        let tasks = try other.estimations()
+        for shown in screens {
+            guard case .reflection(let card) = shown.screen else { continue }
+            guard let week = cal.dateInterval(of: .weekOfYear, for: card.weekStartDate) else { continue }
+            let inWeek = plays.filter { week.contains($0.completedAt) }
+            // "N of 7 days": the days a task was played (a quest left half-way counts as a day
+            // played), or a quest completed.
+            let days = Set(tasks.filter { week.contains($0.recordedAt) }.map { cal.startOfDay(for: $0.recordedAt) }
+                           + inWeek.map { cal.startOfDay(for: $0.completedAt) }).count
+            if card.questsCompleted != inWeek.count || card.daysPlayedThisWeek != days {
+                fail("REFL-1: the card for \(card.weekDates) says \(card.questsCompleted) quests on \(card.daysPlayedThisWeek) days; the history has \(inWeek.count) on \(days)")
+            }
+        }
+    }
+
+    func clockText(_ date: Date) -> String {
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
+    }
+
+    /// One line per day: what happened, the totals and the streak, what the box said.
+    func writeReport(_ day: Date, screens: [(at: Date, screen: Screen, notice: String?)]) throws {
+        let profile = try other.profile(calendar: try other.settings().calendar(from: baseCalendar()))
+        let reminders = try other.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { clockText($0.at) }
+        let notes = dayNotes.isEmpty ? "-" : dayNotes.joined(separator: "; ")
+        report.append("\(DayText.of(day, calendar: calendar)) | \(notes) | reminders \(reminders.isEmpty ? "-" : reminders.joined(separator: ",")) | \(profile.totalXP) XP, \(profile.sessionsCompleted) quests, streak \(shownStreak() ?? -1) | \(screens.count) screens")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// #32: a family's weeks lived through the box's daemon on a fake clock, one scenario file
+/// each (`Scenarios/*.family`); after every day the invariants hold, and a day report is
+/// written (its path printed) to read what the family lived.
+@Suite("A family's month (Tests/Family)", .serialized)
+struct FamilyScenarioTests {
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let boards = here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Boards").path
+    static let scenarios: [String] = {
+        let dir = here.appendingPathComponent("Scenarios").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".family") }.sorted()
+    }()
+
+    @Test("every scenario lives its weeks with every invariant kept each day", arguments: scenarios)
+    func scenario(_ file: String) throws {
+        let text = try String(contentsOf: Self.here.appendingPathComponent("Scenarios/\(file)"), encoding: .utf8)
+        let scenario = try FamilyScenario.parse(text, name: String(file.dropLast(".family".count)))
+        let started = ContinuousClock.now
+        let runner = try FamilyRunner(scenario: scenario, boards: Self.boards)
+        let failures = try runner.liveAll()
+        let took = ContinuousClock.now - started
+        let reportPath = NSTemporaryDirectory() + "family-\(scenario.name).txt"
+        try (runner.report.joined(separator: "\n") + "\n").write(toFile: reportPath, atomically: true, encoding: .utf8)
+        print("family \(scenario.name): \(runner.daysChecked) days in \(took), \(runner.boots) boots, \(runner.reflectionsSeen) weekly cards; report \(reportPath)")
+        #expect(runner.daysChecked >= 7, "the scenario lived no week")
+        for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
+        #expect(failures.isEmpty, "\(failures.count) invariant failures; the report: \(reportPath)")
+    }
+
+    @Test("the checks have teeth: a total written from memory fails on its day, and the failure names the day and the line")
+    func teeth() throws {
+        let text = """
+            zone Europe/Berlin
+            routine "Morning Quest" days all reminder 07:30 tasks "Get Dressed" "Tooth Time"
+            boot 2026-06-01 06:00
+            ordinary "Morning Quest" at 07:40 from 2026-06-01 until 2026-06-04
+            2026-06-03 09:00 tamper-xp
+            end 2026-06-04
+            """
+        let runner = try FamilyRunner(scenario: try FamilyScenario.parse(text, name: "teeth"), boards: Self.boards)
+        let failures = try runner.liveAll()
+        #expect(!failures.isEmpty)
+        #expect(failures.first?.hasPrefix("teeth: 2026-06-03 Wed after line 5 `2026-06-03 09:00 tamper-xp`: totals:") == true, "\(failures)")
+        #expect(failures.allSatisfy { !$0.hasPrefix("teeth: 2026-06-01") && !$0.hasPrefix("teeth: 2026-06-02") }, "the days before were right: \(failures)")
+    }
+
+    @Test("a scenario file with a wrong line is refused with its file and line")
+    func parseErrors() {
+        #expect(throws: FamilyScenario.ParseError.self) { try FamilyScenario.parse("zone Europe/Berlin\nboot 2026-06-01\nend 2026-06-02", name: "bad") }
+        do {
+            _ = try FamilyScenario.parse("zone Europe/Berlin\n2026-06-01 07:00 dance\nend 2026-06-02", name: "bad")
+            Issue.record("an unknown action was taken")
+        } catch {
+            #expect("\(error)" == "bad:2: unknown action: 2026-06-01 07:00 dance")
+        }
+    }
+}
