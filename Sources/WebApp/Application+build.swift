@@ -156,6 +156,7 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let wiring = WiringController(services: services)
     wiring.addRoutes(to: signedIn)
     wiring.addAPIRoutes(to: signedInAPI)
+    ScreensController(services: services).addRoutes(to: signedIn)
     let health = HealthController(services: services)
     health.addRoutes(to: signedIn)
     health.addAPIRoutes(to: signedInAPI)

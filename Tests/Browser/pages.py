@@ -10,6 +10,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 base, shots = sys.argv[1], sys.argv[2]
 box_socket = sys.argv[3] if len(sys.argv) > 3 else None
@@ -278,6 +279,32 @@ def fresh_install(fresh):
         base = main
 
 
+def screens_fit_their_glass():
+    """#33: every screen the box can show (the parent's gallery), at the Pi's 800×480 touch
+    display, 1024×600 and 1920×1080: every line that shows lies inside the viewport, no text
+    is below 20 px, and only the lines marked as able to give way may be left out."""
+    visit("/parent/screens")
+    names = [a.get_attribute("href").rsplit("/", 1)[1] for a in driver.find_elements(By.CSS_SELECTOR, "main a[href^='/parent/screens/']")]
+    check(len(names) >= 18, f"/parent/screens: {len(names)} screens")
+    for w, h in ((800, 480), (1024, 600), (1920, 1080)):
+        viewport(w, h)
+        for name in names:
+            visit(f"/parent/screens/{name}")
+            WebDriverWait(driver, 5).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-fitted") is not None)
+            out = driver.execute_script("""
+                const vw = window.innerWidth, vh = window.innerHeight, bad = [];
+                for (const el of document.querySelectorAll("main h1, main p, main li")) {
+                  if (el.hidden) { if (!el.classList.contains("more")) bad.push("hidden: " + el.textContent); continue; }
+                  const r = el.getBoundingClientRect(), size = parseFloat(getComputedStyle(el).fontSize);
+                  if (r.top < -0.5 || r.left < -0.5 || r.bottom > vh + 0.5 || r.right > vw + 0.5) bad.push("outside: " + el.textContent + " " + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+                  if (size < 19.5) bad.push("small (" + size + " px): " + el.textContent);
+                }
+                return [document.body.dataset.fitted, bad];""")
+            check(out[0] == "1" and not out[1], f"/parent/screens/{name} at {w}×{h}: {out}")
+            if w == 800 and name in ("idle-4", "estimating", "active", "reveal-way-off", "summary-level-up", "reflection"):
+                screenshot(f"kiosk-{name}", full_page=False)
+
+
 def hold_both(path, seconds):
     """STOP and DOWN held together on the simulated box (over its socket) for `seconds`."""
     ask_box(path, {"command": "press", "button": "stop", "action": "down"})
@@ -542,9 +569,11 @@ def parent_area():
     check(bool(state) and state[0].text.startswith("Running"), f"/parent/health: the running box reads {[e.text for e in state]}")
     check("cannot run" not in driver.find_element(By.TAG_NAME, "main").text, "/parent/health: 'cannot run' while the box runs")
     screenshot("parent-health", width=1024)
+    screens_fit_their_glass()
+    viewport(1024, 768)
     if box_socket:
         parent_edits(box_socket)
-    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring"):
+    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring", "/parent/screens"):
         viewport(375, 812, mobile=True)
         visit(page)
         w, _, vw, _ = size()

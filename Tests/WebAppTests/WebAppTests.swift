@@ -198,16 +198,20 @@ struct WebAppTests {
         }
     }
 
-    @Test("#14 the kiosk says the box's words: the big item as the headline, what it is about above, the not-saved notice first below, then the button hint")
+    @Test("#14 #33 the kiosk says the box's words: the big item as the headline, what it is about above, the not-saved notice first below, the lines that may give way, then the button hint; the idle quests as a list with no marker")
     func kioskWords() {
         let notice = "Not saved yet: the box keeps this play and tries again"
         let view = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.reveal); $0.notice = notice }))
         #expect(view.kind == "reveal" && view.headline == "Nailed it!")
         #expect(view.above == ["Tooth Time", "Guess 2:30, took 2:41"])
-        #expect(view.lines.first == notice && view.lines.last == "Any button: go on")
+        #expect(view.lines.first == notice && view.hint == "Any button: go on")
         #expect(view.lines.contains("Guess was 0:11 short"))
         let idle = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.idle) }))
-        #expect(idle.headline == "Morning Quest" && idle.above?.first == "Lvl 2 · 40% to Lvl 3" && idle.lines.last == "UP/DN pick · LOCK go")
+        #expect(idle.headline == "Morning Quest" && idle.above?.first == "Lvl 2 · 40% to Lvl 3" && idle.hint == "UP/DN pick · LOCK go")
+        #expect(idle.quests?.map(\.name) == ["Morning Quest", "Homework"] && idle.quests?.map(\.selected) == [true, false])
+        let allWords = idle.lines + (idle.more ?? []) + [idle.headline]
+        #expect(!allWords.contains { $0.hasPrefix(">") || $0.contains("> ") }, "no raw marker: \(allWords)")
+        #expect(!(idle.more ?? []).contains { $0.contains("Morning Quest") }, "the chosen quest is not said twice")
         #expect(KioskView(.offline(reason: "gone")).above == nil)
     }
 
@@ -216,7 +220,7 @@ struct WebAppTests {
         let frame = String(buffer: BoxEventRelay.kioskFrame(KioskView(kind: "active", headline: "Go\n<script>x</script>", lines: ["a\r\nb"])))
         let lines = frame.components(separatedBy: "\n")
         #expect(lines.count == 4 && lines[0] == "event: screen" && lines[1].hasPrefix("data: {") && lines[2].isEmpty && lines[3].isEmpty, "\(lines)")
-        #expect(frame == "event: screen\ndata: {\"headline\":\"Go\\n<script>x</script>\",\"kind\":\"active\",\"lines\":[\"a\\r\\nb\"]}\n\n")
+        #expect(frame == "event: screen\ndata: {\"hasQuests\":false,\"headline\":\"Go\\n<script>x</script>\",\"kind\":\"active\",\"lines\":[\"a\\r\\nb\"]}\n\n")
     }
 
     @Test("a flood of pages asking the box's state costs the box one connection per 250 ms (a stale answer is renewed in the background), and a change asks anew")

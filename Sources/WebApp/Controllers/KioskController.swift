@@ -39,22 +39,43 @@ struct SetupCode: ResponseEncodable {
 }
 
 /// One screen as the kiosk page draws it: a kind (for the page's colours), the small lines
-/// above, the headline (the screen's one big thing) and the lines below it: the same words
-/// as the box's own screen (`Screen.words`), with the "not saved" notice first below.
+/// above, the headline (the screen's one big thing), the lines below it, then the lines that
+/// may give way on a small glass (`more`), and the button hint last: the same words as the
+/// box's own screen (`Screen.words`), with the "not saved" notice first below. The idle
+/// screen's quests are a list of their own (the chosen one marked by style, not by a ">").
 struct KioskView: Sendable, Encodable {
+    struct Quest: Sendable, Encodable {
+        var name: String
+        var badge: String?
+        var selected: Bool
+        var played: Bool
+        var reminded: Bool
+    }
+
     var kind: String
     /// What the screen is about (quest and task, level and streak); nil when none.
     var above: [String]?
     var headline: String
     var lines: [String]
+    /// Lines the page hides first when the glass is small (#33: fewer, larger lines).
+    var more: [String]?
+    var hint: String?
+    var quests: [Quest]?
+    var hasQuests: Bool
     /// Only on the page the box's own screen loads, while a set-up waits; never in events.
     var setupCode: String?
+    /// A parent's preview of a screen (`/parent/screens`): the page does not follow the box.
+    var preview: Bool?
 
-    init(kind: String, headline: String, lines: [String], above: [String] = []) {
+    init(kind: String, headline: String, lines: [String], above: [String] = [], more: [String] = [], hint: String? = nil, quests: [Quest] = []) {
         self.kind = kind
         self.above = above.isEmpty ? nil : above
         self.headline = headline
         self.lines = lines
+        self.more = more.isEmpty ? nil : more
+        self.hint = hint
+        self.quests = quests.isEmpty ? nil : quests
+        hasQuests = !quests.isEmpty
     }
 }
 
@@ -63,18 +84,29 @@ extension KioskView {
         switch state {
         case .online(let reply):
             if let screen = reply.screen?.screen {
-                let words = screen.words
-                let below = (reply.notice.map { [$0] } ?? []) + words.lines + words.more + (words.hint.map { [$0] } ?? [])
-                if let big = words.big {
-                    self.init(kind: screen.kind, headline: big, lines: below, above: words.top)
-                } else {
-                    self.init(kind: screen.kind, headline: words.top.first ?? "", lines: Array(words.top.dropFirst()) + below)
-                }
+                self.init(screen, notice: reply.notice)
             } else {
                 self.init(kind: "starting", headline: "TimeQuest", lines: ["The box is starting."])
             }
         case .offline:
             self.init(kind: "offline", headline: "Box offline", lines: ["The quest box is not running. Pages with your quests and stats still work."])
+        }
+    }
+
+    init(_ screen: Screen, notice: String?) {
+        let words = screen.words
+        let first = notice.map { [$0] } ?? []
+        if case .idle(let idle) = screen {
+            // The quests as a list (two or more); the chosen one is the headline already.
+            let quests = idle.quests.count > 1 ? idle.quests.enumerated().map { i, q in
+                Quest(name: q.name, badge: q.badge, selected: i == (idle.selectedIndex ?? 0), played: q.playedToday, reminded: q.reminded == true)
+            } : []
+            let more = words.more.filter { line in !idle.quests.contains { q in line.contains(q.name) } || idle.quests.count < 2 }
+            self.init(kind: "idle", headline: words.big ?? "", lines: first + words.lines, above: words.top, more: more, hint: words.hint, quests: quests)
+        } else if let big = words.big {
+            self.init(kind: screen.kind, headline: big, lines: first + words.lines, above: words.top, more: words.more, hint: words.hint)
+        } else {
+            self.init(kind: screen.kind, headline: words.top.first ?? "", lines: first + Array(words.top.dropFirst()) + words.lines, more: words.more, hint: words.hint)
         }
     }
 }

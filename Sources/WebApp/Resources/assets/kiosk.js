@@ -1,29 +1,79 @@
-// The kiosk follows the box: each `screen` event from /kiosk/events replaces the headline
-// and lines. Text only (textContent), never markup. Without script the page is still the
-// box's screen at the time it was loaded.
+// The kiosk follows the box: each `screen` event from /kiosk/events replaces what the page
+// shows. Text only (textContent), never markup. Without script the page is still the box's
+// screen at the time it was loaded. Every screen is fitted to its glass (#33): the lines that
+// may give way go first, then the type shrinks, never below 20 px.
 "use strict";
 (function () {
   const main = document.querySelector("main");
-  if (!main || !window.EventSource) return;
+  if (!main) return;
+  const smallest = 20;  // px: readable from 1.5 m on the Pi's 7" display
+
+  function fits() {
+    return main.scrollHeight <= main.clientHeight + 1 && main.scrollWidth <= main.clientWidth + 1;
+  }
+
+  function fit() {
+    const body = document.body;
+    body.style.setProperty("--fit", "1");
+    for (const p of main.querySelectorAll(".more")) p.hidden = false;
+    const more = Array.from(main.querySelectorAll(".more"));
+    while (!fits() && more.length > 0) more.pop().hidden = true;
+    // The smallest line's size at scale 1, so the scale never takes it below `smallest`.
+    let least = Infinity;
+    for (const el of main.querySelectorAll("p, li")) {
+      if (el.hidden) continue;
+      least = Math.min(least, parseFloat(getComputedStyle(el).fontSize) || Infinity);
+    }
+    const floor = Number.isFinite(least) ? Math.min(1, smallest / least) : 1;
+    let scale = 1;
+    while (!fits() && scale > floor) {
+      scale = Math.max(floor, scale - 0.05);
+      body.style.setProperty("--fit", String(scale));
+    }
+    body.dataset.fitted = fits() ? "1" : "0";
+  }
+
+  function add(parts, tag, text, className) {
+    const el = document.createElement(tag);
+    if (className) el.className = className;
+    el.textContent = String(text);
+    parts.push(el);
+    return el;
+  }
+
   function show(view) {
     document.body.className = "kiosk " + String(view.kind || "");
     const parts = [];
-    for (const line of Array.isArray(view.above) ? view.above : []) {
-      const p = document.createElement("p");
-      p.className = "above";
-      p.textContent = String(line);
-      parts.push(p);
+    for (const line of Array.isArray(view.above) ? view.above : []) add(parts, "p", line, "above");
+    add(parts, "h1", view.headline || "");
+    if (Array.isArray(view.quests) && view.quests.length > 0) {
+      const list = document.createElement("ul");
+      list.className = "quest-list";
+      for (const q of view.quests) {
+        const li = document.createElement("li");
+        li.className = [q.selected ? "selected" : "", q.played ? "played" : "", q.reminded ? "reminded" : ""].join(" ").trim();
+        li.textContent = String(q.name || "") + (q.played ? " ✓" : "");
+        if (q.badge) {
+          const badge = document.createElement("span");
+          badge.className = "badge";
+          badge.textContent = String(q.badge);
+          li.append(" ", badge);
+        }
+        list.append(li);
+      }
+      parts.push(list);
     }
-    const heading = document.createElement("h1");
-    heading.textContent = String(view.headline || "");
-    parts.push(heading);
-    for (const line of Array.isArray(view.lines) ? view.lines : []) {
-      const p = document.createElement("p");
-      p.textContent = String(line);
-      parts.push(p);
-    }
+    for (const line of Array.isArray(view.lines) ? view.lines : []) add(parts, "p", line);
+    for (const line of Array.isArray(view.more) ? view.more : []) add(parts, "p", line, "more");
+    if (view.hint) add(parts, "p", view.hint, "hint");
     main.replaceChildren(...parts);
+    fit();
   }
+
+  fit();
+  window.addEventListener("resize", fit);
+  // A parent's preview shows one screen and follows nothing.
+  if (document.body.dataset.preview === "1" || !window.EventSource) return;
   const events = new EventSource("/kiosk/events");
   events.addEventListener("screen", function (e) {
     try { show(JSON.parse(e.data)); } catch (_) { /* a line this page cannot read: keep the last screen */ }
@@ -36,7 +86,7 @@
     let waiting = false;
     try { waiting = JSON.parse(e.data).waiting === true; } catch (_) { /* keep it hidden */ }
     if (!setup) return;
-    if (!waiting) { setup.hidden = true; return; }
+    if (!waiting) { setup.hidden = true; fit(); return; }
     fetch("/kiosk/setup-code", { cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (c) {
@@ -45,6 +95,7 @@
         strong.textContent = c.code;
         setup.replaceChildren("Set-up code ", strong);
         setup.hidden = false;
+        fit();
       })
       .catch(function () { /* not on the box, or the web app restarting */ });
   });
