@@ -45,8 +45,8 @@ public struct WebServices: Sendable {
     /// The player's home and stats as last read: each read serves every page for 2 s (a
     /// flood of requests reads five years of history once per 2 s, not once each). Plays on
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
-    let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
-    let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
+    let recentHome: RecentValue<Result<PlayerHome, any Error>>
+    let recentStats: RecentValue<Result<RenderedStats, any Error>>
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
     func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
@@ -85,7 +85,17 @@ public struct WebServices: Sendable {
         self.logger = logger
         parents = ParentSessions(clock: clock)
         pinChecks = PINChecks(database: database, clock: clock)
-        let kioskEvents = BoxEventRelay(socketPath: box.socketPath, channel: .kiosk)
+        let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
+        let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
+        self.recentHome = recentHome
+        self.recentStats = recentStats
+        // #33: a quest that ends on the box (its summary, or the quest list again) was written
+        // before the box showed it: the player's pages read the store anew from then on.
+        let kioskEvents = BoxEventRelay(socketPath: box.socketPath, channel: .kiosk) { m in
+            guard m.event == "screen", let kind = m.screen?.kind, kind == "summary" || kind == "idle" else { return }
+            recentHome.forget()
+            recentStats.forget()
+        }
         self.kioskEvents = kioskEvents
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)

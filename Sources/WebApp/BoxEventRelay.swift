@@ -31,6 +31,9 @@ final class BoxEventRelay: Sendable {
     let channel: Channel
     let retryMs: Int
     let keepAliveMs: Int32
+    /// Told of each event before the pages are (the player's pages forget what they read
+    /// when a quest ends on the box, so the home page's next read has its XP).
+    let onEvent: @Sendable (BoxMessage) -> Void
 
     private struct State {
         var pages: [UInt64: AsyncStream<ByteBuffer>.Continuation] = [:]
@@ -43,7 +46,8 @@ final class BoxEventRelay: Sendable {
     }
     private let state = Mutex(State())
 
-    init(socketPath: String, channel: Channel, retryMs: Int = 2_000, keepAliveMs: Int32 = 25_000) {
+    init(socketPath: String, channel: Channel, retryMs: Int = 2_000, keepAliveMs: Int32 = 25_000, onEvent: @escaping @Sendable (BoxMessage) -> Void = { _ in }) {
+        self.onEvent = onEvent
         self.socketPath = socketPath
         self.channel = channel
         self.retryMs = retryMs
@@ -151,6 +155,7 @@ final class BoxEventRelay: Sendable {
             if state.withLock({ $0.pages.isEmpty }) { return endAll(with: ByteBuffer()) }
             switch incoming {
             case .message(let m) where m.type == "event":
+                onEvent(m)
                 if let (frame, current) = channel.frame(m) { send(frame, current: current) }
             case .message:
                 continue

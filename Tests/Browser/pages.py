@@ -197,6 +197,54 @@ def follow_a_quest(path):
     print("kiosk screens:", [idle, estimating, active, reveal])
 
 
+def home_follows(path):
+    """#33: the player's home follows the box without a reload: a quest under way is said
+    (its name, no time), and when it ends the XP on the page is the new one."""
+    viewport(1024, 768)
+    visit("/")
+    deadline = time.time() + 5
+    while not driver.execute_script("return document.body.dataset.live") and time.time() < deadline:
+        time.sleep(0.05)
+    check(driver.execute_script("return document.body.dataset.live") == "1", "/: the home page does not follow the box")
+    def xp():
+        m = re.search(r"(\d+) XP ·", driver.find_element(By.ID, "progress-section").text)
+        return int(m.group(1)) if m else None
+    before = xp()
+    box_screen(path, "idle")
+    press(path, "lock")
+    if box_screen(path, "reflection", timeout=1):
+        press(path, "lock")
+    check(box_screen(path, "estimating") is not None, "the box did not start a quest for the home page test")
+    deadline = time.time() + 3
+    live = driver.find_element(By.ID, "live")
+    while time.time() < deadline and not (live.is_displayed() and live.text.startswith("On the box now:")):
+        time.sleep(0.05)
+    check(live.is_displayed() and live.text.startswith("On the box now:"), f"/: no word of the quest under way: {live.text!r}")
+    check(not re.search(r"\d+:\d\d", live.text), f"/: a time on the home page during a quest: {live.text!r}")
+    for _ in range(6):                                     # every task of the quest
+        if not box_screen(path, "estimating", timeout=3):
+            break
+        time.sleep(0.3)                                    # a hand, not a bounce (30 ms debounce)
+        press(path, "lock")
+        check(box_screen(path, "active", timeout=3) is not None, "home test: LOCK did not start the task")
+        time.sleep(2.2)                                    # past the stop guard
+        press(path, "stop")
+        shown = box_screen(path, "reveal", timeout=3)
+        check(shown is not None, f"home test: STOP did not reveal: {ask_box(path, {'command': 'state'}).get('screen')}")
+        time.sleep(0.3)
+        press(path, "lock")
+    check(box_screen(path, "summary", timeout=3) is not None, "the quest did not end on its summary")
+    deadline = time.time() + 3
+    while time.time() < deadline and (xp() or 0) <= (before or 0):
+        time.sleep(0.05)
+    check(before is not None and (xp() or 0) > before, f"/: the XP did not follow the finished quest ({before} → {xp()})")
+    screenshot("home-live", width=1024)
+    time.sleep(0.3)
+    press(path, "lock")
+    box_screen(path, "idle")
+    time.sleep(0.3)
+
+
 def make_a_quest(path):
     """ROUT-2: the player makes a quest from a template, with the form alone (no script
     needed), and the running box offers it at once (through `reload`)."""
@@ -645,6 +693,7 @@ try:
         first_run(box_socket)
         parent_area()
     if box_socket:
+        home_follows(box_socket)
         follow_a_quest(box_socket)
         reset_claim(box_socket)
     else:
