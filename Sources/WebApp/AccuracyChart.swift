@@ -8,11 +8,14 @@ import QuestReports
 /// forbids both): colours come from classes in app.css. Every piece of text is escaped, though
 /// only dates and numbers this type makes reach it.
 enum AccuracyChart {
-    static let width = 640
-    static let height = 240
-    private static let left = 44, right = 12, top = 12, bottom = 28
+    /// Drawn at a phone's width (#33: on a 390 px phone the labels are 12 px, a day is a
+    /// target of 28 px); a wider page scales it up.
+    static let width = 360
+    static let height = 220
+    private static let left = 38, right = 12, top = 22, bottom = 28
 
     /// The chart, or nil when no day of the window was played (the page says so in words).
+    /// Each day is focusable (tap or Tab): its value shows above its dot, with no script.
     static func svg(_ trend: [StatsReport.TrendDay], days: Int = 30) -> String? {
         let points = trend.filter { $0.daysAgo >= 0 && $0.daysAgo < days }
         guard !points.isEmpty, days > 1 else { return nil }
@@ -25,7 +28,7 @@ enum AccuracyChart {
         let summary = "\(points.count) day\(points.count == 1 ? "" : "s") played in the last \(days); "
             + (points.count == 1 ? "accuracy \(Int(low.rounded()))%" : "daily accuracy from \(Int(low.rounded()))% to \(Int(high.rounded()))%")
         var svg = """
-            <svg class="chart" viewBox="0 0 \(width) \(height)" role="img" aria-labelledby="chart-title chart-desc" \
+            <svg class="chart" viewBox="0 0 \(width) \(height)" role="group" aria-labelledby="chart-title chart-desc" \
             xmlns="http://www.w3.org/2000/svg">
             <title id="chart-title">Accuracy per day, last \(days) days</title>
             <desc id="chart-desc">\(escaped(summary))</desc>
@@ -33,7 +36,7 @@ enum AccuracyChart {
             """
         for percent in [0.0, 50, 100] {
             svg += "<line class=\"grid\" x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(percent)))\" y2=\"\(f(y(percent)))\"/>"
-            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(f(y(percent) + 5))\" text-anchor=\"end\">\(Int(percent))%</text>\n"
+            svg += "<text class=\"axis\" x=\"\(left - 5)\" y=\"\(f(y(percent) + 4))\" text-anchor=\"end\">\(Int(percent))%</text>\n"
         }
         svg += "<text class=\"axis\" x=\"\(left)\" y=\"\(height - 8)\">\(days - 1) days ago</text>"
         svg += "<text class=\"axis\" x=\"\(width - right)\" y=\"\(height - 8)\" text-anchor=\"end\">today</text>\n"
@@ -42,9 +45,15 @@ enum AccuracyChart {
             svg += "<polyline class=\"trend\" points=\"\(line)\"/>\n"
         }
         for p in points {
-            let label = "\(p.date): \(Int(p.averageAccuracy.rounded()))% over \(p.estimationCount) estimate\(p.estimationCount == 1 ? "" : "s")"
-            svg += "<circle class=\"day\" cx=\"\(f(x(p.daysAgo)))\" cy=\"\(f(y(p.averageAccuracy)))\" r=\"5\">"
-            svg += "<title>\(escaped(label))</title></circle>\n"
+            let percent = Int(p.averageAccuracy.rounded())
+            let label = "\(p.date): \(percent)% over \(p.estimationCount) estimate\(p.estimationCount == 1 ? "" : "s")"
+            let cx = x(p.daysAgo), cy = y(p.averageAccuracy)
+            // The value above the dot (below it near the top), kept inside the chart.
+            let tx = min(max(cx, Double(left) + 14), Double(width - right) - 14), ty = cy < Double(top) + 16 ? cy + 20 : cy - 10
+            svg += "<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"\(escaped(label))\">"
+            svg += "<circle class=\"hit\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"14\"/>"
+            svg += "<circle class=\"day\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"4.5\"><title>\(escaped(label))</title></circle>"
+            svg += "<text class=\"value\" x=\"\(f(tx))\" y=\"\(f(ty))\" text-anchor=\"middle\">\(percent)%</text></g>\n"
         }
         return svg + "</svg>"
     }

@@ -677,9 +677,20 @@ try:
         w, _, vw, _ = size()
         check(w <= vw, f"{path}: {w} px wide on a {vw} px phone (horizontal scroll)")
         accessible(path)
-    viewport(375, 812, mobile=True)
+    viewport(390, 844, mobile=True)
     visit("/stats")
-    screenshot("stats-phone", width=375)
+    # #33: on a phone the chart's labels are at least 12 px, and a tapped day says its value.
+    sizes = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.chart text.axis')).map(t => t.getBoundingClientRect().height)")
+    check(bool(sizes) and min(sizes) >= 11.5, f"/stats on a phone: chart labels {sizes} px tall")
+    points = driver.find_elements(By.CSS_SELECTOR, "svg.chart g.point")
+    if check(len(points) == 12, f"/stats on a phone: {len(points)} days to tap"):
+        hit = driver.execute_script("const r = arguments[0].querySelector('.hit').getBoundingClientRect(); return [r.width, r.height]", points[-1])
+        check(min(hit) >= 24, f"/stats on a phone: a day's target is {hit} px")
+        driver.execute_script("arguments[0].focus()", points[-1])
+        value = points[-1].find_element(By.CSS_SELECTOR, "text.value")
+        check(value.is_displayed() and re.fullmatch(r"\d+%", value.text or ""), f"/stats: the focused day shows no value: {value.text!r}")
+    screenshot("stats-phone", width=390)
 
     # The kiosk: no scrolling on the Pi's 800×480 touch display nor at 1920×1080.
     for w, h in ((800, 480), (1920, 1080)):

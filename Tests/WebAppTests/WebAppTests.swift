@@ -109,6 +109,7 @@ struct WebAppTests {
                 #expect(response.status == .ok)
                 let page = String(buffer: response.body)
                 #expect(page.components(separatedBy: "<circle class=\"day\"").count - 1 == playedDays)
+                #expect(page.components(separatedBy: "<tr><td>").count - 1 == playedDays, "the days as a table too")
                 #expect(page.contains("<polyline class=\"trend\""))
                 #expect(page.contains("\(playedDays) days played in the last 30; daily accuracy from 75% to 75%"))
                 #expect(page.contains("<span class=\"task\">One</span> <span class=\"value\">20s off</span>"), "the personal best")
@@ -170,12 +171,15 @@ struct WebAppTests {
             .init(date: "2026-10-25", daysAgo: 29, averageAccuracy: 0, estimationCount: 1),
             .init(date: "2026-11-23", daysAgo: 0, averageAccuracy: 100, estimationCount: 3),
         ]))
-        #expect(svg.contains("<circle class=\"day\" cx=\"44.0\" cy=\"212.0\""))
-        #expect(svg.contains("<circle class=\"day\" cx=\"628.0\" cy=\"12.0\""))
-        #expect(svg.contains("<polyline class=\"trend\" points=\"44.0,212.0 628.0,12.0\"/>"))
+        #expect(svg.contains("<circle class=\"day\" cx=\"38.0\" cy=\"192.0\""))
+        #expect(svg.contains("<circle class=\"day\" cx=\"348.0\" cy=\"22.0\""))
+        #expect(svg.contains("<polyline class=\"trend\" points=\"38.0,192.0 348.0,22.0\"/>"))
         #expect(svg.contains("<title>2026-11-23: 100% over 3 estimates</title>"))
+        // #33: each day is a focusable target with its value, read out by its label.
+        #expect(svg.contains("<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"2026-11-23: 100% over 3 estimates\"><circle class=\"hit\" cx=\"348.0\" cy=\"22.0\" r=\"14\"/>"))
+        #expect(svg.contains(">100%</text></g>") && svg.contains(">0%</text></g>"))
         let one = try #require(AccuracyChart.svg([.init(date: "2026-11-20", daysAgo: 3, averageAccuracy: 150, estimationCount: 1)]))
-        #expect(!one.contains("polyline") && one.contains("cy=\"12.0\""), "one day: a dot, clamped to 100%")
+        #expect(!one.contains("polyline") && one.contains("cy=\"22.0\""), "one day: a dot, clamped to 100%")
         #expect(AccuracyChart.svg([.init(date: "2026-10-01", daysAgo: 53, averageAccuracy: 50, estimationCount: 1)]) == nil)
         #expect(AccuracyChart.escaped("a<b>&\"'\u{7}") == "a&lt;b&gt;&amp;&quot;&#39; ")
     }

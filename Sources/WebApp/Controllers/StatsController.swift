@@ -39,12 +39,19 @@ struct StatsPage: Sendable {
         var task: String
         var texts: [String]
     }
+    struct ChartDay: Sendable {
+        var date: String
+        var accuracy: String
+        var estimates: Int
+    }
     struct Week: Sendable {
         var title: String
         var lines: [String]
     }
 
     var chart: String?
+    /// The chart's days as a table (a screen reader's view, and anyone's who prefers one).
+    var chartDays: [ChartDay]
     var playedDays: Int
     var bests: [Best]
     var patterns: [Pattern]
@@ -59,6 +66,9 @@ struct StatsPage: Sendable {
 
     init(_ report: StatsReport, rules: GameRules = .standard) {
         chart = AccuracyChart.svg(report.trend)
+        chartDays = report.trend.filter { $0.daysAgo >= 0 && $0.daysAgo < 30 }.reversed().map {
+            ChartDay(date: $0.date, accuracy: "\(Int($0.averageAccuracy.rounded()))%", estimates: $0.estimationCount)
+        }
         playedDays = report.trend.count
         bests = report.personalBests.map { Best(task: $0.taskDisplayName, offBy: DurationText.format(seconds: $0.absDifferenceSeconds)) }
         patterns = report.insights.map { Pattern(task: $0.taskDisplayName, texts: $0.texts) }
