@@ -28,6 +28,30 @@ public struct StatsReport: Encodable, Sendable {
     /// INS-1: per task with enough estimations, in the curiosity wording.
     public var insights: [Pattern]
     public var lastBackup: String?
+    /// #33: the last five weeks a day each, from the first day of the week: quests completed,
+    /// and whether one was left paused that day.
+    public var days: [PlayDay]
+    /// #33: each task's accuracy per day over the last 30 days (learning quests left out, as
+    /// CAL-1 says), the tasks played most first, at most six.
+    public var taskTrends: [TaskTrend]
+
+    public struct PlayDay: Encodable, Sendable, Equatable {
+        public var date: String
+        public var daysAgo: Int
+        public var questsCompleted: Int
+        public var paused: Bool
+        public init(date: String, daysAgo: Int, questsCompleted: Int, paused: Bool) {
+            self.date = date
+            self.daysAgo = daysAgo
+            self.questsCompleted = questsCompleted
+            self.paused = paused
+        }
+    }
+
+    public struct TaskTrend: Encodable, Sendable, Equatable {
+        public var taskDisplayName: String
+        public var days: [TrendDay]
+    }
 
     /// One task's INS-1 patterns, named as the player knows the task (the store's ids stay
     /// inside the box).
@@ -39,7 +63,7 @@ public struct StatsReport: Encodable, Sendable {
         public var consistency: ConsistencyInsight
         public var bestTimeOfDay: TimeOfDayInsight?
         public var texts: [String]
-        init(_ i: TaskInsight) {
+        public init(_ i: TaskInsight) {
             taskDisplayName = i.taskDisplayName
             estimationCount = i.estimationCount
             bias = i.bias
@@ -67,7 +91,7 @@ public struct StatsReport: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case totalXP, level, levelProgress, xpToNextLevel, streakPolicy, currentStreak, availableJokers, sessionsCompleted,
-             personalBests, weeklyReflection, earlierReflections, trend, insights, lastBackup
+             personalBests, weeklyReflection, earlierReflections, trend, insights, lastBackup, days, taskTrends
     }
 
     /// Absent values are `null`, except jokers, which exist only under the joker policy.
@@ -85,6 +109,8 @@ public struct StatsReport: Encodable, Sendable {
         try c.encode(weeklyReflection, forKey: .weeklyReflection)
         try c.encode(earlierReflections, forKey: .earlierReflections)
         try c.encode(trend, forKey: .trend)
+        try c.encode(days, forKey: .days)
+        try c.encode(taskTrends, forKey: .taskTrends)
         try c.encode(insights, forKey: .insights)
         try c.encode(lastBackup, forKey: .lastBackup)
     }
@@ -124,6 +150,55 @@ public struct StatsReport: Encodable, Sendable {
                 Best(taskDisplayName: $0.taskDisplayName, absDifferenceSeconds: $0.absDifferenceSeconds, recordedAt: $0.recordedAt.formatted(.iso8601))
             },
             weeklyReflection: reflection, earlierReflections: earlier, trend: trend, insights: index.insights().map(Pattern.init),
-            lastBackup: try db.lastBackup().map { $0.createdAt.formatted(.iso8601) })
+            lastBackup: try db.lastBackup().map { $0.createdAt.formatted(.iso8601) },
+            days: playDays(sessions: sessions, now: now, calendar: cal),
+            taskTrends: taskTrends(snapshots: snapshots, now: now, calendar: cal))
+    }
+
+    static func dayText(_ day: Date, calendar: Calendar) -> String {
+        let d = calendar.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d", d.year ?? 0, d.month ?? 0, d.day ?? 0)
+    }
+
+    /// From the first day of the week four weeks before this one, through today.
+    static func playDays(sessions: [GameSession], now: Date, calendar cal: Calendar) -> [PlayDay] {
+        let today = cal.startOfDay(for: now)
+        guard let back = cal.date(byAdding: .day, value: -28, to: today),
+              let first = cal.dateInterval(of: .weekOfYear, for: back)?.start
+        else { return [] }
+        var completed: [Date: Int] = [:], paused = Set<Date>()
+        for s in sessions {
+            if s.status == .completed, let at = s.completedAt, at >= first { completed[cal.startOfDay(for: at), default: 0] += 1 }
+            if s.status == .paused, s.startedAt >= first { paused.insert(cal.startOfDay(for: s.startedAt)) }
+        }
+        var out: [PlayDay] = []
+        var day = cal.startOfDay(for: first)
+        while day <= today, out.count < 40 {
+            out.append(PlayDay(
+                date: dayText(day, calendar: cal), daysAgo: cal.dateComponents([.day], from: day, to: today).day ?? 0,
+                questsCompleted: completed[day] ?? 0, paused: paused.contains(day)))
+            guard let next = cal.date(byAdding: .day, value: 1, to: day) else { break }
+            day = cal.startOfDay(for: next)
+        }
+        return out
+    }
+
+    static func taskTrends(snapshots: [EstimationSnapshot], now: Date, calendar cal: Calendar) -> [TaskTrend] {
+        let today = cal.startOfDay(for: now)
+        guard let since = cal.date(byAdding: .day, value: -29, to: today) else { return [] }
+        var byTask: [String: [Date: [Double]]] = [:], counts: [String: Int] = [:]
+        for s in snapshots where !s.isCalibration && s.recordedAt >= since && s.recordedAt.timeIntervalSince(today) < 86_400 * 2 {
+            byTask[s.taskDisplayName, default: [:]][cal.startOfDay(for: s.recordedAt), default: []].append(s.accuracyPercent)
+            counts[s.taskDisplayName, default: 0] += 1
+        }
+        let ranked = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(6).map(\.key)
+        return ranked.map { task in
+            let days = (byTask[task] ?? [:]).sorted { $0.key < $1.key }.map { day, values in
+                TrendDay(
+                    date: dayText(day, calendar: cal), daysAgo: cal.dateComponents([.day], from: day, to: today).day ?? 0,
+                    averageAccuracy: values.reduce(0, +) / Double(values.count), estimationCount: values.count)
+            }
+            return TaskTrend(taskDisplayName: task, days: days)
+        }
     }
 }

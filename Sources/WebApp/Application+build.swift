@@ -65,7 +65,8 @@ public struct WebServices: Sendable {
             await BackgroundRead.run {
                 Result {
                     let report = try StatsReport.load(from: database, now: Date(), calendar: calendar)
-                    return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report)))
+                    let letters = StatsPage.weekdayLetters(try database.settings().calendar(from: calendar))
+                    return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report, weekdayLetters: letters)))
                 }
             }
         }.get()

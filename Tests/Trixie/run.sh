@@ -56,6 +56,11 @@ cleanup() {
     done
 }
 trap cleanup EXIT
+# A run killed before its clean-up (a session that ended mid-run) leaves its binds below the
+# cached roots, one of them onto a checkout since deleted, where a new bind fails ("No such
+# file or directory"). Holding the lock, this run is the only user: undo them, innermost first.
+awk -v c="$cache/" 'index($2, c) == 1 { print length($2), $2 }' /proc/mounts | sort -rn | cut -d' ' -f2- |
+    while read -r target; do umount -l "$target" 2>/dev/null || true; done
 
 # The build root, made once per package list (a new list makes it again).
 stamp="$build_packages $mirror"

@@ -50,6 +50,16 @@ struct StatsPage: Sendable {
     }
 
     var chart: String?
+    /// #33: the days played, each task over the month, the patterns as bars.
+    var calendar: String?
+    var taskTrends: [TaskPicture]
+    var patternBars: String?
+    var hasTaskTrends: Bool
+    struct TaskPicture: Sendable {
+        var task: String
+        var svg: String
+        var latest: String
+    }
     /// The chart's days as a table (a screen reader's view, and anyone's who prefers one).
     var chartDays: [ChartDay]
     var playedDays: Int
@@ -64,8 +74,14 @@ struct StatsPage: Sendable {
     /// What it takes for the first pattern to show (INS-1 leaves the learning quests out).
     var patternsWaiting: String
 
-    init(_ report: StatsReport, rules: GameRules = .standard) {
+    init(_ report: StatsReport, rules: GameRules = .standard, weekdayLetters: [String] = ["M", "T", "W", "T", "F", "S", "S"]) {
         chart = AccuracyChart.svg(report.trend)
+        calendar = StatsPictures.calendar(report.days, weekdayLetters: weekdayLetters)
+        taskTrends = report.taskTrends.map {
+            TaskPicture(task: $0.taskDisplayName, svg: StatsPictures.taskTrend($0), latest: $0.days.last.map { "\(Int($0.averageAccuracy.rounded()))%" } ?? "")
+        }
+        hasTaskTrends = !taskTrends.isEmpty
+        patternBars = StatsPictures.patternBars(report.insights)
         chartDays = report.trend.filter { $0.daysAgo >= 0 && $0.daysAgo < 30 }.reversed().map {
             ChartDay(date: $0.date, accuracy: "\(Int($0.averageAccuracy.rounded()))%", estimates: $0.estimationCount)
         }
@@ -89,5 +105,11 @@ struct StatsPage: Sendable {
         }
         return "Your first \(CountText.counted(rules.calibrationSessions, "quest")) are for learning (\(learningLeft) to go). "
             + "After them, \(estimates) of a task show what the box notices about it here."
+    }
+
+    /// The calendar's column letters from the family's first weekday.
+    static func weekdayLetters(_ calendar: Calendar) -> [String] {
+        let letters = ["S", "M", "T", "W", "T", "F", "S"]  // 1 = Sunday
+        return (0..<7).map { letters[(calendar.firstWeekday - 1 + $0) % 7] }
     }
 }

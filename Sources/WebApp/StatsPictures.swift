@@ -1,0 +1,93 @@
+import Foundation
+import QuestCore
+import QuestReports
+
+/// #33: what a teen looks at, drawn on the server as SVG (no script, no inline style; colours
+/// from app.css): the days played as a calendar, each task's accuracy over the last 30 days as
+/// small pictures side by side, and the patterns as bars (how much longer or shorter than the
+/// guess each task usually takes).
+enum StatsPictures {
+    static func f(_ v: Double) -> String { String(format: "%.1f", v) }
+    static func escaped(_ text: String) -> String { DisplayText.markupEscaped(text) }
+
+    /// Five weeks, a row each, from the family's first weekday; a played day filled, a day
+    /// with a quest left paused outlined, today marked.
+    static func calendar(_ days: [StatsReport.PlayDay], weekdayLetters: [String]) -> String? {
+        // Nothing played yet: the page says so in words instead.
+        guard days.contains(where: { $0.questsCompleted > 0 || $0.paused }) else { return nil }
+        let cell = 40.0, gap = 6.0, top = 22.0
+        let rows = (days.count + 6) / 7
+        let width = 7 * cell + 6 * gap, height = top + Double(rows) * (cell + gap)
+        var svg = """
+            <svg class="calendar" viewBox="0 0 \(f(width)) \(f(height))" role="group" aria-label="Days played, last five weeks" xmlns="http://www.w3.org/2000/svg">
+
+            """
+        for (i, letter) in weekdayLetters.prefix(7).enumerated() {
+            svg += "<text class=\"axis\" x=\"\(f(Double(i) * (cell + gap) + cell / 2))\" y=\"14\" text-anchor=\"middle\">\(escaped(letter))</text>"
+        }
+        svg += "\n"
+        for (i, day) in days.enumerated() {
+            let x = Double(i % 7) * (cell + gap), y = top + Double(i / 7) * (cell + gap)
+            let state = day.questsCompleted > 0 ? "played" : (day.paused ? "paused" : "none")
+            let words = day.questsCompleted > 0
+                ? "\(day.date): \(CountText.counted(day.questsCompleted, "quest")) done"
+                : (day.paused ? "\(day.date): a quest paused" : "\(day.date): no quest")
+            svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\" role=\"img\" aria-label=\"\(escaped(words))\">"
+            svg += "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(cell))\" height=\"\(f(cell))\" rx=\"8\"/>"
+            let dayNumber = day.date.split(separator: "-").last.map { String(Int($0) ?? 0) } ?? ""
+            svg += "<text x=\"\(f(x + cell / 2))\" y=\"\(f(y + cell / 2 + 5))\" text-anchor=\"middle\">\(escaped(dayNumber))</text></g>\n"
+        }
+        return svg + "</svg>"
+    }
+
+    /// One small picture per task: its daily accuracy over the last 30 days, 0–100 %.
+    static func taskTrend(_ trend: StatsReport.TaskTrend) -> String {
+        let width = 170.0, height = 70.0, pad = 6.0
+        func x(_ daysAgo: Int) -> Double { pad + (width - 2 * pad) * Double(29 - min(max(daysAgo, 0), 29)) / 29 }
+        func y(_ p: Double) -> Double { pad + (height - 2 * pad) * (1 - min(max(p, 0), 100) / 100) }
+        let last = trend.days.last.map { "\(Int($0.averageAccuracy.rounded()))%" } ?? "–"
+        let label = "\(trend.taskDisplayName): \(trend.days.count) day\(trend.days.count == 1 ? "" : "s") in the last 30, the latest \(last)"
+        var svg = "<svg class=\"spark\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(escaped(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<rect class=\"frame\" x=\"0.5\" y=\"0.5\" width=\"\(f(width - 1))\" height=\"\(f(height - 1))\" rx=\"6\"/>"
+        svg += "<line class=\"grid\" x1=\"\(f(pad))\" x2=\"\(f(width - pad))\" y1=\"\(f(y(50)))\" y2=\"\(f(y(50)))\"/>"
+        if trend.days.count > 1 {
+            svg += "<polyline class=\"trend\" points=\"\(trend.days.map { "\(f(x($0.daysAgo))),\(f(y($0.averageAccuracy)))" }.joined(separator: " "))\"/>"
+        }
+        for d in trend.days { svg += "<circle class=\"dot\" cx=\"\(f(x(d.daysAgo)))\" cy=\"\(f(y(d.averageAccuracy)))\" r=\"3\"/>" }
+        return svg + "</svg>"
+    }
+
+    /// The patterns as bars from the middle: right, the task takes longer than the guess;
+    /// left, shorter. Ranked by how far off the guesses usually are (the most to discover
+    /// first); the bar grows on a doubling scale (twice the guess, or half, is half a side).
+    static func patternBars(_ insights: [StatsReport.Pattern]) -> String? {
+        let ranked = insights.sorted { abs($0.bias.relativeBias) > abs($1.bias.relativeBias) }
+        guard !ranked.isEmpty else { return nil }
+        let width = 360.0, row = 34.0, top = 20.0, mid = 180.0, half = 170.0
+        let height = top + Double(ranked.count) * row + 4
+        var svg = """
+            <svg class="bars" viewBox="0 0 \(f(width)) \(f(height))" role="group" aria-label="How much longer or shorter than your guess each task usually takes" xmlns="http://www.w3.org/2000/svg">
+            <text class="axis" x="\(f(mid - 6))" y="13" text-anchor="end">shorter than you think</text><text class="axis" x="\(f(mid + 6))" y="13">longer</text>
+            <line class="grid" x1="\(f(mid))" x2="\(f(mid))" y1="\(f(top - 4))" y2="\(f(height))"/>
+
+            """
+        for (i, p) in ranked.enumerated() {
+            // relativeBias is (guess − time) / time over the task's means, so the time is
+            // 1 / (1 + bias) guesses: 2× the guess is "100% longer", half of it "50% shorter".
+            let ratio = 1 / max(1 + p.bias.relativeBias, 0.05)
+            let longer = ratio >= 1
+            let percent = Int((abs(ratio - 1) * 100).rounded())
+            // The bar's length on a doubling scale: 2× (or half) is half the side, 4× the whole.
+            let length = max(2, half * min(abs(log2(ratio)) / 2, 1))
+            let y = top + Double(i) * row
+            let balanced = p.bias.direction == .balanced
+            let amount = balanced ? "about right" : "\(percent)% \(longer ? "longer" : "shorter")"
+            let words = balanced ? "\(p.taskDisplayName): about as long as you think" : "\(p.taskDisplayName): \(amount) than you think"
+            svg += "<g class=\"bar \(longer ? "longer" : "shorter")\" role=\"img\" aria-label=\"\(escaped(words))\">"
+            svg += "<rect x=\"\(f(longer ? mid : mid - length))\" y=\"\(f(y + 4))\" width=\"\(f(length))\" height=\"12\" rx=\"3\"/>"
+            svg += "<text class=\"label\" x=\"\(f(longer ? mid - 6 : mid + 6))\" y=\"\(f(y + 15))\" text-anchor=\"\(longer ? "end" : "start")\">\(escaped(p.taskDisplayName))</text>"
+            svg += "<text class=\"axis\" x=\"\(f(longer ? mid + 4 : mid - 4))\" y=\"\(f(y + 30))\" text-anchor=\"\(longer ? "start" : "end")\">\(amount)</text></g>\n"
+        }
+        return svg + "</svg>"
+    }
+}
