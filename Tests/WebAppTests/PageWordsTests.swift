@@ -57,3 +57,45 @@ struct StatsPicturesTests {
         #expect(StatsPictures.patternBars([]) == nil)
     }
 }
+
+/// #33: last week's card says what changed from the week before, in one kind sentence.
+@Suite("The weekly card's change")
+struct WeeklyChangeTests {
+    static var cal: Calendar {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        c.firstWeekday = 2
+        return c
+    }
+
+    /// Two weeks: `days` plays a week, every guess 60 s against `took` s.
+    static func weeks(first: (days: Int, took: Double), second: (days: Int, took: Double)) -> (WeeklyReflection, WeeklyReflection) {
+        let monday = cal.date(from: DateComponents(year: 2026, month: 11, day: 9, hour: 8))!
+        var sessions: [GameSession] = [], snapshots: [EstimationSnapshot] = []
+        for (week, plan) in [first, second].enumerated() {
+            for day in 0..<plan.days {
+                let at = monday.addingTimeInterval(Double(week * 7 + day) * 86_400)
+                let id = UUID()
+                sessions.append(GameSession(
+                    id: id, routineID: id, routineDisplayName: "Q", startedAt: at, startedMonotonicNanos: 0, bootID: "b",
+                    completedAt: at.addingTimeInterval(300), status: .completed, isCalibration: false))
+                snapshots.append(EstimationSnapshot(taskDisplayName: "T", estimatedSeconds: 60, actualSeconds: plan.took, recordedAt: at))
+            }
+        }
+        let a = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: monday, calendar: cal)
+        let b = WeeklyReflectionEngine.computeReflection(snapshots: snapshots, sessions: sessions, weekContaining: monday.addingTimeInterval(7 * 86_400), calendar: cal)
+        return (a, b)
+    }
+
+    @Test("closer and more days; further off and fewer days, in curious words; nothing to compare, no sentence")
+    func sentences() {
+        var (before, week) = Self.weeks(first: (3, 90), second: (5, 66))
+        #expect(StatsPage.change(week, before: before)?.hasPrefix("Closer than the week before by ") == true)
+        #expect(StatsPage.change(week, before: before)?.hasSuffix(", and 2 more days played.") == true, "\(StatsPage.change(week, before: before) ?? "")")
+        (before, week) = Self.weeks(first: (5, 66), second: (4, 90))
+        let off = StatsPage.change(week, before: before) ?? ""
+        #expect(off.contains("further off than the week before, a week with something to discover") && off.hasSuffix(", and 1 day fewer played."), "\(off)")
+        (_, week) = Self.weeks(first: (0, 60), second: (3, 60))
+        #expect(StatsPage.change(week, before: nil) == nil)
+    }
+}

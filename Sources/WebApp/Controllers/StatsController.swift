@@ -47,6 +47,8 @@ struct StatsPage: Sendable {
     struct Week: Sendable {
         var title: String
         var lines: [String]
+        /// #33: what changed from the week before, in one sentence (nil with nothing to compare).
+        var change: String? = nil
     }
 
     var chart: String?
@@ -88,7 +90,12 @@ struct StatsPage: Sendable {
         playedDays = report.trend.count
         bests = report.personalBests.map { Best(task: $0.taskDisplayName, offBy: DurationText.format(seconds: $0.absDifferenceSeconds)) }
         patterns = report.insights.map { Pattern(task: $0.taskDisplayName, texts: $0.texts) }
-        func week(_ r: WeeklyReflection) -> Week { Week(title: "Week of \(r.weekDates)", lines: Array(r.summaryLines.dropFirst())) }
+        let all = (report.weeklyReflection.map { [$0] } ?? []) + report.earlierReflections
+        func week(_ r: WeeklyReflection) -> Week {
+            // The week just before, if it had quests (the list holds weeks with quests only).
+            let before = all.first { $0.weekEndDate <= r.weekStartDate && r.weekStartDate.timeIntervalSince($0.weekStartDate) < 8 * 86_400 }
+            return Week(title: "Week of \(r.weekDates)", lines: Array(r.summaryLines.dropFirst()), change: Self.change(r, before: before))
+        }
         reflection = report.weeklyReflection.map(week)
         earlier = report.earlierReflections.map(week)
         noBests = bests.isEmpty
@@ -111,5 +118,27 @@ struct StatsPage: Sendable {
     static func weekdayLetters(_ calendar: Calendar) -> [String] {
         let letters = ["S", "M", "T", "W", "T", "F", "S"]  // 1 = Sunday
         return (0..<7).map { letters[(calendar.firstWeekday - 1 + $0) % 7] }
+    }
+
+    /// One sentence on what changed from the week before, curious, never judging (FEED-1):
+    /// how close the guesses were, and how many days were played.
+    static func change(_ week: WeeklyReflection, before: WeeklyReflection?) -> String? {
+        var parts: [String] = []
+        if let points = week.accuracyChangeVsPriorWeek.map({ Int($0.rounded()) }) {
+            switch points {
+            case 1...: parts.append("closer than the week before by \(CountText.counted(points, "point"))")
+            case ...(-1): parts.append("\(CountText.counted(-points, "point")) further off than the week before, a week with something to discover")
+            default: parts.append("as close as the week before")
+            }
+        }
+        let daysBefore = before?.daysPlayedThisWeek ?? 0
+        let more = week.daysPlayedThisWeek - daysBefore
+        if before != nil || week.accuracyChangeVsPriorWeek != nil {
+            if more > 0 { parts.append("\(CountText.counted(more, "more day")) played") }
+            if more < 0 { parts.append("\(CountText.counted(-more, "day")) fewer played") }
+        }
+        guard let first = parts.first else { return nil }
+        let sentence = ([first.prefix(1).uppercased() + first.dropFirst()] + parts.dropFirst()).joined(separator: ", and ")
+        return sentence + "."
     }
 }
