@@ -216,6 +216,16 @@ struct WebAppTests {
         let allWords = idle.lines + (idle.more ?? []) + [idle.headline]
         #expect(!allWords.contains { $0.hasPrefix(">") || $0.contains("> ") }, "no raw marker: \(allWords)")
         #expect(!(idle.more ?? []).contains { $0.contains("Morning Quest") }, "the chosen quest is not said twice")
+        // A quest whose name is inside another line never takes that line away.
+        if case .idle(var learning) = ScreenSamples.idle {
+            learning.quests[1].name = "quest"
+            learning.calibrationSessionsLeft = 2
+            let view = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(.idle(learning)) }))
+            #expect(view.more == ["Learning your timing: 2 quests to go"])
+            #expect(view.quests?.map(\.name) == ["Morning Quest", "quest"])
+        } else {
+            Issue.record("the idle sample is an idle screen")
+        }
         #expect(KioskView(.offline(reason: "gone")).above == nil)
     }
 

@@ -11,21 +11,25 @@ public struct ScreenWords: Equatable, Sendable {
     public var big: String?
     /// What it means, most important first.
     public var lines: [String]
-    /// Lines only a larger surface shows (the whole quest list, the feedback sentence).
+    /// The day's quests as text lines (two or more), the chosen one marked: a surface with
+    /// room draws them as lines; the kiosk draws the quests themselves instead.
+    public var questList: [String]
+    /// Lines only a larger surface shows (the feedback sentence, the learning count).
     public var more: [String]
     /// Which button does what, where a choice waits.
     public var hint: String?
 
-    public init(top: [String], big: String?, lines: [String], more: [String] = [], hint: String?) {
+    public init(top: [String], big: String?, lines: [String], questList: [String] = [], more: [String] = [], hint: String?) {
         self.top = top
         self.big = big
         self.lines = lines
+        self.questList = questList
         self.more = more
         self.hint = hint
     }
 
     /// Every line, in reading order (terminal, kiosk, logs).
-    public var all: [String] { top + (big.map { [$0] } ?? []) + lines + more + (hint.map { [$0] } ?? []) }
+    public var all: [String] { top + (big.map { [$0] } ?? []) + lines + questList + more + (hint.map { [$0] } ?? []) }
 }
 
 /// Shared phrases (one wording wherever they appear).
@@ -106,20 +110,21 @@ extension Screen {
             if s.reflection != nil { lines.append(P.weekWaits) }
             if let selected, selected.playedToday { lines.append(P.doneToday) }
             if let selected, selected.reminded == true { lines.append(P.reminder) }
-            var more: [String] = s.reflection == nil ? [] : ["Your week in review comes with your first quest."]
+            var questList: [String] = []
             if s.quests.count > 1 {
                 for (i, q) in s.quests.enumerated() {
                     let badge = q.badge.map { " [\($0)]" } ?? ""
-                    more.append("\(i == s.selectedIndex ? ">" : " ") \(q.name)\(badge)\(q.playedToday ? " ✓" : "")\(q.reminded == true ? " (reminder)" : "")")
+                    questList.append("\(i == s.selectedIndex ? ">" : " ") \(q.name)\(badge)\(q.playedToday ? " ✓" : "")\(q.reminded == true ? " (reminder)" : "")")
                 }
             }
+            var more: [String] = s.reflection == nil ? [] : ["Your week in review comes with your first quest."]
             if s.calibrationSessionsLeft > 0 {
                 more.append("Learning your timing: \(CountText.counted(s.calibrationSessionsLeft, "quest")) to go")
             }
             return ScreenWords(
                 top: [P.level(s.level, progress: s.levelProgress), s.streakText],
                 big: selected?.name ?? P.noQuests,
-                lines: lines, more: more,
+                lines: lines, questList: questList, more: more,
                 hint: selected == nil ? nil : (s.quests.count > 1 ? P.pickOrGo : P.start))
         case .estimating(let s):
             return ScreenWords(

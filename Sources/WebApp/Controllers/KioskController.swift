@@ -101,8 +101,7 @@ extension KioskView {
             let quests = idle.quests.count > 1 ? idle.quests.enumerated().map { i, q in
                 Quest(name: q.name, badge: q.badge, selected: i == (idle.selectedIndex ?? 0), played: q.playedToday, reminded: q.reminded == true)
             } : []
-            let more = words.more.filter { line in !idle.quests.contains { q in line.contains(q.name) } || idle.quests.count < 2 }
-            self.init(kind: "idle", headline: words.big ?? "", lines: first + words.lines, above: words.top, more: more, hint: words.hint, quests: quests)
+            self.init(kind: "idle", headline: words.big ?? "", lines: first + words.lines, above: words.top, more: words.more, hint: words.hint, quests: quests)
         } else if let big = words.big {
             self.init(kind: screen.kind, headline: big, lines: first + words.lines, above: words.top, more: words.more, hint: words.hint)
         } else {
