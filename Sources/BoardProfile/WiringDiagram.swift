@@ -27,6 +27,12 @@ public enum WiringDiagram {
     static let top = 118.0
     static let oddX = 450.0, evenX = 490.0
 
+    /// Whether the profile's lines are all on the Raspberry Pi header (a simulated board's are
+    /// not), without drawing anything.
+    public static func canDraw(_ profile: BoardProfile) -> Bool {
+        (try? parts(of: profile)) != nil
+    }
+
     public static func svg(for profile: BoardProfile) throws -> String {
         let parts = try self.parts(of: profile)
         let height = top + rowGap * 20 + 120

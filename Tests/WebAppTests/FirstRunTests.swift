@@ -35,7 +35,10 @@ struct FirstRunTests {
             let forged = try await browser.post(client, "/parent/first-run/board", [("board", "rpi4")], csrf: "00")
             #expect(forged.status == .forbidden)
             let unknown = try await browser.post(client, "/parent/first-run/board", [("board", "../../etc/passwd")])
-            #expect(unknown.status == .unprocessableContent && String(buffer: unknown.body).contains("Choose one of the boards listed."))
+            #expect(unknown.status == .unprocessableContent)
+            #expect(String(buffer: unknown.body).contains("Board: “../../etc/passwd” cannot be used. Choose one of:"), "the settings' refusal in the page's words")
+            let none = try await browser.post(client, "/parent/first-run/board", [("board", "none")])
+            #expect(none.status == .unprocessableContent, "the first run chooses a board")
             #expect(try db.settings().boardName == nil)
 
             let chosen = try await browser.post(client, "/parent/first-run/board", [("board", "rpi4")])

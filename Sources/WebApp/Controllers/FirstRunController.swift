@@ -27,8 +27,9 @@ struct FirstRunController {
                 throw HTTPError(.forbidden, message: "The board is chosen now; a parent changes it in the settings (Board).")
             }
             let name = form.value("board") ?? ""
-            guard Self.boards().contains(where: { $0.name == name }) else {
-                return try await Self.page(services, request, problem: "Choose one of the boards listed.", status: .unprocessableContent)
+            // The settings' own check (a profile the box can find), in the page's words.
+            guard name != "none", SettingsCatalog.problem(setting: "board", to: name, routines: []) == nil else {
+                return try await Self.page(services, request, problem: SettingsController.pageProblem(setting: "board", value: name), status: .unprocessableContent)
             }
             try SettingsCatalog.set("board", to: name, in: services.database)
             services.logger.notice("board chosen on the first run", metadata: ["board": "\(name)"])
@@ -36,8 +37,10 @@ struct FirstRunController {
         }
         // A board's wiring picture, drawn from its profile (an <img>, so nothing in it runs).
         router.get("/boards/:name/wiring.svg") { _, context in
+            // Only the named profile is read and drawn; a name is never a path.
             guard let name = context.parameters.get("name"), StoredSettings.isBoardName(name),
-                  let found = Self.boards().first(where: { $0.name == name }), let svg = found.svg
+                  let profile = try? BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories()),
+                  let svg = try? WiringDiagram.svg(for: profile)
             else { throw HTTPError(.notFound, message: "No wiring picture for that board.") }
             return Response(
                 status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-cache"],
@@ -50,7 +53,6 @@ struct FirstRunController {
     struct Board: Encodable {
         var name: String
         var description: String
-        var svg: String?
         var hasPicture: Bool
         var problem: String?
     }
@@ -59,10 +61,9 @@ struct FirstRunController {
         BoardCatalog.available(in: BoardCatalog.searchDirectories()).map { found in
             do {
                 let profile = try BoardProfile.load(path: found.path)
-                let svg = try? WiringDiagram.svg(for: profile)
-                return Board(name: found.name, description: profile.description, svg: svg, hasPicture: svg != nil)
+                return Board(name: found.name, description: profile.description, hasPicture: WiringDiagram.canDraw(profile))
             } catch {
-                return Board(name: found.name, description: "", svg: nil, hasPicture: false, problem: "cannot be read: \(error)")
+                return Board(name: found.name, description: "", hasPicture: false, problem: "cannot be read: \(error)")
             }
         }
     }
