@@ -22,7 +22,6 @@ enum AccuracyChart {
         let plotW = Double(width - left - right), plotH = Double(height - top - bottom)
         func x(_ daysAgo: Int) -> Double { Double(left) + plotW * Double(days - 1 - daysAgo) / Double(days - 1) }
         func y(_ percent: Double) -> Double { Double(top) + plotH * (1 - min(max(percent, 0), 100) / 100) }
-        func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
         let low = points.map(\.averageAccuracy).min() ?? 0, high = points.map(\.averageAccuracy).max() ?? 0
         let summary = "\(points.count) day\(points.count == 1 ? "" : "s") played in the last \(days); "
@@ -31,17 +30,17 @@ enum AccuracyChart {
             <svg class="chart" viewBox="0 0 \(width) \(height)" role="group" aria-labelledby="chart-title chart-desc" \
             xmlns="http://www.w3.org/2000/svg">
             <title id="chart-title">Accuracy per day, last \(days) days</title>
-            <desc id="chart-desc">\(escaped(summary))</desc>
+            <desc id="chart-desc">\(SVGText.escaped(summary))</desc>
 
             """
         for percent in [0.0, 50, 100] {
-            svg += "<line class=\"grid\" x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(percent)))\" y2=\"\(f(y(percent)))\"/>"
-            svg += "<text class=\"axis\" x=\"\(left - 5)\" y=\"\(f(y(percent) + 4))\" text-anchor=\"end\">\(Int(percent))%</text>\n"
+            svg += "<line class=\"grid\" x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(SVGText.number(y(percent)))\" y2=\"\(SVGText.number(y(percent)))\"/>"
+            svg += "<text class=\"axis\" x=\"\(left - 5)\" y=\"\(SVGText.number(y(percent) + 4))\" text-anchor=\"end\">\(Int(percent))%</text>\n"
         }
         svg += "<text class=\"axis\" x=\"\(left)\" y=\"\(height - 8)\">\(days - 1) days ago</text>"
         svg += "<text class=\"axis\" x=\"\(width - right)\" y=\"\(height - 8)\" text-anchor=\"end\">today</text>\n"
         if points.count > 1 {
-            let line = points.map { "\(f(x($0.daysAgo))),\(f(y($0.averageAccuracy)))" }.joined(separator: " ")
+            let line = points.map { "\(SVGText.number(x($0.daysAgo))),\(SVGText.number(y($0.averageAccuracy)))" }.joined(separator: " ")
             svg += "<polyline class=\"trend\" points=\"\(line)\"/>\n"
         }
         for p in points {
@@ -50,14 +49,11 @@ enum AccuracyChart {
             let cx = x(p.daysAgo), cy = y(p.averageAccuracy)
             // The value above the dot (below it near the top), kept inside the chart.
             let tx = min(max(cx, Double(left) + 14), Double(width - right) - 14), ty = cy < Double(top) + 16 ? cy + 20 : cy - 10
-            svg += "<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"\(escaped(label))\">"
-            svg += "<circle class=\"hit\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"14\"/>"
-            svg += "<circle class=\"day\" cx=\"\(f(cx))\" cy=\"\(f(cy))\" r=\"4.5\"><title>\(escaped(label))</title></circle>"
-            svg += "<text class=\"value\" x=\"\(f(tx))\" y=\"\(f(ty))\" text-anchor=\"middle\">\(percent)%</text></g>\n"
+            svg += "<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"\(SVGText.escaped(label))\">"
+            svg += "<circle class=\"hit\" cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"14\"/>"
+            svg += "<circle class=\"day\" cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"4.5\"><title>\(SVGText.escaped(label))</title></circle>"
+            svg += "<text class=\"value\" x=\"\(SVGText.number(tx))\" y=\"\(SVGText.number(ty))\" text-anchor=\"middle\">\(percent)%</text></g>\n"
         }
         return svg + "</svg>"
     }
-
-    /// Text and attribute values in SVG and HTML (`DisplayText.markupEscaped`).
-    static func escaped(_ text: String) -> String { DisplayText.markupEscaped(text) }
 }

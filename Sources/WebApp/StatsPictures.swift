@@ -7,8 +7,6 @@ import QuestReports
 /// small pictures side by side, and the patterns as bars (how much longer or shorter than the
 /// guess each task usually takes).
 enum StatsPictures {
-    static func f(_ v: Double) -> String { String(format: "%.1f", v) }
-    static func escaped(_ text: String) -> String { DisplayText.markupEscaped(text) }
 
     /// Five weeks, a row each, from the family's first weekday; a played day filled, a day
     /// with a quest left paused outlined, today marked.
@@ -19,11 +17,11 @@ enum StatsPictures {
         let rows = (days.count + 6) / 7
         let width = 7 * cell + 6 * gap, height = top + Double(rows) * (cell + gap)
         var svg = """
-            <svg class="calendar" viewBox="0 0 \(f(width)) \(f(height))" role="group" aria-label="Days played, last five weeks" xmlns="http://www.w3.org/2000/svg">
+            <svg class="calendar" viewBox="0 0 \(SVGText.number(width)) \(SVGText.number(height))" role="group" aria-label="Days played, last five weeks" xmlns="http://www.w3.org/2000/svg">
 
             """
         for (i, letter) in weekdayLetters.prefix(7).enumerated() {
-            svg += "<text class=\"axis\" x=\"\(f(Double(i) * (cell + gap) + cell / 2))\" y=\"14\" text-anchor=\"middle\">\(escaped(letter))</text>"
+            svg += "<text class=\"axis\" x=\"\(SVGText.number(Double(i) * (cell + gap) + cell / 2))\" y=\"14\" text-anchor=\"middle\">\(SVGText.escaped(letter))</text>"
         }
         svg += "\n"
         for (i, day) in days.enumerated() {
@@ -32,10 +30,10 @@ enum StatsPictures {
             let words = day.questsCompleted > 0
                 ? "\(day.date): \(CountText.counted(day.questsCompleted, "quest")) done"
                 : (day.paused ? "\(day.date): a quest paused" : "\(day.date): no quest")
-            svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\" role=\"img\" aria-label=\"\(escaped(words))\">"
-            svg += "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(cell))\" height=\"\(f(cell))\" rx=\"8\"/>"
+            svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\" role=\"img\" aria-label=\"\(SVGText.escaped(words))\">"
+            svg += "<rect x=\"\(SVGText.number(x))\" y=\"\(SVGText.number(y))\" width=\"\(SVGText.number(cell))\" height=\"\(SVGText.number(cell))\" rx=\"8\"/>"
             let dayNumber = day.date.split(separator: "-").last.map { String(Int($0) ?? 0) } ?? ""
-            svg += "<text x=\"\(f(x + cell / 2))\" y=\"\(f(y + cell / 2 + 5))\" text-anchor=\"middle\">\(escaped(dayNumber))</text></g>\n"
+            svg += "<text x=\"\(SVGText.number(x + cell / 2))\" y=\"\(SVGText.number(y + cell / 2 + 5))\" text-anchor=\"middle\">\(SVGText.escaped(dayNumber))</text></g>\n"
         }
         return svg + "</svg>"
     }
@@ -47,13 +45,13 @@ enum StatsPictures {
         func y(_ p: Double) -> Double { pad + (height - 2 * pad) * (1 - min(max(p, 0), 100) / 100) }
         let last = trend.days.last.map { "\(Int($0.averageAccuracy.rounded()))%" } ?? "–"
         let label = "\(trend.taskDisplayName): \(trend.days.count) day\(trend.days.count == 1 ? "" : "s") in the last 30, the latest \(last)"
-        var svg = "<svg class=\"spark\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(escaped(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
-        svg += "<rect class=\"frame\" x=\"0.5\" y=\"0.5\" width=\"\(f(width - 1))\" height=\"\(f(height - 1))\" rx=\"6\"/>"
-        svg += "<line class=\"grid\" x1=\"\(f(pad))\" x2=\"\(f(width - pad))\" y1=\"\(f(y(50)))\" y2=\"\(f(y(50)))\"/>"
+        var svg = "<svg class=\"spark\" viewBox=\"0 0 \(SVGText.number(width)) \(SVGText.number(height))\" role=\"img\" aria-label=\"\(SVGText.escaped(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<rect class=\"frame\" x=\"0.5\" y=\"0.5\" width=\"\(SVGText.number(width - 1))\" height=\"\(SVGText.number(height - 1))\" rx=\"6\"/>"
+        svg += "<line class=\"grid\" x1=\"\(SVGText.number(pad))\" x2=\"\(SVGText.number(width - pad))\" y1=\"\(SVGText.number(y(50)))\" y2=\"\(SVGText.number(y(50)))\"/>"
         if trend.days.count > 1 {
-            svg += "<polyline class=\"trend\" points=\"\(trend.days.map { "\(f(x($0.daysAgo))),\(f(y($0.averageAccuracy)))" }.joined(separator: " "))\"/>"
+            svg += "<polyline class=\"trend\" points=\"\(trend.days.map { "\(SVGText.number(x($0.daysAgo))),\(SVGText.number(y($0.averageAccuracy)))" }.joined(separator: " "))\"/>"
         }
-        for d in trend.days { svg += "<circle class=\"dot\" cx=\"\(f(x(d.daysAgo)))\" cy=\"\(f(y(d.averageAccuracy)))\" r=\"3\"/>" }
+        for d in trend.days { svg += "<circle class=\"dot\" cx=\"\(SVGText.number(x(d.daysAgo)))\" cy=\"\(SVGText.number(y(d.averageAccuracy)))\" r=\"3\"/>" }
         return svg + "</svg>"
     }
 
@@ -66,9 +64,9 @@ enum StatsPictures {
         let width = 360.0, row = 34.0, top = 20.0, mid = 180.0, half = 170.0
         let height = top + Double(ranked.count) * row + 4
         var svg = """
-            <svg class="bars" viewBox="0 0 \(f(width)) \(f(height))" role="group" aria-label="How much longer or shorter than your guess each task usually takes" xmlns="http://www.w3.org/2000/svg">
-            <text class="axis" x="\(f(mid - 6))" y="13" text-anchor="end">shorter than you think</text><text class="axis" x="\(f(mid + 6))" y="13">longer</text>
-            <line class="grid" x1="\(f(mid))" x2="\(f(mid))" y1="\(f(top - 4))" y2="\(f(height))"/>
+            <svg class="bars" viewBox="0 0 \(SVGText.number(width)) \(SVGText.number(height))" role="group" aria-label="How much longer or shorter than your guess each task usually takes" xmlns="http://www.w3.org/2000/svg">
+            <text class="axis" x="\(SVGText.number(mid - 6))" y="13" text-anchor="end">shorter than you think</text><text class="axis" x="\(SVGText.number(mid + 6))" y="13">longer</text>
+            <line class="grid" x1="\(SVGText.number(mid))" x2="\(SVGText.number(mid))" y1="\(SVGText.number(top - 4))" y2="\(SVGText.number(height))"/>
 
             """
         for (i, p) in ranked.enumerated() {
@@ -83,10 +81,10 @@ enum StatsPictures {
             let balanced = p.bias.direction == .balanced
             let amount = balanced ? "about right" : "\(percent)% \(longer ? "longer" : "shorter")"
             let words = balanced ? "\(p.taskDisplayName): about as long as you think" : "\(p.taskDisplayName): \(amount) than you think"
-            svg += "<g class=\"bar \(longer ? "longer" : "shorter")\" role=\"img\" aria-label=\"\(escaped(words))\">"
-            svg += "<rect x=\"\(f(longer ? mid : mid - length))\" y=\"\(f(y + 4))\" width=\"\(f(length))\" height=\"12\" rx=\"3\"/>"
-            svg += "<text class=\"label\" x=\"\(f(longer ? mid - 6 : mid + 6))\" y=\"\(f(y + 15))\" text-anchor=\"\(longer ? "end" : "start")\">\(escaped(p.taskDisplayName))</text>"
-            svg += "<text class=\"axis\" x=\"\(f(longer ? mid + 4 : mid - 4))\" y=\"\(f(y + 30))\" text-anchor=\"\(longer ? "start" : "end")\">\(amount)</text></g>\n"
+            svg += "<g class=\"bar \(longer ? "longer" : "shorter")\" role=\"img\" aria-label=\"\(SVGText.escaped(words))\">"
+            svg += "<rect x=\"\(SVGText.number(longer ? mid : mid - length))\" y=\"\(SVGText.number(y + 4))\" width=\"\(SVGText.number(length))\" height=\"12\" rx=\"3\"/>"
+            svg += "<text class=\"label\" x=\"\(SVGText.number(longer ? mid - 6 : mid + 6))\" y=\"\(SVGText.number(y + 15))\" text-anchor=\"\(longer ? "end" : "start")\">\(SVGText.escaped(p.taskDisplayName))</text>"
+            svg += "<text class=\"axis\" x=\"\(SVGText.number(longer ? mid + 4 : mid - 4))\" y=\"\(SVGText.number(y + 30))\" text-anchor=\"\(longer ? "start" : "end")\">\(amount)</text></g>\n"
         }
         return svg + "</svg>"
     }

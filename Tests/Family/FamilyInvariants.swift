@@ -95,7 +95,7 @@ extension FamilyRunner {
             if mine.count > 1 { fail("REM-1: \(routine.displayName)'s reminder sounded \(mine.count) times") }
             let played = plays.filter { $0.routineID == routine.id && calendar.isDate($0.completedAt, inSameDayAs: day) }.map(\.completedAt)
             if let first = played.min(), let r = mine.first, r.at > first {
-                fail("REM-1: \(routine.displayName)'s reminder sounded at \(clockText(r.at)) after the quest was played at \(clockText(first))")
+                fail("REM-1: \(routine.displayName)'s reminder sounded at \(ClockTime(of: r.at, calendar: calendar).description) after the quest was played at \(ClockTime(of: first, calendar: calendar).description)")
             }
             guard let due = ReminderSchedule.time(for: routine, settings: settings.game, on: day, calendar: calendar) else {
                 if !mine.isEmpty { fail("REM-1: \(routine.displayName)'s reminder sounded on a day it has none") }
@@ -111,9 +111,9 @@ extension FamilyRunner {
                 return false
             }
             if up && waiting && !playedBefore && !addedLater && !restored && mine.count != 1 {
-                fail("REM-1: \(routine.displayName)'s reminder at \(clockText(due)) sounded \(mine.count) times (the box was waiting, the quest not played)")
+                fail("REM-1: \(routine.displayName)'s reminder at \(ClockTime(of: due, calendar: calendar).description) sounded \(mine.count) times (the box was waiting, the quest not played)")
             }
-            if playedBefore && !mine.isEmpty { fail("REM-1: \(routine.displayName)'s reminder sounded although the quest was played before \(clockText(due))") }
+            if playedBefore && !mine.isEmpty { fail("REM-1: \(routine.displayName)'s reminder sounded although the quest was played before \(ClockTime(of: due, calendar: calendar).description)") }
         }
     }
 
@@ -190,15 +190,10 @@ extension FamilyRunner {
         }
     }
 
-    func clockText(_ date: Date) -> String {
-        let c = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
-    }
-
     /// One line per day: what happened, the totals and the streak, what the box said.
     func writeReport(_ day: Date, screens: [(at: Date, screen: Screen, notice: String?)]) throws {
         let profile = try other.profile(calendar: try other.settings().calendar(from: baseCalendar()))
-        let reminders = try other.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { clockText($0.at) }
+        let reminders = try other.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { ClockTime(of: $0.at, calendar: calendar).description }
         let notes = dayNotes.isEmpty ? "-" : dayNotes.joined(separator: "; ")
         report.append("\(DayText.of(day, calendar: calendar)) | \(notes) | reminders \(reminders.isEmpty ? "-" : reminders.joined(separator: ",")) | \(profile.totalXP) XP, \(profile.sessionsCompleted) quests, streak \(shownStreak() ?? -1) | \(screens.count) screens")
     }

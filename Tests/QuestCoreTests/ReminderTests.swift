@@ -158,4 +158,19 @@ struct ReminderTests {
         played.advance(to: 9 * minute)
         #expect(reminders(played.allEffects) == [])
     }
+
+    @Test("a moment's time of day in the family's calendar, as pages say it (\"07:05\"), whatever its offset")
+    func clockTimeOfDate() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(secondsFromGMT: 3600))
+        let date = try #require(calendar.date(from: DateComponents(year: 2026, month: 3, day: 29, hour: 7, minute: 5)))
+        #expect(ClockTime(of: date, calendar: calendar).description == "07:05")
+        let late = try #require(calendar.date(from: DateComponents(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59)))
+        #expect(ClockTime(of: late, calendar: calendar) == ClockTime(hour: 23, minute: 59))
+        calendar.timeZone = try #require(TimeZone(secondsFromGMT: 0))
+        #expect(ClockTime(of: date, calendar: calendar).description == "06:05")
+        // The morning the clocks go forward in Berlin: 07:05 there is still 07:05.
+        let berlin = try #require(Self.berlin.date(from: DateComponents(year: 2026, month: 3, day: 29, hour: 7, minute: 5)))
+        #expect(ClockTime(of: berlin, calendar: Self.berlin).description == "07:05")
+    }
 }

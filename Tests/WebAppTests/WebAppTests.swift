@@ -181,7 +181,7 @@ struct WebAppTests {
         let one = try #require(AccuracyChart.svg([.init(date: "2026-11-20", daysAgo: 3, averageAccuracy: 150, estimationCount: 1)]))
         #expect(!one.contains("polyline") && one.contains("cy=\"22.0\""), "one day: a dot, clamped to 100%")
         #expect(AccuracyChart.svg([.init(date: "2026-10-01", daysAgo: 53, averageAccuracy: 50, estimationCount: 1)]) == nil)
-        #expect(AccuracyChart.escaped("a<b>&\"'\u{7}") == "a&lt;b&gt;&amp;&quot;&#39; ")
+        #expect(SVGText.escaped("a<b>&\"'\u{7}") == "a&lt;b&gt;&amp;&quot;&#39; ")
     }
 
     @Test("the kiosk's event stream with no box: a retry time, one offline screen, then it ends (the browser comes back)", arguments: [TestingSetup.router, .live])

@@ -68,6 +68,13 @@ public struct ClockTime: Codable, Equatable, Hashable, Sendable, Comparable, Cus
         self.minute = minute
     }
 
+    /// The time of day `date` falls on in the family's calendar (a wall-clock fact: what a
+    /// page says a reminder sounded at).
+    public init(of date: Date, calendar: Calendar) {
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        self.init(valid: min(max(parts.hour ?? 0, 0), 23), min(max(parts.minute ?? 0, 0), 59))
+    }
+
     /// REM-1's default reminder time.
     public static let morning = ClockTime(valid: 7, 30)
 

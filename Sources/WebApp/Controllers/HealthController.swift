@@ -101,8 +101,8 @@ struct BoxHealth: Codable, Sendable {
 
     /// "today 07:58", "yesterday 18:02", else "Mon 23 Nov 07:58" (the family's calendar).
     static func dayWords(_ date: Date, now: Date, calendar: Calendar) -> String {
-        let parts = calendar.dateComponents([.hour, .minute, .weekday, .day, .month], from: date)
-        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let parts = calendar.dateComponents([.weekday, .day, .month], from: date)
+        let clock = ClockTime(of: date, calendar: calendar)
         if calendar.isDate(date, inSameDayAs: now) { return "today \(clock)" }
         if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
             return "yesterday \(clock)"

@@ -73,8 +73,7 @@ struct PlayerHome: Codable, Sendable {
         guard !option.playedToday,
               let at = ReminderSchedule.time(for: routine, settings: world.settings, on: now, calendar: world.calendar)
         else { return nil }
-        let parts = world.calendar.dateComponents([.hour, .minute], from: at)
-        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let clock = ClockTime(of: at, calendar: world.calendar)
         if option.reminded == true { return "Reminded at \(clock)" }
         return at > now ? "Reminder at \(clock)" : nil
     }
