@@ -23,6 +23,17 @@ struct PlayerSwitchStoreTests {
         #expect(!world.settings.soundMuted && world.settings.lockedSwitches.isEmpty)
     }
 
+    @Test("the store's write and the surfaces' reading agree for every switch, both ways")
+    func writeMatchesReading() throws {
+        let (db, _) = try freshDatabase()
+        for playerSwitch in PlayerSwitch.allCases {
+            for on in [true, false, true] {
+                #expect(try db.setPlayerSwitch(playerSwitch, on: on))
+                #expect(playerSwitch.isOn(in: try db.settings().game) == on, "\(playerSwitch) \(on)")
+            }
+        }
+    }
+
     @Test("a locked switch is refused and nothing changes; the parent's own change still goes through")
     func locked() throws {
         let (db, _) = try freshDatabase()

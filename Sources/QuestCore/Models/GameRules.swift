@@ -177,4 +177,14 @@ public enum PlayerSwitch: String, CaseIterable, Codable, Sendable {
     case mute = "sound.mute"
     case hints
     case reminders
+
+    /// Whether the switch is on in `settings` (the sound switch is on when the sounds are
+    /// muted): the one reading for every surface, and what the store's write is tested against.
+    public func isOn(in settings: GameSettings) -> Bool {
+        switch self {
+        case .mute: settings.soundMuted
+        case .hints: settings.hintsEnabled
+        case .reminders: settings.remindersEnabled
+        }
+    }
 }

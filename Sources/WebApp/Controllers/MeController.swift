@@ -54,11 +54,7 @@ struct SwitchView: Encodable {
     init(_ playerSwitch: PlayerSwitch, settings: GameSettings) {
         key = playerSwitch.rawValue
         label = Self.label(playerSwitch)
-        let on: Bool = switch playerSwitch {
-        case .mute: settings.soundMuted
-        case .hints: settings.hintsEnabled
-        case .reminders: settings.remindersEnabled
-        }
+        let on = playerSwitch.isOn(in: settings)
         switch playerSwitch {
         case .mute:
             state = on ? "Off" : "On"
