@@ -155,15 +155,20 @@ def after_press(path, button, changed, what, limit=2.0):
     return None, kiosk_text()
 
 
+def wait_live(problem):
+    """Waits up to 5 s for the page's event stream to say it is live (data-live="1")."""
+    deadline = time.time() + 5
+    while not driver.execute_script("return document.body.dataset.live") and time.time() < deadline:
+        time.sleep(0.05)
+    check(driver.execute_script("return document.body.dataset.live") == "1", problem)
+
+
 def follow_a_quest(path):
     """The kiosk follows the simulated box, live: a quest started, an estimate locked in, the
     task running with nothing that ticks (GAME-2), the reveal."""
     viewport(800, 480)
     visit("/kiosk")
-    deadline = time.time() + 5
-    while not driver.execute_script("return document.body.dataset.live") and time.time() < deadline:
-        time.sleep(0.05)
-    check(driver.execute_script("return document.body.dataset.live") == "1", "/kiosk: no live screen from /kiosk/events within 5 s")
+    wait_live("/kiosk: no live screen from /kiosk/events within 5 s")
     idle = kiosk_text()
     check("Box offline" not in idle, f"/kiosk: offline although the box runs: {idle!r}")
     delays = {}
@@ -202,10 +207,7 @@ def home_follows(path):
     (its name, no time), and when it ends the XP on the page is the new one."""
     viewport(1024, 768)
     visit("/")
-    deadline = time.time() + 5
-    while not driver.execute_script("return document.body.dataset.live") and time.time() < deadline:
-        time.sleep(0.05)
-    check(driver.execute_script("return document.body.dataset.live") == "1", "/: the home page does not follow the box")
+    wait_live("/: the home page does not follow the box")
     def xp():
         m = re.search(r"(\d+) XP ·", driver.find_element(By.ID, "progress-section").text)
         return int(m.group(1)) if m else None
