@@ -9,7 +9,7 @@ public enum BoxProtocol {
     public static let version = 1
     /// A request line longer than this is refused (and skipped up to its newline).
     public static let maximumLineBytes = 64 * 1024
-    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "button-check", "claim"]
+    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim"]
 }
 
 /// One line from a client.

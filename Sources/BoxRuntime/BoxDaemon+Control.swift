@@ -38,6 +38,9 @@ extension BoxDaemon {
             // Stamped now on CLOCK_MONOTONIC, as a line's edge would be.
             step(.button(role, pressed: intake.push(role, action), atNanos: now))
             return reply
+        case .touch(let role, let action):
+            step(.touch(role, pressed: intake.push(role, action), atNanos: now))
+            return reply
         case .buttonCheck(start: true):
             // The parent's wiring check and the first-run presence press hold the buttons for
             // as long as the asking client stays (at most the machine's limit): presses are

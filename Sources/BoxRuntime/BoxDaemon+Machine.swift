@@ -26,6 +26,7 @@ extension BoxDaemon {
         perform(effects)
         // After the LED, buzzer and sound: a dark screen lights at any press.
         if case .button(_, pressed: true, _) = event { display.wake() }
+        if case .touch(_, pressed: true, _) = event { display.wake() }
         // A debounce window closed: the line's real level settles what its edges left open.
         for case .readButton(let role) in effects {
             // Edges that arrived since the last poll come first: the read is newer than them.

@@ -40,6 +40,8 @@ enum ControlCommand: Equatable, Sendable {
     /// A wiring check: any of an LED colour (2 s), a buzzer pattern and a sound.
     case testOutput(led: LEDColor?, buzzer: BuzzerPattern?, sound: SoundID?)
     case press(ButtonRole, SocketPress)
+    /// #33: a button on a paired touch kiosk (the web app checks the pairing).
+    case touch(ButtonRole, SocketPress)
     case buttonCheck(start: Bool)
     /// PAR-2: show a PIN claim (start) or take it back (stop).
     case claim(id: String, start: Bool, reset: Bool)
@@ -60,11 +62,11 @@ enum ControlCommand: Equatable, Sendable {
             guard allowPress else {
                 return .refused("press: this board's buttons are pressed by hand (a board profile allows it with control.socket_press)")
             }
-            guard let role = request.button.flatMap(ButtonRole.init(rawValue:)) else {
-                return .refused("button: \"\(DisplayText.escaped(request.button ?? ""))\" is not one of \(ButtonRole.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            guard let action = SocketPress(rawValue: request.action ?? "tap") else { return notOneOf(request.action, SocketPress.allCases.map(\.rawValue)) }
-            return .success(.press(role, action))
+            return button(request).map { .press($0.role, $0.action) }
+        case "touch":
+            // Any board: a touch screen may be a box's only buttons. Never a claim's act (the
+            // machine knows a touch from the box's own press).
+            return button(request).map { .touch($0.role, $0.action) }
         case "button-check":
             switch request.action ?? "start" {
             case "start":
@@ -87,6 +89,16 @@ enum ControlCommand: Equatable, Sendable {
         default:
             return .refused("command: unknown")
         }
+    }
+
+    private static func button(_ request: BoxRequest) -> Result<(role: ButtonRole, action: SocketPress), ControlRefusal> {
+        guard let role = request.button.flatMap(ButtonRole.init(rawValue:)) else {
+            return .failure(ControlRefusal(message: "button: \"\(DisplayText.escaped(request.button ?? ""))\" is not one of \(ButtonRole.allCases.map(\.rawValue).joined(separator: ", "))"))
+        }
+        guard let action = SocketPress(rawValue: request.action ?? "tap") else {
+            return .failure(ControlRefusal(message: "action: \"\(DisplayText.escaped(request.action ?? ""))\" is not one of \(SocketPress.allCases.map(\.rawValue).joined(separator: ", "))"))
+        }
+        return .success((role, action))
     }
 
     private static func testOutput(_ request: BoxRequest) -> Result<ControlCommand, ControlRefusal> {

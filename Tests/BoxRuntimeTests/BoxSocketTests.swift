@@ -238,6 +238,19 @@ extension DaemonTests {
         #expect(wrong.ok == false && wrong.error == #"button: "start" is not one of lock, stop, up, down"#)
     }
 
+    @Test("#33 touch over the socket drives the quest on a board whose buttons are pressed by hand (a paired touch kiosk is its buttons too)")
+    func socketTouch() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control(allowPress: false))
+        defer { rig.stop() }
+        let client = try BoxClient(path: rig.socketPath)
+        #expect(try client.request(BoxRequest(command: "press", button: "lock")).ok == false)
+        #expect(try client.request(BoxRequest(command: "touch", button: "lock", action: "down")).ok == true)
+        #expect(try client.request(BoxRequest(command: "touch", button: "lock", action: "up")).ok == true)
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        let wrong = try client.request(BoxRequest(command: "touch", button: "lock", action: "wiggle"))
+        #expect(wrong.ok == false && wrong.error == #"action: "wiggle" is not one of down, up, tap"#)
+    }
+
     @Test("button-check: the holder is told each press, which starts no quest; the box lets go when the holder leaves or stops")
     func buttonCheckHeldByAClient() throws {
         let rig = try rig(routines: [Self.everyDay], control: Self.control())

@@ -161,6 +161,8 @@ extension Reducer {
         case .up:
             endClaim(.declined, at: t)
         case .stop, .down:
+            // #33: the act is done at the box; a touch screen's press never holds for it.
+            guard !state.touched.contains(role) else { return true }
             claim.held[role] = t
             state.claim = claim
             if claim.holdingBoth {

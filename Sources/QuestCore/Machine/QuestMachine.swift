@@ -31,6 +31,9 @@ public enum QuestTimer: Hashable, Codable, Sendable {
 /// kernel's CLOCK_MONOTONIC timestamp; timers carry the monotonic time they fired at.
 public enum QuestEvent: Codable, Equatable, Sendable {
     case button(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
+    /// #33: a button pressed on a paired touch kiosk. Debounced and guarded as the GPIO
+    /// button is and played the same, except for PAR-2: a touch never holds for a claim.
+    case touch(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
     /// The line's level as read when its debounce window closed (the answer to `readButton`).
     case buttonLevel(ButtonRole, pressed: Bool, atNanos: MonotonicNanos)
     case timerFired(QuestTimer, atNanos: MonotonicNanos)
@@ -50,7 +53,7 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     /// The monotonic time the event carries.
     public var atNanos: MonotonicNanos {
         switch self {
-        case .button(_, _, let t), .buttonLevel(_, _, let t), .timerFired(_, let t), .wallClockTick(let t), .worldUpdated(_, let t),
+        case .button(_, _, let t), .touch(_, _, let t), .buttonLevel(_, _, let t), .timerFired(_, let t), .wallClockTick(let t), .worldUpdated(_, let t),
              .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t):
             t
         }
@@ -173,6 +176,8 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var buttonCheck: Bool
     /// PAR-2: the claim the box shows (or will, once idle).
     public var claim: PendingClaim?
+    /// #33: the buttons whose current press came from a touch screen, not the box.
+    public var touched: Set<ButtonRole>
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -182,6 +187,7 @@ public struct QuestState: Codable, Equatable, Sendable {
         self.repeats = [:]
         self.buttonCheck = false
         self.claim = nil
+        self.touched = []
     }
 }
 
@@ -237,7 +243,9 @@ struct Reducer {
     mutating func handle(_ event: QuestEvent) {
         now = event.atNanos
         switch event {
-        case .button(let role, let pressed, let t):
+        case .button(let role, let pressed, let t), .touch(let role, let pressed, let t):
+            // A press is a touch's only while no edge of the box's own button comes in.
+            if case .touch = event { if pressed { state.touched.insert(role) } } else { state.touched.remove(role) }
             switch state.debouncer.feed(role, pressed: pressed, atNanos: t) {
             case .ignored: break
             case .settleAt(let at): emit(.scheduleTimer(.debounce(role), atNanos: at))
@@ -339,6 +347,7 @@ struct Reducer {
     }
 
     mutating func release(_ role: ButtonRole, at t: MonotonicNanos) {
+        state.touched.remove(role)
         guard !state.buttonCheck else { return }
         claimRelease(role)
         switch role {

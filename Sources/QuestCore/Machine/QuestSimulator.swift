@@ -111,6 +111,7 @@ public struct QuestSimulator: Sendable {
     @discardableResult
     mutating func deliver(_ event: QuestEvent) -> [QuestEffect] {
         if case .button(let role, let pressed, _) = event { levels[role] = pressed }
+        if case .touch(let role, let pressed, _) = event { levels[role] = pressed }
         let env = environment()
         let (next, effects) = QuestMachine.step(state, event, env: env)
         state = next
