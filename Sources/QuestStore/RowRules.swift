@@ -151,6 +151,7 @@ enum RowRules {
         ("streakPolicyChange", [wallTime("changedAt"), oneOf("fromPolicy", ["pause", "joker"]), oneOf("toPolicy", ["pause", "joker"])]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
+        ("pairedKiosk", [text("name", maxBytes: 200, nonEmpty: true), text("tokenHash", maxBytes: 64, nonEmpty: true), wallTime("pairedAt")]),
     ]
 
     /// The rows of `table` that keep the rules, as a WHERE condition: every rule, or only

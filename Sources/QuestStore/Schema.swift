@@ -24,6 +24,7 @@ public enum Schema {
         ("v7-streak-policy-changes", v7),
         ("v8-board-choice", v8),
         ("v9-player-switch-locks", v9),
+        ("v10-paired-kiosks", v10),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -35,6 +36,17 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #33: the browsers a parent paired as touch kiosks (the box's buttons on a screen), each
+    /// by the SHA-256 of the token its browser keeps.
+    static func v10(_ db: Database) throws {
+        try db.create(table: "pairedKiosk") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text).notNull()
+            t.column("tokenHash", .text).notNull().unique()
+            t.column("pairedAt", .double).notNull()
+        }
     }
 
     /// #32: the player's own switches (sound, hints, reminders) that a parent has locked.

@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import GRDB
+import QuestCore
+
+/// #33: a browser a parent paired as the box's touch kiosk: its buttons press the box. The
+/// browser keeps a random token (a cookie); the store keeps only the token's SHA-256, so a
+/// backup or a stolen database pairs nobody.
+public struct PairedKiosk: Equatable, Sendable {
+    public var id: Int64
+    public var name: String
+    public var pairedAt: Date
+}
+
+extension QuestDatabase {
+    /// A family has a display or two; a long list would only hide a stranger's pairing.
+    public static let maximumPairedKiosks = 8
+    public static let maximumKioskNameCharacters = 40
+
+    /// Pairs a new kiosk named `name` and returns its token: the only time it exists in clear.
+    public func pairKiosk(name: String, now: Date) throws -> String {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard (1...Self.maximumKioskNameCharacters).contains(name.count) else {
+            throw StoreError.invalid("kiosk name: 1 to \(Self.maximumKioskNameCharacters) characters")
+        }
+        if let problem = DisplayText.nameProblem(name) { throw StoreError.invalid("kiosk name: \(problem)") }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        try pool.write { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pairedKiosk") ?? 0
+            guard count < Self.maximumPairedKiosks else {
+                throw StoreError.invalid("kiosks: \(Self.maximumPairedKiosks) are paired already; unpair one first")
+            }
+            try db.execute(
+                sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt) VALUES (?, ?, ?)",
+                arguments: [name, Self.kioskTokenHash(token), now.timeIntervalSince1970])
+        }
+        return token
+    }
+
+    public func pairedKiosks() throws -> [PairedKiosk] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, pairedAt FROM pairedKiosk WHERE \(RowRules.valid("pairedKiosk")) ORDER BY id")
+                .map { PairedKiosk(id: $0[0], name: $0[1], pairedAt: Date(timeIntervalSince1970: $0[2])) }
+        }
+    }
+
+    /// The kiosk this token pairs, or nil (a token of another shape is never looked up).
+    public func pairedKiosk(token: String) throws -> PairedKiosk? {
+        guard Self.isKioskToken(token) else { return nil }
+        return try pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT id, name, pairedAt FROM pairedKiosk WHERE tokenHash = ? AND \(RowRules.valid("pairedKiosk"))",
+                arguments: [Self.kioskTokenHash(token)])
+            .map { PairedKiosk(id: $0[0], name: $0[1], pairedAt: Date(timeIntervalSince1970: $0[2])) }
+        }
+    }
+
+    /// True when a kiosk was unpaired (its browser's buttons stop at once).
+    public func unpairKiosk(id: Int64) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM pairedKiosk WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    static func isKioskToken(_ token: String) -> Bool {
+        token.utf8.count == 64 && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    static func kioskTokenHash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
