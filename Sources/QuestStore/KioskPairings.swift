@@ -17,15 +17,20 @@ extension QuestDatabase {
     public static let maximumPairedKiosks = 8
     public static let maximumKioskNameCharacters = 40
 
-    /// Pairs a new kiosk named `name` and returns its token: the only time it exists in clear.
-    public func pairKiosk(name: String, now: Date) throws -> String {
+    /// A new token for a browser to keep: 256 random bits as 64 hex digits.
+    public static func newKioskToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+
+    /// Pairs the browser that keeps `token` (from `newKioskToken`) as a kiosk named `name`.
+    public func pairKiosk(name: String, token: String, now: Date) throws {
+        guard Self.isKioskToken(token) else { throw StoreError.invalid("kiosk token: not one this box made") }
         let name = name.trimmingCharacters(in: .whitespaces)
         guard (1...Self.maximumKioskNameCharacters).contains(name.count) else {
             throw StoreError.invalid("kiosk name: 1 to \(Self.maximumKioskNameCharacters) characters")
         }
         if let problem = DisplayText.nameProblem(name) { throw StoreError.invalid("kiosk name: \(problem)") }
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
         try pool.write { db in
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pairedKiosk") ?? 0
             guard count < Self.maximumPairedKiosks else {
@@ -35,7 +40,6 @@ extension QuestDatabase {
                 sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt) VALUES (?, ?, ?)",
                 arguments: [name, Self.kioskTokenHash(token), now.timeIntervalSince1970])
         }
-        return token
     }
 
     public func pairedKiosks() throws -> [PairedKiosk] {

@@ -36,6 +36,8 @@ public struct WebServices: Sendable {
     let wiringEvents: BoxEventRelay
     /// The first-run proof of being at the box.
     let presence: PresenceCheck
+    /// Touch kiosks asking to be paired (#33), until a parent enters their code.
+    let kioskPairing: KioskPairingRequests
     /// `questbox doctor`, run for the health page.
     let doctor: DoctorRunner
     /// The names a request's Host may carry (#31: DNS rebinding).
@@ -100,6 +102,7 @@ public struct WebServices: Sendable {
         self.kioskEvents = kioskEvents
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
+        kioskPairing = KioskPairingRequests(clock: clock)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
@@ -168,6 +171,7 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     wiring.addRoutes(to: signedIn)
     wiring.addAPIRoutes(to: signedInAPI)
     ScreensController(services: services).addRoutes(to: signedIn)
+    KiosksController(services: services).addRoutes(to: signedIn)
     let health = HealthController(services: services)
     health.addRoutes(to: signedIn)
     health.addAPIRoutes(to: signedInAPI)

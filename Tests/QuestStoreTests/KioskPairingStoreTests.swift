@@ -13,8 +13,10 @@ struct KioskPairingStoreTests {
     @Test("a pairing is found by its token only; the store keeps the token's hash, never the token")
     func pairAndFind() throws {
         let (db, _) = try freshDatabase()
-        let token = try db.pairKiosk(name: " Kitchen display ", now: Self.now)
-        #expect(token.count == 64)
+        let token = QuestDatabase.newKioskToken()
+        #expect(token.count == 64 && token != QuestDatabase.newKioskToken())
+        try db.pairKiosk(name: " Kitchen display ", token: token, now: Self.now)
+        #expect(throws: StoreError.self, "a token of another shape") { try db.pairKiosk(name: "X", token: "abc", now: Self.now) }
         let found = try #require(try db.pairedKiosk(token: token))
         #expect(found.name == "Kitchen display" && found.pairedAt == Self.now)
         #expect(try db.pairedKiosks() == [found])
@@ -22,8 +24,8 @@ struct KioskPairingStoreTests {
         #expect(try db.pairedKiosk(token: "") == nil && (try db.pairedKiosk(token: "' OR 1=1 --")) == nil)
         let stored = try db.pool.read { try String.fetchAll($0, sql: "SELECT tokenHash FROM pairedKiosk") }
         #expect(stored.count == 1 && stored[0] != token && stored[0].count == 64)
-        let other = try db.pairKiosk(name: "Hall", now: Self.now)
-        #expect(other != token)
+        let other = QuestDatabase.newKioskToken()
+        try db.pairKiosk(name: "Hall", token: other, now: Self.now)
         #expect(try db.unpairKiosk(id: found.id))
         #expect(try db.pairedKiosk(token: token) == nil, "unpaired: its buttons stop")
         #expect(try db.pairedKiosk(token: other)?.name == "Hall")
@@ -33,11 +35,11 @@ struct KioskPairingStoreTests {
     @Test("names follow the one name rule and a length; at most 8 kiosks")
     func bounded() throws {
         let (db, _) = try freshDatabase()
-        #expect(throws: StoreError.self) { try db.pairKiosk(name: "  ", now: Self.now) }
-        #expect(throws: StoreError.self) { try db.pairKiosk(name: "Kitchen\u{1B}[2J", now: Self.now) }
-        #expect(throws: StoreError.self) { try db.pairKiosk(name: String(repeating: "k", count: 41), now: Self.now) }
-        for i in 1...QuestDatabase.maximumPairedKiosks { _ = try db.pairKiosk(name: "Display \(i)", now: Self.now) }
-        #expect(throws: StoreError.self) { try db.pairKiosk(name: "One more", now: Self.now) }
+        #expect(throws: StoreError.self) { try db.pairKiosk(name: "  ", token: QuestDatabase.newKioskToken(), now: Self.now) }
+        #expect(throws: StoreError.self) { try db.pairKiosk(name: "Kitchen\u{1B}[2J", token: QuestDatabase.newKioskToken(), now: Self.now) }
+        #expect(throws: StoreError.self) { try db.pairKiosk(name: String(repeating: "k", count: 41), token: QuestDatabase.newKioskToken(), now: Self.now) }
+        for i in 1...QuestDatabase.maximumPairedKiosks { try db.pairKiosk(name: "Display \(i)", token: QuestDatabase.newKioskToken(), now: Self.now) }
+        #expect(throws: StoreError.self) { try db.pairKiosk(name: "One more", token: QuestDatabase.newKioskToken(), now: Self.now) }
         #expect(try db.pairedKiosks().count == QuestDatabase.maximumPairedKiosks)
     }
 }

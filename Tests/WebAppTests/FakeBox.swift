@@ -16,6 +16,8 @@ final class FakeBox: Sendable {
     let refusals = Mutex<[String: String]>([:])
     /// The last `claim` asked (its name, whether it resets a PIN, its action).
     let claims = Mutex<[(name: String, reset: Bool, action: String)]>([])
+    /// The `touch` presses asked (#33), as "button action".
+    let touches = Mutex<[String]>([])
 
     var commands: [String] { received.withLock { $0 } }
 
@@ -63,6 +65,9 @@ final class FakeBox: Sendable {
                 received.withLock { $0.append(command) }
                 if command == "claim" {
                     claims.withLock { $0.append((object["claim"] as? String ?? "", object["reset"] as? Bool ?? false, object["action"] as? String ?? "start")) }
+                }
+                if command == "touch" {
+                    touches.withLock { $0.append("\(object["button"] as? String ?? "") \(object["action"] as? String ?? "tap")") }
                 }
                 if let refusal = refusals.withLock({ $0[command] }) {
                     send(#"{"type":"reply","command":"\#(command)","ok":false,"error":"\#(refusal)"}"#, to: client)

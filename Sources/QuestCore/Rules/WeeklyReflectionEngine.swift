@@ -153,14 +153,12 @@ public enum WeeklyReflectionEngine: Sendable {
             hasGaps: days.count < 7, totalEstimations: week.count)
     }
 
-    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
     /// "Nov 16–22", or "Nov 30 – Dec 6" across a month (and a year: "Dec 28 – Jan 3"); `end`
     /// is the day after the week.
     static func datesText(start: Date, end: Date, calendar: Calendar) -> String {
         let last = calendar.date(byAdding: .day, value: -1, to: end) ?? start
         let a = calendar.dateComponents([.month, .day], from: start), b = calendar.dateComponents([.month, .day], from: last)
-        func month(_ c: DateComponents) -> String { monthNames[min(max((c.month ?? 1) - 1, 0), 11)] }
+        func month(_ c: DateComponents) -> String { CalendarWords.month(c.month) }
         let from = "\(month(a)) \(a.day ?? 1)"
         return a.month == b.month ? "\(from)–\(b.day ?? 1)" : "\(from) – \(month(b)) \(b.day ?? 1)"
     }

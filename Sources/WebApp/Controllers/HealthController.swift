@@ -107,9 +107,7 @@ struct BoxHealth: Codable, Sendable {
         if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
             return "yesterday \(clock)"
         }
-        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let weekday = weekdays[((parts.weekday ?? 1) - 1 + 7) % 7], month = months[((parts.month ?? 1) - 1 + 12) % 12]
+        let weekday = CalendarWords.weekday(parts.weekday), month = CalendarWords.month(parts.month)
         return "\(weekday) \(parts.day ?? 1) \(month) \(clock)"
     }
 

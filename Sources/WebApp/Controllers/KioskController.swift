@@ -2,6 +2,7 @@ import BoxProtocol
 import Foundation
 import Hummingbird
 import QuestCore
+import QuestStore
 
 /// `/kiosk`: the box's current screen, large, for a display on the box. GAME-2: the screen
 /// shown is the one the daemon sends, which has no elapsed time while a task runs; nothing
@@ -11,7 +12,38 @@ struct KioskController {
     var events: BoxEventRelay { services.kioskEvents }
 
     func addRoutes(to router: Router<WebRequestContext>) {
-        router.get("/kiosk") { _, context in try await kiosk(onTheBox: context.isFromThisMachine) }
+        router.get("/kiosk") { request, context in try await kiosk(request, onTheBox: context.isFromThisMachine) }
+        // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
+        router.post("/kiosk/pair") { request, _ in
+            _ = try await services.changeForm(request, limit: 1024)
+            var response = Response.redirect(to: "/kiosk")
+            if try services.pairedKiosk(request) == nil {
+                let token = KioskPairingRequests.token(of: request) ?? QuestDatabase.newKioskToken()
+                _ = services.kioskPairing.ask(token: token)
+                response.setCookie(KioskPairingRequests.cookie(token))
+            }
+            return response
+        }
+        // While its code shows, the kiosk asks whether a parent has entered it.
+        router.get("/kiosk/pairing") { request, _ in
+            let token = KioskPairingRequests.token(of: request)
+            return PairingState(paired: try services.pairedKiosk(request) != nil, code: token.flatMap(services.kioskPairing.code(for:)))
+        }
+        // A paired kiosk's button: the same press as the box's own, through its socket.
+        router.post("/kiosk/press") { request, _ in
+            let form = try await services.changeForm(request, limit: 256)
+            guard try services.pairedKiosk(request) != nil else {
+                throw HTTPError(.forbidden, message: "This screen is not paired: a parent pairs it in the parent area (Touch kiosks).")
+            }
+            guard let button = form.value("button").flatMap(ButtonRole.init(rawValue:)),
+                  let action = form.value("action"), ["down", "up", "tap"].contains(action)
+            else { throw HTTPError(.badRequest, message: "Send a button (lock, stop, up, down) and an action (down, up, tap).") }
+            switch await services.box.exchange(BoxRequest(command: "touch", button: button.rawValue, action: action)) {
+            case .success: return Response(status: .noContent)
+            case .failure(.refused(let reason)): throw HTTPError(.conflict, message: reason)
+            case .failure(.offline): throw HTTPError(.serviceUnavailable, message: "The box is offline.")
+            }
+        }
         // The first-run code (PresenceCheck), for the screen of the box itself only.
         router.get("/kiosk/setup-code") { _, context in
             guard context.isFromThisMachine, let code = services.presence.waitingCode else {
@@ -27,11 +59,26 @@ struct KioskController {
         }
     }
 
-    func kiosk(onTheBox: Bool) async throws -> HTML {
+    func kiosk(_ request: Request, onTheBox: Bool) async throws -> Response {
         var view = KioskView(await services.box.state())
         view.setupCode = onTheBox ? services.presence.waitingCode : nil
-        return try services.resources.page("kiosk", view)
+        if try services.pairedKiosk(request) != nil {
+            view.touch = true
+        } else {
+            view.pairCode = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
+            view.canPair = view.pairCode == nil
+        }
+        return try services.formPage("kiosk", for: request) { csrf in
+            var v = view
+            v.csrf = csrf
+            return v
+        }
     }
+}
+
+struct PairingState: ResponseEncodable {
+    var paired: Bool
+    var code: String?
 }
 
 struct SetupCode: ResponseEncodable {
@@ -66,6 +113,14 @@ struct KioskView: Sendable, Encodable {
     var setupCode: String?
     /// A parent's preview of a screen (`/parent/screens`): the page does not follow the box.
     var preview: Bool?
+    /// #33: only on the page of a kiosk a parent paired: its touch buttons press the box.
+    var touch: Bool?
+    /// #33: this browser asked to be paired; the code a parent enters.
+    var pairCode: String?
+    /// #33: this browser may ask to be paired (the button shows).
+    var canPair: Bool?
+    /// The page's form token (pairing, touch presses); never in events.
+    var csrf: String?
 
     init(kind: String, headline: String, lines: [String], above: [String] = [], more: [String] = [], hint: String? = nil, quests: [Quest] = []) {
         self.kind = kind

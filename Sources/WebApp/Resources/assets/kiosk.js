@@ -70,6 +70,56 @@
     fit();
   }
 
+  // #33: a paired kiosk's buttons press the box as its own do: down when the finger lands,
+  // up when it lifts (so a 3 s hold works), a tap from the keyboard. The box debounces and
+  // guards them; a press it refuses changes nothing here.
+  const touch = document.querySelector("nav.touch");
+  if (touch && document.body.dataset.touch === "1") {
+    const csrf = touch.dataset.csrf || "";
+    const send = function (button, action) {
+      const body = new URLSearchParams({ csrf: csrf, button: button, action: action });
+      fetch("/kiosk/press", { method: "POST", body: body, credentials: "same-origin", cache: "no-store" })
+        .then(function (r) { if (r.status === 403) location.reload(); })  // unpaired (or a stale page)
+        .catch(function () { /* the web app restarting: the next press tries again */ });
+    };
+    for (const b of touch.querySelectorAll("button[data-button]")) {
+      const role = b.dataset.button;
+      let down = false;
+      const lift = function () {
+        if (!down) return;
+        down = false;
+        b.classList.remove("held");
+        send(role, "up");
+      };
+      b.addEventListener("pointerdown", function (e) {
+        e.preventDefault();
+        if (down) return;
+        down = true;
+        b.classList.add("held");
+        try { b.setPointerCapture(e.pointerId); } catch (_) { /* a synthetic pointer */ }
+        send(role, "down");
+      });
+      b.addEventListener("pointerup", lift);
+      b.addEventListener("pointercancel", lift);
+      b.addEventListener("lostpointercapture", lift);
+      b.addEventListener("contextmenu", function (e) { e.preventDefault(); });  // a long press is a hold
+      b.addEventListener("click", function (e) { if (e.detail === 0) send(role, "tap"); });  // Enter or Space
+    }
+  }
+
+  // While this browser's pairing code shows, it asks every 2 s whether a parent entered it.
+  if (document.getElementById("pair-code")) {
+    const poll = setInterval(function () {
+      fetch("/kiosk/pairing", { cache: "no-store", credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (p) {
+          if (!p) return;
+          if (p.paired === true || typeof p.code !== "string") { clearInterval(poll); location.reload(); }
+        })
+        .catch(function () { /* try again in 2 s */ });
+    }, 2000);
+  }
+
   fit();
   window.addEventListener("resize", fit);
   // A parent's preview shows one screen and follows nothing.

@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import QuestCore
+import QuestStore
+
+/// `/parent/kiosks` (#33): the browsers whose touch buttons press the box. A parent pairs a
+/// kiosk by the code it shows (the Pi's own touch display included), or pairs the browser in
+/// hand, and unpairs any of them; an unpaired browser sees the box and presses nothing.
+struct KiosksController {
+    let services: WebServices
+
+    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+        parent.get("kiosks") { request, _ in try page(request) }
+        parent.post("kiosks/pair") { request, _ in
+            let form = try await services.changeForm(request, limit: 1024)
+            guard let token = services.kioskPairing.token(forCode: form.value("code") ?? "") else {
+                return try page(request, problem: "No kiosk shows that code now. Tap “Use this screen's buttons” on the kiosk, then enter the six digits it shows (within 10 minutes).", status: .unprocessableContent)
+            }
+            return try pair(request, token: token, name: form.value("name") ?? "")
+        }
+        parent.post("kiosks/this") { request, _ in
+            let form = try await services.changeForm(request, limit: 1024)
+            let token = KioskPairingRequests.token(of: request) ?? QuestDatabase.newKioskToken()
+            var response = try pair(request, token: token, name: form.value("name") ?? "")
+            response.setCookie(KioskPairingRequests.cookie(token))
+            return response
+        }
+        parent.post("kiosks/:id/unpair") { request, context in
+            _ = try await services.changeForm(request, limit: 1024)
+            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.database.unpairKiosk(id: id) else {
+                throw HTTPError(.notFound, message: "No paired kiosk of that number.")
+            }
+            services.logger.notice("touch kiosk unpaired", metadata: ["kiosk": "\(id)"])
+            return Response.redirect(to: "/parent/kiosks?done=unpaired")
+        }
+    }
+
+    private func pair(_ request: Request, token: String, name: String) throws -> Response {
+        do {
+            try services.database.pairKiosk(name: name, token: token, now: Date())
+            services.kioskPairing.paired(token: token)
+        } catch StoreError.invalid(let why) {
+            return try page(request, problem: Self.words(why), status: .unprocessableContent)
+        }
+        services.logger.notice("touch kiosk paired")
+        return Response.redirect(to: "/parent/kiosks?done=paired")
+    }
+
+    /// The store's refusal in the page's words.
+    static func words(_ why: String) -> String {
+        if why.hasPrefix("kiosks:") { return "\(QuestDatabase.maximumPairedKiosks) kiosks are paired already: unpair one first." }
+        if why.hasPrefix("kiosk name:") { return "Give the kiosk a name of 1 to \(QuestDatabase.maximumKioskNameCharacters) characters (letters, digits, spaces), such as “Kitchen display”." }
+        return "The kiosk could not be paired."
+    }
+
+    func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
+        let mine = try services.pairedKiosk(request)?.id
+        let kiosks = try services.database.pairedKiosks().map {
+            KiosksView.Kiosk(id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine)
+        }
+        let done: String? = switch request.uri.queryParameters["done"].map(String.init) {
+        case "paired": "Paired: that screen's buttons press the box now."
+        case "unpaired": "Unpaired: that screen shows the box and presses nothing."
+        default: nil
+        }
+        return try services.formPage("parent-kiosks", for: request, status: status) { csrf in
+            KiosksView(csrf: csrf, kiosks: kiosks, hasKiosks: !kiosks.isEmpty, thisPaired: mine != nil, done: done, problem: problem)
+        }
+    }
+
+    static func dateWords(_ date: Date, calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.day, .month, .year], from: date)
+        return "\(parts.day ?? 1) \(CalendarWords.month(parts.month)) \(parts.year ?? 1970)"
+    }
+}
+
+struct KiosksView: Encodable {
+    struct Kiosk: Encodable {
+        var id: Int64
+        var name: String
+        var paired: String
+        var thisBrowser: Bool
+    }
+
+    var csrf: String
+    var kiosks: [Kiosk]
+    var hasKiosks: Bool
+    var thisPaired: Bool
+    var done: String?
+    var problem: String?
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import QuestStore
+import Synchronization
+import SystemClock
+
+/// #33: a touch kiosk is paired by a parent, behind the PIN. The kiosk's browser asks (a
+/// button on `/kiosk`: the Pi's own touch display has no keyboard) and shows a six-digit
+/// code; the parent types that code on their phone's parent page. The browser keeps a random
+/// token in a cookie from the moment it asks; the store learns the token's hash only when
+/// the parent enters the code. A stranger's browser can ask, but its code means nothing
+/// until a parent types it, so it stays view-only.
+final class KioskPairingRequests: Sendable {
+    static let cookieName = "questbox_kiosk"
+    /// A paired kiosk stays paired for years (until a parent unpairs it).
+    static let cookieMaxAgeSeconds = 10 * 365 * 86_400
+    static let lifetimeNanos: Int64 = 10 * 60 * 1_000_000_000
+    /// Asks waiting at once; past this the oldest goes (a flood cannot grow memory).
+    static let maximumWaiting = 16
+
+    struct Waiting { var code: String; var token: String; var asked: Int64 }
+    private let waiting = Mutex<[Waiting]>([])
+    let clock: any SystemClock
+
+    init(clock: any SystemClock) { self.clock = clock }
+
+    /// The code for the browser keeping `token`: the one it already has while it waits, or
+    /// a new one unlike any waiting.
+    func ask(token: String) -> String {
+        let now = clock.monotonicNanos()
+        return waiting.withLock { all in
+            all.removeAll { now - $0.asked > Self.lifetimeNanos }
+            if let mine = all.first(where: { $0.token == token }) { return mine.code }
+            var code: String
+            repeat { code = String(format: "%06d", Int.random(in: 0...999_999)) } while all.contains { $0.code == code }
+            if all.count >= Self.maximumWaiting { all.removeFirst() }
+            all.append(Waiting(code: code, token: token, asked: now))
+            return code
+        }
+    }
+
+    /// The code this browser shows while it waits, if it asked within the last 10 minutes.
+    func code(for token: String) -> String? {
+        let now = clock.monotonicNanos()
+        return waiting.withLock { all in all.first { $0.token == token && now - $0.asked <= Self.lifetimeNanos }?.code }
+    }
+
+    /// The token of the browser showing `code` (spaces allowed: "123 456"); nil for a code
+    /// nobody shows.
+    func token(forCode typed: String) -> String? {
+        let code = typed.filter { !$0.isWhitespace }
+        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        let now = clock.monotonicNanos()
+        return waiting.withLock { all in
+            all.first { CSRFTokens.equalInConstantTime($0.code, code) && now - $0.asked <= Self.lifetimeNanos }?.token
+        }
+    }
+
+    /// The browser keeping `token` is paired: its code is spent.
+    func paired(token: String) {
+        waiting.withLock { all in all.removeAll { $0.token == token } }
+    }
+
+    /// The browser's kiosk token (a well-formed one), paired or not.
+    static func token(of request: Request) -> String? {
+        guard let value = request.cookies[cookieName]?.value, value.utf8.count == 64,
+              value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { return nil }
+        return value
+    }
+
+    static func cookie(_ token: String) -> Cookie {
+        Cookie(name: cookieName, value: token, maxAge: cookieMaxAgeSeconds, path: "/", httpOnly: true, sameSite: .strict)
+    }
+}
+
+extension WebServices {
+    /// The kiosk this request's browser is, when a parent paired it.
+    func pairedKiosk(_ request: Request) throws -> PairedKiosk? {
+        guard let token = KioskPairingRequests.token(of: request) else { return nil }
+        return try database.pairedKiosk(token: token)
+    }
+}

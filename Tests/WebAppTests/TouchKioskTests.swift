@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import QuestCore
+import QuestStore
+import SystemClock
+import TestSupport
+import Testing
+@testable import WebApp
+
+/// #33: on a touch display the kiosk is the box: a kiosk a parent paired behind the PIN
+/// presses the box's buttons through its socket; every other browser only looks.
+@Suite("#33 touch kiosks")
+struct TouchKioskTests {
+    static func pairCode(_ page: String) -> String? {
+        guard let range = page.range(of: #"enters <strong>[0-9]{6}</strong>"#, options: .regularExpression) else { return nil }
+        return String(page[range].dropFirst(15).prefix(6))
+    }
+
+    @Test("a kiosk asks, a parent enters its code, and only then do its buttons press the box; a stranger's browser looks and presses nothing; unpaired, the buttons stop")
+    func pairThenPress() async throws {
+        let (args, db) = try TestArguments.fresh()
+        try db.setPIN("2468")
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var kiosk = BrowserSession()
+            var (status, page) = try await kiosk.get(client, "/kiosk")
+            #expect(status == .ok && !page.contains("data-touch") && page.contains("Use this screen's buttons"))
+            let early = try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "down")])
+            #expect(early.status == .forbidden, "not paired: view only")
+
+            #expect(try await kiosk.post(client, "/kiosk/pair", []).status == .seeOther)
+            let token = try #require(kiosk.cookies[KioskPairingRequests.cookieName])
+            (_, page) = try await kiosk.get(client, "/kiosk")
+            let code = try #require(Self.pairCode(page), "the kiosk shows its code")
+            #expect(!page.contains("Use this screen's buttons") && !page.contains("data-touch"))
+            let waiting = try await client.execute(uri: "/kiosk/pairing", method: .get, headers: kiosk.cookieHeader)
+            #expect(String(buffer: waiting.body) == #"{"code":"\#(code)","paired":false}"# || String(buffer: waiting.body) == #"{"paired":false,"code":"\#(code)"}"#)
+            #expect(try await kiosk.post(client, "/kiosk/pair", []).status == .seeOther)
+            (_, page) = try await kiosk.get(client, "/kiosk")
+            #expect(Self.pairCode(page) == code, "asking again keeps the code")
+
+            // Only a signed-in parent pairs.
+            var stranger = BrowserSession()
+            _ = try await stranger.get(client, "/kiosk")
+            let sneaky = try await stranger.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Mine")])
+            #expect(sneaky.headers[.location] != "/parent/kiosks?done=paired", "sent to sign in")
+            #expect(try db.pairedKiosks().isEmpty)
+
+            var parent = try await signedInParent(client)
+            (_, page) = try await parent.get(client, "/parent/kiosks")
+            #expect(page.contains("No kiosk is paired"))
+            let wrong = try await parent.post(client, "/parent/kiosks/pair", [("code", code == "000000" ? "000001" : "000000"), ("name", "Kitchen")])
+            #expect(wrong.status == .unprocessableContent && String(buffer: wrong.body).contains("No kiosk shows that code now"))
+            let badName = try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "\u{7}")])
+            #expect(badName.status == .unprocessableContent && String(buffer: badName.body).contains("Give the kiosk a name"))
+            let fresh = code  // a refused name leaves the code waiting
+            let paired = try await parent.post(client, "/parent/kiosks/pair", [("code", String(fresh.prefix(3)) + " " + String(fresh.dropFirst(3))), ("name", "Kitchen display")])
+            #expect(paired.status == .seeOther)
+            #expect(try db.pairedKiosks().map(\.name) == ["Kitchen display"])
+            #expect(try db.pairedKiosk(token: token) != nil, "the kiosk's own token, kept since it asked")
+            #expect(try await parent.post(client, "/parent/kiosks/pair", [("code", fresh), ("name", "Again")]).status == .unprocessableContent, "a code pairs once")
+
+            (_, page) = try await kiosk.get(client, "/kiosk")
+            #expect(page.contains(#"data-touch="1""#) && page.contains(#"data-button="lock""#))
+            let pairing = try await client.execute(uri: "/kiosk/pairing", method: .get, headers: kiosk.cookieHeader)
+            #expect(String(buffer: pairing.body).contains(#""paired":true"#))
+            let down = try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "down")])
+            #expect(down.status == .noContent)
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "up")]).status == .noContent)
+            #expect(box.touches.withLock { $0 } == ["lock down", "lock up"], "a touch, never a press of the box's own buttons")
+            #expect(!box.commands.contains("press"))
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "start"), ("action", "down")]).status == .badRequest)
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "down")], csrf: "00").status == .forbidden, "CSRF")
+
+            // A stranger: no buttons, and neither a made-up token nor the kiosk's code pairs it.
+            (_, page) = try await stranger.get(client, "/kiosk")
+            #expect(!page.contains("data-touch"))
+            stranger.cookies[KioskPairingRequests.cookieName] = QuestDatabase.newKioskToken()
+            #expect(try await stranger.post(client, "/kiosk/press", [("button", "stop"), ("action", "tap")]).status == .forbidden)
+            #expect(box.touches.withLock { $0.count } == 2)
+
+            // The parent's list, then unpairing: the kiosk's next press is refused.
+            (_, page) = try await parent.get(client, "/parent/kiosks")
+            #expect(page.contains("Kitchen display"))
+            let id = try #require(try db.pairedKiosks().first?.id)
+            #expect(try await parent.post(client, "/parent/kiosks/\(id)/unpair", []).status == .seeOther)
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "tap")]).status == .forbidden)
+            (_, page) = try await kiosk.get(client, "/kiosk")
+            #expect(!page.contains("data-touch") && page.contains("Use this screen's buttons"))
+        }
+    }
+
+    @Test("a parent pairs the browser in hand; the box refusing a touch is a 409, an offline box a 503")
+    func pairThisBrowser() async throws {
+        let (args, db) = try TestArguments.fresh()
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var parent = try await signedInParent(client)
+            _ = try await parent.get(client, "/parent/kiosks")
+            #expect(try await parent.post(client, "/parent/kiosks/this", [("name", "This browser")]).status == .seeOther)
+            var (_, page) = try await parent.get(client, "/parent/kiosks")
+            #expect(page.contains("this browser") && !page.contains("Pair this browser"))
+            (_, page) = try await parent.get(client, "/kiosk")
+            #expect(page.contains(#"data-touch="1""#))
+            #expect(try await parent.post(client, "/kiosk/press", [("button", "up"), ("action", "tap")]).status == .serviceUnavailable, "no box")
+            let box = try FakeBox(path: args.socketPath)
+            defer { box.stop() }
+            box.refusals.withLock { $0["touch"] = "touch: the box is busy" }
+            #expect(try await parent.post(client, "/kiosk/press", [("button", "up"), ("action", "tap")]).status == .conflict)
+        }
+    }
+
+    @Test("pairing codes: six digits, one per asking browser, gone after 10 minutes, a flood keeps only the newest 16")
+    func codes() throws {
+        let clock = FakeSystemClock(wall: Date(timeIntervalSince1970: 1_795_000_000))
+        let requests = KioskPairingRequests(clock: clock)
+        let a = QuestDatabase.newKioskToken(), b = QuestDatabase.newKioskToken()
+        let codeA = requests.ask(token: a)
+        #expect(codeA.count == 6 && codeA.allSatisfy(\.isNumber))
+        #expect(requests.ask(token: a) == codeA && requests.code(for: a) == codeA)
+        let codeB = requests.ask(token: b)
+        #expect(codeB != codeA)
+        #expect(requests.token(forCode: "12345") == nil && requests.token(forCode: "abcdef") == nil)
+        #expect(requests.token(forCode: codeB) == b)
+        requests.paired(token: b)
+        #expect(requests.token(forCode: codeB) == nil && requests.code(for: b) == nil, "spent")
+        clock.advance(seconds: Double(KioskPairingRequests.lifetimeNanos) / 1e9 + 1)
+        #expect(requests.code(for: a) == nil && requests.token(forCode: codeA) == nil, "10 minutes on")
+        let first = QuestDatabase.newKioskToken()
+        _ = requests.ask(token: first)
+        for _ in 0..<KioskPairingRequests.maximumWaiting { _ = requests.ask(token: QuestDatabase.newKioskToken()) }
+        #expect(requests.code(for: first) == nil, "the oldest went")
+    }
+}
