@@ -9,6 +9,7 @@ import json, os, re, socket, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -30,6 +31,7 @@ axe_checked = []
 def check(ok, message):
     if not ok:
         problems.append(message)
+        print("problem (as found):", message, file=sys.stderr, flush=True)
     return ok
 
 
@@ -200,6 +202,146 @@ def follow_a_quest(path):
         check(entry["level"] != "SEVERE", f"/kiosk: console error: {entry['message']}")
     print("kiosk: press → page (ms):", {k: (round(v) if v is not None else None) for k, v in delays.items()})
     print("kiosk screens:", [idle, estimating, active, reveal])
+
+
+def expected_console(url_part, status):
+    """Reads the browser's console: errors for `url_part` answered `status` were expected
+    (a refused request the page shows); any other error is a problem."""
+    for entry in driver.get_log("browser"):
+        expected = url_part in entry["message"] and f"status of {status}" in entry["message"]
+        check(expected or entry["level"] != "SEVERE", f"console error: {entry['message']}")
+
+
+def touch_kiosk(path):
+    """#33: on a touch display the kiosk is the box. An unpaired kiosk presses nothing; it
+    asks, shows a code, a parent enters the code behind the PIN, and the page turns into the
+    box with four touch buttons that lie inside the 800×480 glass, at least 44 px each, clear
+    of the screen's words; a tap starts a quest, a 3.5 s hold of STOP pauses it (GAME-7), and
+    once the parent unpairs it the next press is refused and the buttons go."""
+    # The quest the kiosk test left open ends first: the touch test starts at the idle box.
+    for _ in range(8):
+        kind = (ask_box(path, {"command": "state"}).get("screen") or {}).get("kind")
+        if kind == "idle":
+            break
+        if kind in ("estimating", "active"):
+            ask_box(path, {"command": "press", "button": "stop", "action": "down"})
+            time.sleep(3.3)
+            ask_box(path, {"command": "press", "button": "stop", "action": "up"})
+        else:
+            time.sleep(0.4)
+            press(path, "stop")        # a reveal, summary or card: any button goes on
+        time.sleep(0.4)
+    check(box_screen(path, "idle") is not None, "the box is not idle for the touch test")
+    viewport(800, 480)
+    # The Pi's touch display: a coarse pointer (the button to pair shows only on touch).
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "any-pointer", "value": "coarse"}, {"name": "pointer", "value": "coarse"}]})
+    visit("/kiosk")
+    check(not driver.find_elements(By.CSS_SELECTOR, "nav.touch"), "/kiosk: touch buttons on a browser nobody paired")
+    status = driver.execute_async_script("""const done = arguments[0];
+        const csrf = document.querySelector('form.pair-ask input[name=csrf]').value;
+        fetch('/kiosk/press', {method: 'POST', body: new URLSearchParams({csrf: csrf, button: 'lock', action: 'tap'})}).then(r => done(r.status));""")
+    check(status == 403, f"/kiosk: an unpaired browser's press was answered {status}")
+    expected_console("/kiosk/press", "403")
+    ask = driver.find_elements(By.CSS_SELECTOR, "form.pair-ask button")
+    if not check(bool(ask) and ask[0].is_displayed(), "/kiosk: no button to pair this touch screen"):
+        return
+    ask[0].click()
+    code_el = wait_for(By.CSS_SELECTOR, "#pair-code strong")
+    if not check(bool(code_el) and re.fullmatch(r"\d{6}", code_el[0].text or ""), "/kiosk: no pairing code shown"):
+        return
+    code = code_el[0].text
+    kiosk_tab = driver.current_window_handle
+    # The parent, on another tab (their phone), behind the PIN.
+    driver.switch_to.new_window("tab")
+    viewport(390, 844, mobile=True)
+    visit("/parent")
+    wait_for(By.ID, "pin")[0].send_keys("2468")
+    driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
+    wait_for(By.CSS_SELECTOR, "form.sign-out button")
+    visit("/parent/kiosks")
+    driver.find_element(By.ID, "code").send_keys(code[:3] + " " + code[3:])
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("Kitchen display")
+    driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and done[0].text.startswith("Paired"), f"/parent/kiosks: not paired: {[d.text for d in done]}")
+    check("Kitchen display" in driver.find_element(By.CSS_SELECTOR, ".kiosks").text, "/parent/kiosks: the kiosk is not listed")
+    accessible("/parent/kiosks")
+    screenshot("parent-kiosks", width=390)
+    parent_tab = driver.current_window_handle
+    # The kiosk finds out by itself (it asks every 2 s) and shows the box's buttons.
+    driver.switch_to.window(kiosk_tab)
+    viewport(800, 480)
+    buttons = wait_for(By.CSS_SELECTOR, "nav.touch button", timeout=8)
+    check(len(buttons) == 4, f"/kiosk: {len(buttons)} touch buttons after pairing")
+    wait_live("/kiosk (paired): not following the box")
+    boxes = driver.execute_script("""
+        return [...document.querySelectorAll('main > *:not([hidden])'), ...document.querySelectorAll('nav.touch button')]
+          .map(e => { const r = e.getBoundingClientRect(); return [e.innerText, r.top, r.bottom, r.left, r.right, r.width, r.height, e.tagName]; });""")
+    for text, top, bottom, left, right, width, height, tag in boxes:
+        check(top >= 0 and bottom <= 480 and left >= 0 and right <= 800, f"/kiosk (paired): {text!r} lies outside the 800×480 glass")
+        if tag == "BUTTON":
+            check(width >= 44 and height >= 44, f"/kiosk: the {text} button is {width:.0f}×{height:.0f} px (44 px at least)")
+    words = [b for b in boxes if b[7] != "BUTTON"]
+    bar_top = min(b[1] for b in boxes if b[7] == "BUTTON") if any(b[7] == "BUTTON" for b in boxes) else 480
+    for text, top, bottom, *_ in words:
+        check(bottom <= bar_top + 1, f"/kiosk (paired): {text!r} runs under the touch buttons")
+    accessible("/kiosk (paired)")
+    screenshot("kiosk-touch", full_page=False)
+    # A tap on LOCK: the box starts a quest (or shows last week's card first).
+    box_screen(path, "idle")
+    time.sleep(0.4)
+    lock = driver.find_element(By.CSS_SELECTOR, "nav.touch button[data-button='lock']")
+    driver.execute_script("""window.__presses = []; const f = window.fetch;
+        window.fetch = (u, o) => f(u, o).then(r => { window.__presses.push([String(u), o && String(o.body), r.status]); return r; });""")
+    sent = time.time()
+    ActionChains(driver).click(lock).perform()
+    started = None
+    deadline = time.time() + 3
+    while time.time() < deadline and started is None:
+        kind = (ask_box(path, {"command": "state"}).get("screen") or {}).get("kind")
+        if kind in ("estimating", "reflection"):
+            started = kind
+        time.sleep(0.02)
+    check(started is not None, f"/kiosk: a tap on LOCK did not reach the box (presses {driver.execute_script('return window.__presses')}, box {ask_box(path, {'command': 'state'}).get('screen')})")
+    print(f"kiosk touch: LOCK tap → box screen in {round((time.time() - sent) * 1000)} ms")
+    if started == "reflection":
+        time.sleep(0.4)
+        ActionChains(driver).click(lock).perform()
+        check(box_screen(path, "estimating") is not None, "/kiosk: LOCK on last week's card did not start the quest")
+    # STOP held 3.5 s on the glass: the quest pauses (a hold, not a tap).
+    stop = driver.find_element(By.CSS_SELECTOR, "nav.touch button[data-button='stop']")
+    ActionChains(driver).click_and_hold(stop).pause(3.6).release().perform()
+    check(box_screen(path, "idle", timeout=3) is not None, "/kiosk: STOP held on the glass did not pause the quest")
+    # Unpaired by the parent: the next press is refused and the page drops its buttons.
+    driver.switch_to.window(parent_tab)
+    unpair = driver.find_element(By.CSS_SELECTOR, ".kiosks form button")
+    unpair.click()
+    gone(unpair)
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and done[0].text.startswith("Unpaired"), f"/parent/kiosks: not unpaired: {[d.text for d in done]}")
+    visit("/parent")
+    signed_in = wait_for(By.CSS_SELECTOR, "form.sign-out button")
+    if check(bool(signed_in), "/parent: not signed in after unpairing"):
+        signed_in[0].click()
+        check(bool(wait_for(By.ID, "pin")), "/parent: still open after signing out")
+    driver.close()
+    driver.switch_to.window(kiosk_tab)
+    status = driver.execute_async_script("""const done = arguments[0];
+        const csrf = document.querySelector('nav.touch').dataset.csrf;
+        fetch('/kiosk/press', {method: 'POST', body: new URLSearchParams({csrf: csrf, button: 'lock', action: 'tap'})}).then(r => done(r.status));""")
+    check(status == 403, f"/kiosk: an unpaired kiosk's press was answered {status}")
+    time.sleep(0.4)
+    ActionChains(driver).click(driver.find_element(By.CSS_SELECTOR, "nav.touch button[data-button='up']")).perform()
+    deadline = time.time() + 5
+    while time.time() < deadline and driver.find_elements(By.CSS_SELECTOR, "nav.touch"):
+        time.sleep(0.1)
+    expected_console("/kiosk/press", "403")
+    check(not driver.find_elements(By.CSS_SELECTOR, "nav.touch"), "/kiosk: the buttons stayed after the kiosk was unpaired")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
 
 
 def home_follows(path):
@@ -708,6 +850,7 @@ try:
     if box_socket:
         home_follows(box_socket)
         follow_a_quest(box_socket)
+        touch_kiosk(box_socket)
         reset_claim(box_socket)
     else:
         viewport(800, 480)

@@ -66,6 +66,7 @@ struct TouchKioskTests {
 
             (_, page) = try await kiosk.get(client, "/kiosk")
             #expect(page.contains(#"data-touch="1""#) && page.contains(#"data-button="lock""#))
+            #expect(page.contains("data-csrf=\"\(kiosk.csrf)\""), "the buttons carry the page's token")
             let pairing = try await client.execute(uri: "/kiosk/pairing", method: .get, headers: kiosk.cookieHeader)
             #expect(String(buffer: pairing.body).contains(#""paired":true"#))
             let down = try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "down")])
@@ -86,6 +87,7 @@ struct TouchKioskTests {
             // The parent's list, then unpairing: the kiosk's next press is refused.
             (_, page) = try await parent.get(client, "/parent/kiosks")
             #expect(page.contains("Kitchen display"))
+            #expect(page.components(separatedBy: "name=\"csrf\" value=\"\(parent.csrf)\"").count == 4, "each form has the token (pair, this browser, unpair)")
             let id = try #require(try db.pairedKiosks().first?.id)
             #expect(try await parent.post(client, "/parent/kiosks/\(id)/unpair", []).status == .seeOther)
             #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "tap")]).status == .forbidden)
