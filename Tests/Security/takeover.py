@@ -157,6 +157,47 @@ check("Someone started a quest on the box (LOCK)" in page, "the page does not sa
 stranger_tries_pin(stranger, "0000", "after the claim ended")
 hold(["stop"], 3.6)                                  # the player pauses the quest
 check(wait_box("idle") == "idle", "the quest was not paused")
+# 2b. Touch kiosks (#33): a stranger's browser presses nothing, asking to be paired pairs
+#     nothing, and even a paired kiosk's touch presses never make the act for a claim.
+time.sleep(0.3)
+status, _, _ = stranger.post("/kiosk/press", [("button", "lock"), ("action", "tap")])
+check(status == 403, f"a stranger's touch press: {status}")
+stranger.get("/kiosk")
+status, location, _ = stranger.post("/kiosk/pair")
+check(status == 303, f"asking to pair: {status}")
+_, page = stranger.get("/kiosk")
+code = re.search(r"enters <strong>(\d{6})</strong>", page)
+check(code is not None, "the asking browser shows no code")
+if code:
+    status, location, _ = stranger.post("/parent/kiosks/pair", [("code", code.group(1)), ("name", "Mine")])
+    check(location != "/parent/kiosks?done=paired", f"the stranger paired its own browser: {status} {location}")
+status, _, _ = stranger.post("/kiosk/press", [("button", "lock"), ("action", "tap")])
+check(status == 403 and phase_of_box() == "idle", f"an asking browser's touch press: {status}, box {phase_of_box()}")
+kiosk = Browser()                                    # the family's paired kiosk
+kiosk.get("/parent")
+kiosk.post("/parent/sign-in", [("pin", "2468")])
+kiosk.get("/parent/kiosks")
+status, location, _ = kiosk.post("/parent/kiosks/this", [("name", "Kitchen display")])
+check(location == "/parent/kiosks?done=paired", f"the parent could not pair the kiosk: {status} {location}")
+kiosk.post("/parent/sign-out")
+kiosk.get("/kiosk")
+claimer = stranger_claims()
+check(claimer.wait_phase("waiting") == "waiting", f"the idle box does not ask: {claimer.phase()}")
+for button in ("stop", "down"):
+    status, _, _ = kiosk.post("/kiosk/press", [("button", button), ("action", "down")])
+    check(status == 204, f"the paired kiosk's {button} down: {status}")
+    time.sleep(0.15)
+time.sleep(4.0)
+check(claimer.phase() == "waiting", f"STOP and DOWN held on a touch screen moved the claim: {claimer.phase()}")
+for button in ("down", "stop"):
+    kiosk.post("/kiosk/press", [("button", button), ("action", "up")])
+    time.sleep(0.15)
+stranger_tries_pin(claimer, "0000", "after the touch hold")
+kiosk.post("/kiosk/press", [("button", "lock"), ("action", "tap")])   # the player plays from the glass
+check(wait_box("estimating") == "estimating", "a paired kiosk's LOCK did not start the quest")
+check(claimer.wait_phase("failed") == "failed", f"starting a quest did not end the claim: {claimer.phase()}")
+hold(["stop"], 3.6)
+check(wait_box("idle") == "idle", "the quest was not paused")
 # 3. A claim never blocks play, and a stranger cannot keep asking: 5 claims a quarter hour.
 codes = []
 for i in range(6):
