@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuestCore
+import QuestReports
+import BoxProtocol
 @testable import QuestStore
 import GRDB
 import TestSupport
@@ -77,8 +79,13 @@ struct ParentTests {
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
             #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 task · played twice in the last 30 days"))
+            // #33: how it goes, in ten seconds: the last four weeks in counts (and today's quest
+            // when it is offered today).
+            #expect(page.contains("How it goes") && page.contains("Played on 2 days of the last 28."))
+            #expect(page.contains("<svg class=\"chart\""), "the daily accuracy as a chart")
             // Tokens are hex; routine ids (in links) are UUIDs: neither is a figure.
             let text = page.replacingOccurrences(of: #"value="[0-9a-f]+""#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #"<svg[\s\S]*</svg>"#, with: "", options: .regularExpression)
                 .replacingOccurrences(of: #"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, with: "", options: .regularExpression)
             #expect(!text.contains("Tooth Time") && !text.contains("97") && !text.contains("120") && !text.contains("1m"), "no task, estimate or reference time (SPEC §9)")
             let stolen = browser.cookies
@@ -178,5 +185,33 @@ struct ParentTests {
         #expect(WeekdayText.list([6, 7, 1], calendar: monday) == "Fri–Sun")
         #expect(WeekdayText.list([6, 7, 1], calendar: sunday) == "Sun, Fri, Sat")
         #expect(WeekdayText.list([2, 4], calendar: monday) == "Mon, Wed")
+    }
+}
+
+/// #33: the parent's ten-second summary, from the player's home and the stats report.
+@Suite("#33 the parent's summary")
+struct FamilySummaryTests {
+    static func quest(_ name: String, played: Bool = false, reminder: String? = nil, paused: String? = nil) -> PlayerHome.Quest {
+        PlayerHome.Quest(name: name, badge: nil, playedToday: played, reminder: reminder, paused: paused)
+    }
+
+    @Test("today per quest: done, under way on the box, paused where it resumes, not yet with its reminder; no quest today says so")
+    func today() throws {
+        let (_, db) = try TestArguments.fresh()
+        let report = try StatsReport.load(from: db, now: Date(), calendar: .current)
+        var home = try PlayerHome.load(from: db, calendar: .current, now: Date())
+        home.quests = [
+            Self.quest("Morning Quest"), Self.quest("Homework", played: true), Self.quest("Piano", paused: "Paused at task 2 of 3"),
+            Self.quest("Evening Quest", reminder: "Reminded at 19:00"),
+        ]
+        let running = BoxLink.State.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.active) })
+        let summary = FamilySummary(home: home, report: report, box: running)
+        #expect(summary.today.map(\.state) == ["running", "done", "paused", "waiting"])
+        #expect(summary.today.map(\.words) == ["Under way now", "Done", "Paused at task 2 of 3", "Not yet · Reminded at 19:00"])
+        let idle = FamilySummary(home: home, report: report, box: .offline(reason: "gone"))
+        #expect(idle.today.first?.words == "Not yet", "offline: nothing is under way")
+        home.quests = []
+        let none = FamilySummary(home: home, report: report, box: running)
+        #expect(!none.hasToday && !none.hasWeeks && none.chart == nil && none.playedLine == "Played on 0 days of the last 28.")
     }
 }

@@ -52,14 +52,17 @@ struct ParentController {
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
         let box = request.uri.queryParameters["box"].map(String.init)
-        let board: String? = switch await services.box.state() {
+        let state = await services.box.state()
+        let board: String? = switch state {
         case .online(let reply): reply.box?.board
         case .offline: try services.database.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
+        let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state)
         return try services.formPage("parent-home", for: request) {
             var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
             home.gettingStarted = started
+            home.summary = summary
             return home
         }
     }
@@ -147,6 +150,8 @@ struct ParentHome: Encodable {
     var boxNote: String?
     /// #32: what a fresh box still lacks (a board, a first routine).
     var gettingStarted: GettingStarted?
+    /// #33: how it goes, in ten seconds (aggregates only).
+    var summary: FamilySummary?
 
     init(routines: [Routine], csrf: String, done: String? = nil, box: String? = nil) {
         self.routines = routines
