@@ -40,11 +40,14 @@ public struct StatsReport: Encodable, Sendable {
         public var daysAgo: Int
         public var questsCompleted: Int
         public var paused: Bool
-        public init(date: String, daysAgo: Int, questsCompleted: Int, paused: Bool) {
+        /// STREAK-2: a missed day a joker covered (the streak went on through it).
+        public var joker: Bool
+        public init(date: String, daysAgo: Int, questsCompleted: Int, paused: Bool, joker: Bool = false) {
             self.date = date
             self.daysAgo = daysAgo
             self.questsCompleted = questsCompleted
             self.paused = paused
+            self.joker = joker
         }
     }
 
@@ -151,7 +154,7 @@ public struct StatsReport: Encodable, Sendable {
             },
             weeklyReflection: reflection, earlierReflections: earlier, trend: trend, insights: index.insights().map(Pattern.init),
             lastBackup: try db.lastBackup().map { $0.createdAt.formatted(.iso8601) },
-            days: playDays(sessions: sessions, now: now, calendar: cal),
+            days: playDays(sessions: sessions, now: now, calendar: cal, standing: standing),
             taskTrends: taskTrends(snapshots: snapshots, now: now, calendar: cal))
     }
 
@@ -161,7 +164,7 @@ public struct StatsReport: Encodable, Sendable {
     }
 
     /// From the first day of the week four weeks before this one, through today.
-    static func playDays(sessions: [GameSession], now: Date, calendar cal: Calendar) -> [PlayDay] {
+    static func playDays(sessions: [GameSession], now: Date, calendar cal: Calendar, standing: PlayerStanding? = nil) -> [PlayDay] {
         let today = cal.startOfDay(for: now)
         guard let back = cal.date(byAdding: .day, value: -28, to: today),
               let first = cal.dateInterval(of: .weekOfYear, for: back)?.start
@@ -176,7 +179,8 @@ public struct StatsReport: Encodable, Sendable {
         while day <= today, out.count < 40 {
             out.append(PlayDay(
                 date: dayText(day, calendar: cal), daysAgo: cal.dateComponents([.day], from: day, to: today).day ?? 0,
-                questsCompleted: completed[day] ?? 0, paused: paused.contains(day)))
+                questsCompleted: completed[day] ?? 0, paused: paused.contains(day),
+                joker: standing?.coveredByJoker(day, calendar: cal) ?? false))
             guard let next = cal.date(byAdding: .day, value: 1, to: day) else { break }
             day = cal.startOfDay(for: next)
         }

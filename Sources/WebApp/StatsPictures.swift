@@ -12,7 +12,7 @@ enum StatsPictures {
     /// with a quest left paused outlined, today marked.
     static func calendar(_ days: [StatsReport.PlayDay], weekdayLetters: [String]) -> String? {
         // Nothing played yet: the page says so in words instead.
-        guard days.contains(where: { $0.questsCompleted > 0 || $0.paused }) else { return nil }
+        guard days.contains(where: { $0.questsCompleted > 0 || $0.paused || $0.joker }) else { return nil }
         let cell = 40.0, gap = 6.0, top = 22.0
         let rows = (days.count + 6) / 7
         let width = 7 * cell + 6 * gap, height = top + Double(rows) * (cell + gap)
@@ -26,10 +26,10 @@ enum StatsPictures {
         svg += "\n"
         for (i, day) in days.enumerated() {
             let x = Double(i % 7) * (cell + gap), y = top + Double(i / 7) * (cell + gap)
-            let state = day.questsCompleted > 0 ? "played" : (day.paused ? "paused" : "none")
+            let state = day.questsCompleted > 0 ? "played" : (day.joker ? "joker" : (day.paused ? "paused" : "none"))
             let words = day.questsCompleted > 0
                 ? "\(day.date): \(CountText.counted(day.questsCompleted, "quest")) done"
-                : (day.paused ? "\(day.date): a quest paused" : "\(day.date): no quest")
+                : (day.joker ? "\(day.date): a joker kept the streak" : (day.paused ? "\(day.date): a quest paused" : "\(day.date): no quest"))
             svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\" role=\"img\" aria-label=\"\(SVGText.escaped(words))\">"
             svg += "<rect x=\"\(SVGText.number(x))\" y=\"\(SVGText.number(y))\" width=\"\(SVGText.number(cell))\" height=\"\(SVGText.number(cell))\" rx=\"8\"/>"
             let dayNumber = day.date.split(separator: "-").last.map { String(Int($0) ?? 0) } ?? ""

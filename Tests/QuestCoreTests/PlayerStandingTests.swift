@@ -36,6 +36,34 @@ struct PlayerStandingTests {
         #expect(joker.streakText == "Streak: \(CountText.counted(expected.currentStreak, "day")) · jokers: \(expected.availableJokers)")
     }
 
+    @Test("#33 STREAK-2: the missed day a joker covered is known by date (the calendar marks it); not under pause, nor a day the streak ended, nor across DST")
+    func jokerDays() {
+        // Days 1–7 played (the joker earned on day 7), day 8 missed (the joker covers it), day 9
+        // played; days 10 and 11 missed with no joker left: the streak ends there.
+        let plays = (1...7).map(play) + [play(9)]
+        let profile = PlayerProfile.derived(totalXP: 800, plays: plays, calendar: cal)
+        let today = at(2026, 6, 12, 9, 0, cal)
+        var settings = GameSettings()
+        settings.streakPolicy = .joker
+        let joker = PlayerStanding.of(profile: profile, plays: plays, settings: settings, rules: .standard, today: today, calendar: cal)
+        let covered = (1...12).filter { joker.coveredByJoker(at(2026, 6, $0, 12, 0, cal), calendar: cal) }
+        #expect(covered == [8])
+        #expect(joker.coveredByJoker(at(2026, 6, 8, 0, 5, cal), calendar: cal) && joker.coveredByJoker(at(2026, 6, 8, 23, 55, cal), calendar: cal), "the whole local day")
+        settings.streakPolicy = .pause
+        let paused = PlayerStanding.of(profile: profile, plays: plays, settings: settings, rules: .standard, today: today, calendar: cal)
+        #expect(!paused.coveredByJoker(at(2026, 6, 8, 12, 0, cal), calendar: cal))
+        // Switched to jokers on day 1 (STREAK-3): the same day is covered.
+        settings.streakPolicy = .joker
+        settings.streakPolicyChanges = [StreakPolicyChange(at: at(2026, 6, 1, 7, 0, cal), from: .pause, to: .joker)]
+        let switched = PlayerStanding.of(profile: profile, plays: plays, settings: settings, rules: .standard, today: today, calendar: cal)
+        #expect((1...12).filter { switched.coveredByJoker(at(2026, 6, $0, 12, 0, cal), calendar: cal) } == [8])
+        // Across the autumn's DST change (Berlin, Oct 25 2026): the covered day stays one day.
+        let autumn = (19...25).map { QuestPlay(completedAt: at(2026, 10, $0, 8, 0, cal), measuredTaskSeconds: 600) } + [QuestPlay(completedAt: at(2026, 10, 27, 8, 0, cal), measuredTaskSeconds: 600)]
+        settings.streakPolicyChanges = []
+        let dst = PlayerStanding.of(profile: PlayerProfile.derived(totalXP: 800, plays: autumn, calendar: cal), plays: autumn, settings: settings, rules: .standard, today: at(2026, 10, 27, 9, 0, cal), calendar: cal)
+        #expect((19...27).filter { dst.coveredByJoker(at(2026, 10, $0, 12, 0, cal), calendar: cal) } == [26])
+    }
+
     @Test("the box's idle screen shows exactly the standing")
     func idleScreen() {
         var world = QuestWorld(routines: [], profile: PlayerProfile.derived(totalXP: 1_000, plays: [play(1)], calendar: cal), plays: [play(1)], calendar: cal, bootID: "b")

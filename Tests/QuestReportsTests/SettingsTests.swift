@@ -153,3 +153,32 @@ struct StreakSwitchStoreTests {
         #expect(try StatsReport.load(from: db, now: now.addingTimeInterval(1), calendar: cal).currentStreak == 5)
     }
 }
+
+@Suite("#33 STREAK-2: the calendar of days played marks a joker's day")
+struct JokerCalendarTests {
+    @Test("seven days played earn a joker; the day missed after them is marked, no other")
+    func jokerDayInReport() throws {
+        let (db, _) = try freshDatabase()
+        try db.saveRoutine(morningRoutine)
+        try db.updateSettings { $0.game.streakPolicy = .joker }
+        // The joker policy from the first day (no switch stored: a switch today would judge
+        // the days before it by the pause policy).
+        try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = .current
+        let now = Date()
+        let today = cal.startOfDay(for: now)
+        for daysAgo in Array(10...16) + [8] {
+            let day = try #require(cal.date(byAdding: .day, value: -daysAgo, to: today))
+            try recordQuest(db, at: day.addingTimeInterval(6 * 3600), durations: [(120, 150), (60, 70), (200, 240)])
+        }
+        let report = try StatsReport.load(from: db, now: now, calendar: cal)
+        #expect(report.days.filter(\.joker).map(\.daysAgo) == [9])
+        // Switched to pause today: the joker did cover that day while jokers were in force.
+        try db.updateSettings { $0.game.streakPolicy = .pause }
+        #expect(try StatsReport.load(from: db, now: now, calendar: cal).days.filter(\.joker).map(\.daysAgo) == [9])
+        // The pause policy all along: no joker ever covered a day.
+        try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }
+        #expect(try StatsReport.load(from: db, now: now, calendar: cal).days.filter(\.joker).isEmpty)
+    }
+}

@@ -21,17 +21,19 @@ struct PageWordsTests {
 /// #33: the stats page's pictures, drawn from the report.
 @Suite("Stats pictures")
 struct StatsPicturesTests {
-    static func day(_ date: String, _ ago: Int, done: Int = 0, paused: Bool = false) -> StatsReport.PlayDay {
-        StatsReport.PlayDay(date: date, daysAgo: ago, questsCompleted: done, paused: paused)
+    static func day(_ date: String, _ ago: Int, done: Int = 0, paused: Bool = false, joker: Bool = false) -> StatsReport.PlayDay {
+        StatsReport.PlayDay(date: date, daysAgo: ago, questsCompleted: done, paused: paused, joker: joker)
     }
 
-    @Test("the calendar: a played day filled, a paused one marked, today outlined, each day said in words; nothing before a first play")
+    @Test("the calendar: a played day filled, a paused one marked, a joker's day marked, today outlined, each day said in words; nothing before a first play")
     func calendar() throws {
-        let days = [Self.day("2026-11-16", 7, done: 2), Self.day("2026-11-17", 6, paused: true), Self.day("2026-11-18", 5)]
+        let days = [Self.day("2026-11-16", 7, done: 2), Self.day("2026-11-17", 6, paused: true), Self.day("2026-11-18", 5, joker: true)]
             + (19...23).map { Self.day("2026-11-\($0)", 23 - $0) }
         let svg = try #require(StatsPictures.calendar(days, weekdayLetters: ["M", "T", "W", "T", "F", "S", "S"]))
         #expect(svg.contains("<g class=\"cal played\" role=\"img\" aria-label=\"2026-11-16: 2 quests done\">"))
         #expect(svg.contains("<g class=\"cal paused\" role=\"img\" aria-label=\"2026-11-17: a quest paused\">"))
+        #expect(svg.contains("<g class=\"cal joker\" role=\"img\" aria-label=\"2026-11-18: a joker kept the streak\">"))
+        #expect(StatsPictures.calendar([Self.day("2026-11-22", 1, joker: true), Self.day("2026-11-23", 0)], weekdayLetters: []) != nil, "a joker day is worth a calendar")
         #expect(svg.contains("<g class=\"cal none today\" role=\"img\" aria-label=\"2026-11-23: no quest\">"))
         #expect(svg.components(separatedBy: "<g class=\"cal ").count - 1 == 8)
         #expect(StatsPictures.calendar([Self.day("2026-11-23", 0)], weekdayLetters: []) == nil)

@@ -8,6 +8,9 @@ public struct JokerStreakResult: Codable, Equatable, Sendable {
     public var availableJokers: Int
     public var jokersEarned: Int
     public var jokersConsumed: Int
+    /// The positions in the evaluated days of the missed days a joker covered (#33: the
+    /// calendar marks them).
+    public var jokerDayIndices: [Int] = []
 }
 
 /// STREAK-2, the optional *joker* policy (seed 002).
@@ -21,7 +24,8 @@ public enum JokerStreakCalculator: Sendable {
         _ days: [DayOutcome], startingStreak: Int = 0, startingJokers: Int = 0, rules: GameRules = .standard
     ) -> JokerStreakResult {
         var streak = startingStreak, jokers = startingJokers, earned = 0, consumed = 0
-        for day in days {
+        var covered: [Int] = []
+        for (index, day) in days.enumerated() {
             let candidate = streak + 1
             if candidate % rules.jokerEveryGoodDays == 0 {
                 earned += 1
@@ -33,12 +37,14 @@ public enum JokerStreakCalculator: Sendable {
             case .bad where jokers > 0:
                 jokers -= 1
                 consumed += 1
+                covered.append(index)
                 streak = candidate  // a healed day counts toward the next milestone
             case .bad:
                 streak = 0
             }
         }
-        return JokerStreakResult(currentStreak: streak, availableJokers: jokers, jokersEarned: earned, jokersConsumed: consumed)
+        return JokerStreakResult(
+            currentStreak: streak, availableJokers: jokers, jokersEarned: earned, jokersConsumed: consumed, jokerDayIndices: covered)
     }
 
     /// A day is good with at least one completed quest whose measured task time, rounded to

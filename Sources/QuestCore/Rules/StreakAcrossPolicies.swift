@@ -8,6 +8,8 @@ public enum StreakAcrossPolicies: Sendable {
         public var streak: Int
         /// Jokers held when the policy now in force is the joker one.
         public var jokers: Int?
+        /// The local day numbers of the missed days a joker covered.
+        var jokerDays: Set<Int> = []
     }
 
     public static func evaluate(
@@ -29,6 +31,7 @@ public enum StreakAcrossPolicies: Sendable {
         guard let firstPlay = playDays.min() else { return Result(streak: 0, jokers: (switches.last?.to ?? first) == .joker ? 0 : nil) }
 
         var streak = 0, jokers = 0
+        var covered = Set<Int>()
         var lastPlayed: Int?
         var policy = first
         var start = firstPlay
@@ -48,6 +51,7 @@ public enum StreakAcrossPolicies: Sendable {
                     let result = JokerStreakCalculator.evaluate(outcomes, startingStreak: streak, startingJokers: jokers, rules: rules)
                     streak = result.currentStreak
                     jokers = result.availableJokers
+                    for index in result.jokerDayIndices { covered.insert(start + index) }
                 }
             }
             if !isLast {
@@ -56,6 +60,6 @@ public enum StreakAcrossPolicies: Sendable {
                 start = max(start, segmentEnd + 1)
             }
         }
-        return Result(streak: streak, jokers: policy == .joker ? jokers : nil)
+        return Result(streak: streak, jokers: policy == .joker ? jokers : nil, jokerDays: covered)
     }
 }
