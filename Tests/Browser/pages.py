@@ -662,7 +662,31 @@ def parent_edits(path):
     gone(before)
     order = [e.get_attribute("value") for e in wait_for(By.CSS_SELECTOR, "input[name=taskName]")]
     check(order[:2] == ["piece", "scales"], f"/parent/routines: moving task 2 up gave {order}")
+    # #33: the rows' fields line up, whatever move buttons a row has.
+    for field in ("taskName", "taskDisplay", "taskUsual"):
+        spans = {tuple(driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [Math.round(r.left), Math.round(r.width)]", e))
+                 for e in driver.find_elements(By.CSS_SELECTOR, f"input[name={field}]")}
+        check(len(spans) == 1, f"/parent/routines: the {field} fields do not line up: {sorted(spans)}")
     screenshot("parent-routine", width=1024)
+    # On a phone, a time the editor cannot read is said beside its field in a line or two.
+    viewport(390, 844, mobile=True)
+    usual = driver.find_element(By.ID, "task-2-usual")
+    usual.clear()
+    usual.send_keys("abc")
+    driver.find_element(By.CSS_SELECTOR, "button[value=save]:not(.visually-hidden)").click()
+    gone(usual)
+    error = wait_for(By.ID, "task-2-usual-error")
+    if check(bool(error), "/parent/routines: no problem said for the time \"abc\""):
+        lines = driver.execute_script("""const e = arguments[0], cs = getComputedStyle(e);
+            const lh = parseFloat(cs.lineHeight) || parseFloat(cs.fontSize) * 1.45;
+            return Math.round(e.getBoundingClientRect().height / lh);""", error[0])
+        check(lines <= 3, f"/parent/routines: the time's problem takes {lines} lines on a phone: {error[0].text!r}")
+        w, _, vw, _ = size()
+        check(w <= vw, f"/parent/routines with a problem: {w} px wide on a {vw} px phone")
+        screenshot("parent-routine-phone", width=390)
+    expected_console("/parent/routines", "422")
+    driver.find_element(By.ID, "task-2-usual").clear()
+    driver.find_element(By.ID, "task-2-usual").send_keys("5")
     viewport(1024, 768)
     driver.find_element(By.CSS_SELECTOR, "button[value=save]:not(.visually-hidden)").click()
     done = wait_for(By.CSS_SELECTOR, "p.done")
