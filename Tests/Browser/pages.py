@@ -40,7 +40,17 @@ def viewport(width, height, mobile=False):
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
 
 
+# What the page's media queries see (#33: the theme follows the system setting). Set on each
+# visit, since a new tab starts without it. The pictures are taken in the dark theme.
+media = {"prefers-color-scheme": "dark"}
+
+
+def emulate_media():
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": k, "value": v} for k, v in media.items()]})
+
+
 def visit(path):
+    emulate_media()
     driver.get(base + path)
     for entry in driver.get_log("browser"):
         check(entry["level"] != "SEVERE", f"{path}: console error: {entry['message']}")
@@ -204,6 +214,25 @@ def follow_a_quest(path):
     print("kiosk screens:", [idle, estimating, active, reveal])
 
 
+def light_theme():
+    """#33: with the system set to light, the pages take the light theme: a light background,
+    and axe-core's contrast rules hold in it as in the dark one."""
+    media["prefers-color-scheme"] = "light"
+    try:
+        for path, width, height in (("/", 390, 844), ("/stats", 390, 844), ("/me", 390, 844), ("/kiosk", 800, 480), ("/parent", 390, 844)):
+            viewport(width, height, mobile=width < 500)
+            visit(path)
+            bg = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+            rgb = [int(x) for x in re.findall(r"\d+", bg)[:3]]
+            check(len(rgb) == 3 and min(rgb) >= 200, f"{path} in the light theme: the background is {bg}")
+            accessible(f"{path} (light)")
+        viewport(390, 844, mobile=True)
+        visit("/stats")
+        screenshot("stats-light", width=390)
+    finally:
+        media["prefers-color-scheme"] = "dark"
+
+
 def expected_console(url_part, status):
     """Reads the browser's console: errors for `url_part` answered `status` were expected
     (a refused request the page shows); any other error is a problem."""
@@ -235,7 +264,7 @@ def touch_kiosk(path):
     viewport(800, 480)
     # The Pi's touch display: a coarse pointer (the button to pair shows only on touch).
     driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
-    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "any-pointer", "value": "coarse"}, {"name": "pointer", "value": "coarse"}]})
+    media.update({"any-pointer": "coarse", "pointer": "coarse"})
     visit("/kiosk")
     check(not driver.find_elements(By.CSS_SELECTOR, "nav.touch"), "/kiosk: touch buttons on a browser nobody paired")
     status = driver.execute_async_script("""const done = arguments[0];
@@ -340,7 +369,9 @@ def touch_kiosk(path):
         time.sleep(0.1)
     expected_console("/kiosk/press", "403")
     check(not driver.find_elements(By.CSS_SELECTOR, "nav.touch"), "/kiosk: the buttons stayed after the kiosk was unpaired")
-    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    media.pop("any-pointer")
+    media.pop("pointer")
+    emulate_media()
     driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
 
 
@@ -868,6 +899,7 @@ try:
         check(sw <= vw and sh <= vh, f"/kiosk at {w}×{h}: the page is {sw}×{sh} (scrolls)")
     make_a_quest(box_socket)
     player_owns(box_socket)
+    light_theme()
     if box_socket:
         first_run(box_socket)
         parent_area()

@@ -206,11 +206,12 @@ struct WebAppTests {
     func kioskWords() {
         let notice = "Not saved yet: the box keeps this play and tries again"
         let view = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.reveal); $0.notice = notice }))
-        #expect(view.kind == "reveal" && view.headline == "Nailed it!")
+        #expect(view.kind == "reveal" && view.headline == "Nailed it!" && view.rating == "spot_on")
         #expect(view.above == ["Tooth Time", "Guess 2:30, took 2:41"])
         #expect(view.lines.first == notice && view.hint == "Any button: go on")
         #expect(view.lines.contains("Guess was 0:11 short"))
         let idle = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.idle) }))
+        #expect(idle.rating == nil)
         #expect(idle.headline == "Morning Quest" && idle.above?.first == "Lvl 2 · 40% to Lvl 3" && idle.hint == "UP/DN pick · LOCK go")
         #expect(idle.quests?.map(\.name) == ["Morning Quest", "Homework"] && idle.quests?.map(\.selected) == [true, false])
         let allWords = idle.lines + (idle.more ?? []) + [idle.headline]

@@ -113,6 +113,8 @@ struct KioskView: Sendable, Encodable {
     var setupCode: String?
     /// A parent's preview of a screen (`/parent/screens`): the page does not follow the box.
     var preview: Bool?
+    /// #33: a reveal's rating (`spot_on` … `way_off`): its big words take the LED's colour.
+    var rating: String?
     /// #33: only on the page of a kiosk a parent paired: its touch buttons press the box.
     var touch: Bool?
     /// #33: this browser asked to be paired; the code a parent enters.
@@ -159,6 +161,7 @@ extension KioskView {
             self.init(kind: "idle", headline: words.big ?? "", lines: first + words.lines, above: words.top, more: words.more, hint: words.hint, quests: quests)
         } else if let big = words.big {
             self.init(kind: screen.kind, headline: big, lines: first + words.lines, above: words.top, more: words.more, hint: words.hint)
+            if case .reveal(let reveal) = screen { rating = reveal.rating.rawValue }
         } else {
             self.init(kind: screen.kind, headline: words.top.first ?? "", lines: first + Array(words.top.dropFirst()) + words.lines, more: words.more, hint: words.hint)
         }

@@ -43,6 +43,8 @@
 
   function show(view) {
     document.body.className = "kiosk " + String(view.kind || "");
+    if (typeof view.rating === "string") document.body.dataset.rating = view.rating;
+    else delete document.body.dataset.rating;
     const parts = [];
     for (const line of Array.isArray(view.above) ? view.above : []) add(parts, "p", line, "above");
     add(parts, "h1", view.headline || "");
