@@ -11,6 +11,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 base, shots = sys.argv[1], sys.argv[2]
@@ -212,6 +213,69 @@ def follow_a_quest(path):
         check(entry["level"] != "SEVERE", f"/kiosk: console error: {entry['message']}")
     print("kiosk: press → page (ms):", {k: (round(v) if v is not None else None) for k, v in delays.items()})
     print("kiosk screens:", [idle, estimating, active, reveal])
+
+
+SIZES = ((390, 844), (800, 480), (1024, 600), (1280, 800))
+
+
+def page_at_sizes(path, axe=True):
+    """#33: a page at a phone's 390×844, the Pi display's 800×480, 1024×600 and 1280×800: no
+    sideways scrolling, no text under 12 px, every control at least 44 px tall (the pages are
+    touched), the keyboard's focus in reading order (no tabindex above 0, and Tab visits the
+    controls in the page's order), and axe-core's rules (contrast among them)."""
+    for width, height in SIZES:
+        viewport(width, height, mobile=width < 500)
+        visit(path)
+        where = f"{path} at {width}×{height}"
+        w, _, vw, _ = size()
+        check(w <= vw, f"{where}: {w} px wide (sideways scrolling)")
+        small = driver.execute_script("""
+            const out = [];
+            for (const e of document.querySelectorAll('body *')) {
+              if (e.closest('svg') || !e.childNodes.length) continue;
+              const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+              const r = e.getBoundingClientRect();
+              if (!own || r.width === 0 || r.height === 0 || e.closest('.visually-hidden')) continue;
+              const px = parseFloat(getComputedStyle(e).fontSize);
+              if (px < 12) out.push([e.tagName, e.textContent.trim().slice(0, 30), px]);
+            }
+            return out.slice(0, 5);""")
+        check(not small, f"{where}: text under 12 px: {small}")
+        tiny = driver.execute_script("""
+            return [...document.querySelectorAll('button, select, input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=file])')]
+              .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.height < 43.5; })
+              .map(e => [e.tagName, e.name || e.textContent.trim().slice(0, 20), Math.round(e.getBoundingClientRect().height)]).slice(0, 5);""")
+        check(not tiny, f"{where}: controls under 44 px: {tiny}")
+        if axe:
+            accessible(where)
+    # Focus order: nothing jumps the queue, and Tab walks the controls as the page lists them.
+    positive = driver.execute_script("return document.querySelectorAll('[tabindex]:not([tabindex=\"0\"]):not([tabindex=\"-1\"])').length")
+    check(positive == 0, f"{path}: {positive} elements with a tabindex above 0 (focus out of reading order)")
+    order = driver.execute_script("""
+        return [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex="0"]')]
+          .filter(e => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
+          // A radio group is one stop: its checked radio, or its first.
+          .filter((e, i, all) => e.type !== 'radio' || (e.checked || !all.some(o => o.type === 'radio' && o.name === e.name && (o.checked || all.indexOf(o) < i))))
+          .slice(0, 12).map(e => e.outerHTML.slice(0, 240));""")
+    driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    body = driver.find_element(By.TAG_NAME, "body")
+    seen = []
+    # A time field is several stops (hours, minutes) on one element: counted once.
+    for _ in range(3 * len(order)):
+        if len(seen) == len(order):
+            break
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        now = driver.execute_script("return document.activeElement ? document.activeElement.outerHTML.slice(0, 240) : ''")
+        if not seen or seen[-1] != now:
+            seen.append(now)
+    first = next((i for i, (a, b) in enumerate(zip(seen, order)) if a != b), None)
+    check(first is None, f"{path}: Tab's stop {first} is {seen[first] if first is not None else ''!r} where the page lists {order[first] if first is not None else ''!r}")
+    _ = body
+
+
+def pages_at_sizes(paths, axe=True):
+    for path in paths:
+        page_at_sizes(path, axe)
 
 
 def light_theme():
@@ -458,7 +522,9 @@ def player_owns(path):
     check(bool(status) and "Sounds: saved." in status[0].text, f"/me: the switch was not saved: {[e.text for e in status]}")
     check(driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute .state").text == "Off", "/me: the sounds do not read Off")
     screenshot("me", width=375)
-    driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute button").click()
+    again = driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute button")
+    again.click()
+    gone(again)            # the page with the last "saved" is still there until the new one loads
     wait_for(By.CSS_SELECTOR, "p.ok")
     check(driver.find_element(By.CSS_SELECTOR, "#switch-sound\\.mute .state").text == "On", "/me: the sounds did not come back on")
     change = [a for a in driver.find_elements(By.PARTIAL_LINK_TEXT, "Change")]
@@ -820,12 +886,7 @@ def parent_area():
     viewport(1024, 768)
     if box_socket:
         parent_edits(box_socket)
-    for page in ("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring", "/parent/screens"):
-        viewport(375, 812, mobile=True)
-        visit(page)
-        w, _, vw, _ = size()
-        check(w <= vw, f"{page}: {w} px wide on a {vw} px phone")
-        accessible(page)
+    pages_at_sizes(("/parent", "/parent/settings", "/parent/routines/new", "/parent/backups", "/parent/health", "/parent/wiring", "/parent/screens", "/parent/kiosks"))
     viewport(375, 812, mobile=True)
     visit("/parent")
     if box_socket:
@@ -870,6 +931,7 @@ try:
     screenshot("stats", width=1024)
 
     # A 375 px phone: nothing wider than the screen on any page.
+    pages_at_sizes(("/", "/stats", "/me", "/kiosk", "/quests/new"))
     for path in ("/", "/stats", "/me", "/kiosk", "/quests/new", "/quests/new?template=Homework%20Session", "/parent"):
         viewport(375, 812, mobile=True)
         visit(path)
