@@ -82,6 +82,14 @@ public enum SettingsCatalog {
         },
         // #32: a parent locks a switch the player otherwise owns (her page, the box's gesture).
         lock(.mute), lock(.hints), lock(.reminders),
+        // #33: the player's pages for the family's paired browsers only.
+        Entry(key: "web.player-pages", allowed: "open | paired", read: { $0.playerPagesPaired ? "paired" : "open" }) { text in
+            switch text {
+            case "open": .success { $0.playerPagesPaired = false }
+            case "paired": .success { $0.playerPagesPaired = true }
+            default: .failure(SettingRefusal())
+            }
+        },
         Entry(key: "web.hosts", allowed: WebHosts.allowed, read: { $0.webHosts.isEmpty ? "none" : $0.webHosts.joined(separator: " ") }) { text in
             guard let names = WebHosts.parse(text) else { return .failure(SettingRefusal()) }
             return .success { $0.webHosts = names }
@@ -133,6 +141,7 @@ public enum SettingsCatalog {
         switch key {
         case "streak.policy": GameSettings.StreakPolicy.allCases.map(\.rawValue)
         case "week.first-day": ["locale"] + weekdays
+        case "web.player-pages": ["open", "paired"]
         case "board": ["none"] + BoardCatalog.available(in: BoardCatalog.searchDirectories()).map(\.name)
         default: entries.first { $0.key == key }?.allowed == "true | false" ? ["true", "false"] : nil
         }

@@ -10,6 +10,8 @@ public struct PairedKiosk: Equatable, Sendable {
     public var id: Int64
     public var name: String
     public var pairedAt: Date
+    /// A kiosk presses the box's buttons; a phone paired for the player's pages does not.
+    public var canPress: Bool
 }
 
 extension QuestDatabase {
@@ -24,7 +26,7 @@ extension QuestDatabase {
     }
 
     /// Pairs the browser that keeps `token` (from `newKioskToken`) as a kiosk named `name`.
-    public func pairKiosk(name: String, token: String, now: Date) throws {
+    public func pairKiosk(name: String, token: String, now: Date, canPress: Bool = true) throws {
         guard Self.isKioskToken(token) else { throw StoreError.invalid("kiosk token: not one this box made") }
         let name = name.trimmingCharacters(in: .whitespaces)
         guard (1...Self.maximumKioskNameCharacters).contains(name.count) else {
@@ -37,15 +39,15 @@ extension QuestDatabase {
                 throw StoreError.invalid("kiosks: \(Self.maximumPairedKiosks) are paired already; unpair one first")
             }
             try db.execute(
-                sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt) VALUES (?, ?, ?)",
-                arguments: [name, Self.kioskTokenHash(token), now.timeIntervalSince1970])
+                sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt, canPress) VALUES (?, ?, ?, ?)",
+                arguments: [name, Self.kioskTokenHash(token), now.timeIntervalSince1970, canPress])
         }
     }
 
     public func pairedKiosks() throws -> [PairedKiosk] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, pairedAt FROM pairedKiosk WHERE \(RowRules.valid("pairedKiosk")) ORDER BY id")
-                .map { PairedKiosk(id: $0[0], name: $0[1], pairedAt: Date(timeIntervalSince1970: $0[2])) }
+            try Row.fetchAll(db, sql: "SELECT id, name, pairedAt, canPress FROM pairedKiosk WHERE \(RowRules.valid("pairedKiosk")) ORDER BY id")
+                .map(Self.pairedKiosk(row:))
         }
     }
 
@@ -54,9 +56,9 @@ extension QuestDatabase {
         guard Self.isKioskToken(token) else { return nil }
         return try pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT id, name, pairedAt FROM pairedKiosk WHERE tokenHash = ? AND \(RowRules.valid("pairedKiosk"))",
+                db, sql: "SELECT id, name, pairedAt, canPress FROM pairedKiosk WHERE tokenHash = ? AND \(RowRules.valid("pairedKiosk"))",
                 arguments: [Self.kioskTokenHash(token)])
-            .map { PairedKiosk(id: $0[0], name: $0[1], pairedAt: Date(timeIntervalSince1970: $0[2])) }
+            .map(Self.pairedKiosk(row:))
         }
     }
 
@@ -66,6 +68,10 @@ extension QuestDatabase {
             try db.execute(sql: "DELETE FROM pairedKiosk WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
+    }
+
+    private static func pairedKiosk(row: Row) -> PairedKiosk {
+        PairedKiosk(id: row[0], name: row[1], pairedAt: Date(timeIntervalSince1970: row[2]), canPress: row[3])
     }
 
     static func isKioskToken(_ token: String) -> Bool {

@@ -20,6 +20,8 @@ public struct StoredSettings: Equatable, Sendable {
     /// The board profile chosen from the web's first run or `questbox settings set board`
     /// (#32); nil: none yet. QUESTBOX_BOARD (the service's defaults file) wins where set.
     public var boardName: String?
+    /// #33 (`web.player-pages`): the player's pages answer only the family's paired browsers.
+    public var playerPagesPaired = false
 
     public init() {}
 
@@ -135,6 +137,7 @@ extension QuestDatabase {
         // Names that break the rule are left out (a hand-edited restore): never a way in.
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         if row.hasColumn("boardName") { s.boardName = row["boardName"] }
+        if row.hasColumn("playerPagesPaired") { s.playerPagesPaired = row["playerPagesPaired"] }
         if row.hasColumn("lockSoundMute") {
             let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
             s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
@@ -183,12 +186,13 @@ extension QuestDatabase {
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
-                      webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ? WHERE id = 1
+                      webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
                             s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName,
-                            s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders)])
+                            s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders),
+                            s.playerPagesPaired])
         }
     }
 

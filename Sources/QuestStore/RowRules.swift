@@ -145,13 +145,13 @@ enum RowRules {
             Rule(column: "boardName", expected: "empty or a board profile's name (a–z, 0–9, - and _)") { p in
                 "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND 64 AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
             },
-            bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"),
+            bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"),
         ]),
         ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
         ("streakPolicyChange", [wallTime("changedAt"), oneOf("fromPolicy", ["pause", "joker"]), oneOf("toPolicy", ["pause", "joker"])]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),
         ("backupLog", [wallTime("createdAt"), text("fileName"), int("sizeBytes", 0, Int64.max, "bytes"), text("kind", maxBytes: 32)]),
-        ("pairedKiosk", [text("name", maxBytes: 200, nonEmpty: true), text("tokenHash", maxBytes: 64, nonEmpty: true), wallTime("pairedAt")]),
+        ("pairedKiosk", [text("name", maxBytes: 200, nonEmpty: true), text("tokenHash", maxBytes: 64, nonEmpty: true), wallTime("pairedAt"), bool("canPress")]),
     ]
 
     /// The rows of `table` that keep the rules, as a WHERE condition: every rule, or only

@@ -25,6 +25,7 @@ public enum Schema {
         ("v8-board-choice", v8),
         ("v9-player-switch-locks", v9),
         ("v10-paired-kiosks", v10),
+        ("v11-player-pages", v11),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -36,6 +37,17 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #33: the player's pages for the family's paired browsers only (`web.player-pages`), and
+    /// a paired browser that only shows them (a phone) beside one that presses (a kiosk).
+    static func v11(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "playerPagesPaired", .integer).notNull().defaults(to: 0)
+        }
+        try db.alter(table: "pairedKiosk") { t in
+            t.add(column: "canPress", .integer).notNull().defaults(to: 1)
+        }
     }
 
     /// #33: the browsers a parent paired as touch kiosks (the box's buttons on a screen), each

@@ -38,6 +38,8 @@ public struct WebServices: Sendable {
     let presence: PresenceCheck
     /// Touch kiosks asking to be paired (#33), until a parent enters their code.
     let kioskPairing: KioskPairingRequests
+    /// Whether the player's pages answer only paired browsers (#33, `web.player-pages`).
+    let playerPages: PlayerPagesSetting
     /// `questbox doctor`, run for the health page.
     let doctor: DoctorRunner
     /// The names a request's Host may carry (#31: DNS rebinding).
@@ -78,6 +80,7 @@ public struct WebServices: Sendable {
     func forgetRecentReads() {
         recentHome.forget()
         recentStats.forget()
+        playerPages.forget()
     }
 
     init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
@@ -103,6 +106,7 @@ public struct WebServices: Sendable {
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
         kioskPairing = KioskPairingRequests(clock: clock)
+        playerPages = PlayerPagesSetting(database: database, clock: clock)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
@@ -137,6 +141,7 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     router.add(middleware: HostCheckMiddleware(names: services.hostNames))
     router.add(middleware: ForgetRecentReads(services: services, paths: PageChanges.player))
+    router.add(middleware: PlayerPagesGate(services: services))
     PlayerController(services: services).addRoutes(to: router)
     MeController(services: services).addRoutes(to: router)
     FirstRunController(services: services).addRoutes(to: router)

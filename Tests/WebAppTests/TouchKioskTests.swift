@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import QuestCore
+import QuestReports
 import QuestStore
 import SystemClock
 import TestSupport
@@ -58,7 +59,7 @@ struct TouchKioskTests {
             let badName = try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "\u{7}")])
             #expect(badName.status == .unprocessableContent && String(buffer: badName.body).contains("Give the kiosk a name"))
             let fresh = code  // a refused name leaves the code waiting
-            let paired = try await parent.post(client, "/parent/kiosks/pair", [("code", String(fresh.prefix(3)) + " " + String(fresh.dropFirst(3))), ("name", "Kitchen display")])
+            let paired = try await parent.post(client, "/parent/kiosks/pair", [("code", String(fresh.prefix(3)) + " " + String(fresh.dropFirst(3))), ("name", "Kitchen display"), ("press", "on")])
             #expect(paired.status == .seeOther)
             #expect(try db.pairedKiosks().map(\.name) == ["Kitchen display"])
             #expect(try db.pairedKiosk(token: token) != nil, "the kiosk's own token, kept since it asked")
@@ -87,6 +88,7 @@ struct TouchKioskTests {
             // The parent's list, then unpairing: the kiosk's next press is refused.
             (_, page) = try await parent.get(client, "/parent/kiosks")
             #expect(page.contains("Kitchen display"))
+            #expect(page.contains("presses the box"))
             #expect(page.components(separatedBy: "name=\"csrf\" value=\"\(parent.csrf)\"").count == 4, "each form has the token (pair, this browser, unpair)")
             let id = try #require(try db.pairedKiosks().first?.id)
             #expect(try await parent.post(client, "/parent/kiosks/\(id)/unpair", []).status == .seeOther)
@@ -137,5 +139,45 @@ struct TouchKioskTests {
         _ = requests.ask(token: first)
         for _ in 0..<KioskPairingRequests.maximumWaiting { _ = requests.ask(token: QuestDatabase.newKioskToken()) }
         #expect(requests.code(for: first) == nil, "the oldest went")
+    }
+
+    @Test("web.player-pages paired: the player's pages and their API answer only paired screens; a stranger gets a page to ask; her phone, paired to show them, sees them and presses nothing; the kiosk stays open; open by default")
+    func playerPagesForPairedScreens() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var stranger = BrowserSession()
+            #expect(try await stranger.get(client, "/stats").0 == .ok, "open by default")
+            try SettingsCatalog.set("web.player-pages", to: "paired", in: db)
+            try await Task.sleep(nanoseconds: 1_100_000_000)  // the gate reads the setting once a second
+            for path in ["/", "/stats", "/me", "/quests/new", "/api/v1/stats", "/api/v1/player"] {
+                let (status, page) = try await stranger.get(client, path)
+                #expect(status == .forbidden, "\(path)")
+                #expect(!page.contains("Tooth Time") && !page.contains("Morning Quest"), "\(path) says nothing of hers")
+            }
+            #expect(try await stranger.get(client, "/kiosk").0 == .ok, "the box's screen stays open")
+            #expect(try await stranger.get(client, "/api/v1/state").0 == .ok)
+            let (_, refusal) = try await stranger.get(client, "/stats")
+            #expect(refusal.contains("These pages are the player's") && refusal.contains("Ask to pair this browser"))
+            let asked = try await stranger.post(client, "/kiosk/pair", [("back", "/stats")])
+            #expect(asked.headers[.location] == "/stats", "back to the page that asked")
+            let (_, waiting) = try await stranger.get(client, "/stats")
+            let code = try #require(Self.pairCode(waiting))
+            #expect(try await stranger.post(client, "/kiosk/pair", [("back", "https://elsewhere.example/")]).headers[.location] == "/kiosk", "never elsewhere")
+
+            var parent = try await signedInParent(client)
+            _ = try await parent.get(client, "/parent/kiosks")
+            #expect(try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Her phone")]).status == .seeOther)
+            #expect(try db.pairedKiosks().map(\.canPress) == [false])
+            let (status, page) = try await stranger.get(client, "/stats")
+            #expect(status == .ok && page.contains("Your stats"), "her phone, paired, sees her pages")
+            #expect(try await stranger.get(client, "/api/v1/stats").0 == .ok)
+            let (_, kiosk) = try await stranger.get(client, "/kiosk")
+            #expect(!kiosk.contains("data-touch"), "a phone paired for her pages has no buttons")
+            #expect(try await stranger.post(client, "/kiosk/press", [("button", "lock"), ("action", "tap")]).status == .forbidden)
+            let (_, list) = try await parent.get(client, "/parent/kiosks")
+            #expect(list.contains("Her phone") && list.contains("shows the player"))
+        }
     }
 }

@@ -15,8 +15,10 @@ struct KioskController {
         router.get("/kiosk") { request, context in try await kiosk(request, onTheBox: context.isFromThisMachine) }
         // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
         router.post("/kiosk/pair") { request, _ in
-            _ = try await services.changeForm(request, limit: 1024)
-            var response = Response.redirect(to: "/kiosk")
+            let form = try await services.changeForm(request, limit: 1024)
+            // Back to the player's page that asked, or to the kiosk (never elsewhere).
+            let back = form.value("back").flatMap { ["/", "/stats", "/me"].contains($0) ? $0 : nil } ?? "/kiosk"
+            var response = Response.redirect(to: back)
             if try services.pairedKiosk(request) == nil {
                 let token = KioskPairingRequests.token(of: request) ?? QuestDatabase.newKioskToken()
                 _ = services.kioskPairing.ask(token: token)
@@ -32,8 +34,8 @@ struct KioskController {
         // A paired kiosk's button: the same press as the box's own, through its socket.
         router.post("/kiosk/press") { request, _ in
             let form = try await services.changeForm(request, limit: 256)
-            guard try services.pairedKiosk(request) != nil else {
-                throw HTTPError(.forbidden, message: "This screen is not paired: a parent pairs it in the parent area (Touch kiosks).")
+            guard try services.pairedKiosk(request)?.canPress == true else {
+                throw HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
             }
             guard let button = form.value("button").flatMap(ButtonRole.init(rawValue:)),
                   let action = form.value("action"), ["down", "up", "tap"].contains(action)
@@ -62,8 +64,8 @@ struct KioskController {
     func kiosk(_ request: Request, onTheBox: Bool) async throws -> Response {
         var view = KioskView(await services.box.state())
         view.setupCode = onTheBox ? services.presence.waitingCode : nil
-        if try services.pairedKiosk(request) != nil {
-            view.touch = true
+        if let paired = try services.pairedKiosk(request) {
+            view.touch = paired.canPress ? true : nil
         } else {
             view.pairCode = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
             view.canPair = view.pairCode == nil

@@ -16,7 +16,7 @@ struct KiosksController {
             guard let token = services.kioskPairing.token(forCode: form.value("code") ?? "") else {
                 return try page(request, problem: "No kiosk shows that code now. Tap “Use this screen's buttons” on the kiosk, then enter the six digits it shows (within 10 minutes).", status: .unprocessableContent)
             }
-            return try pair(request, token: token, name: form.value("name") ?? "")
+            return try pair(request, token: token, name: form.value("name") ?? "", canPress: form.value("press") == "on")
         }
         parent.post("kiosks/this") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
@@ -35,9 +35,9 @@ struct KiosksController {
         }
     }
 
-    private func pair(_ request: Request, token: String, name: String) throws -> Response {
+    private func pair(_ request: Request, token: String, name: String, canPress: Bool = true) throws -> Response {
         do {
-            try services.database.pairKiosk(name: name, token: token, now: Date())
+            try services.database.pairKiosk(name: name, token: token, now: Date(), canPress: canPress)
             services.kioskPairing.paired(token: token)
         } catch StoreError.invalid(let why) {
             return try page(request, problem: Self.words(why), status: .unprocessableContent)
@@ -56,7 +56,9 @@ struct KiosksController {
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let mine = try services.pairedKiosk(request)?.id
         let kiosks = try services.database.pairedKiosks().map {
-            KiosksView.Kiosk(id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine)
+            KiosksView.Kiosk(
+                id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine,
+                role: $0.canPress ? "presses the box's buttons" : "shows the player's pages")
         }
         let done: String? = switch request.uri.queryParameters["done"].map(String.init) {
         case "paired": "Paired: that screen's buttons press the box now."
@@ -80,6 +82,7 @@ struct KiosksView: Encodable {
         var name: String
         var paired: String
         var thisBrowser: Bool
+        var role: String
     }
 
     var csrf: String

@@ -34,6 +34,8 @@ struct SettingsController {
                        ["false": "The player may switch it", "true": "Locked: only a parent"]),
         "lock.reminders": ("The player's reminders switch", "Whether the player may turn the reminders off and on on her page.",
                            ["false": "The player may switch it", "true": "Locked: only a parent"]),
+        "web.player-pages": ("The player's pages", "Who on the home network sees her home, stats and quests. Pair her phone under Paired screens first.",
+                             ["open": "Any browser on the home network", "paired": "Only the family's paired screens"]),
         "board": ("Board", "Which buttons, light and buzzer the box has (its wiring is on the wiring check). A box waiting for a board starts with it; QUESTBOX_BOARD in /etc/default/questbox wins where set.",
                   ["none": "None yet (the box waits)"]),
     ]

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import QuestStore
+import Synchronization
+import SystemClock
+
+/// #33 (`web.player-pages paired`): the player's pages (her home, stats, her page and quests,
+/// and their API) answer only the browsers the family paired (a touch kiosk, or her phone
+/// paired to show them). The box's screen (`/kiosk`) stays open, as the box is in the room.
+/// The setting is read at most once a second (a flood of requests never reads it each).
+final class PlayerPagesSetting: Sendable {
+    let database: QuestDatabase
+    let clock: any SystemClock
+    private let cached = Mutex<(paired: Bool, readAt: Int64?)>((false, nil))
+    static let refreshNanos: Int64 = 1_000_000_000
+
+    init(database: QuestDatabase, clock: any SystemClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    var pairedOnly: Bool {
+        let now = clock.monotonicNanos()
+        if let hit = cached.withLock({ c in c.readAt.map { now - $0 < Self.refreshNanos ? c.paired : nil } ?? nil }) { return hit }
+        // A store that cannot be read keeps the pages closed only if they were closed.
+        let paired = (try? database.settings().playerPagesPaired) ?? cached.withLock { $0.paired }
+        cached.withLock { $0 = (paired, now) }
+        return paired
+    }
+
+    /// This process changed the setting: the next request reads it.
+    func forget() { cached.withLock { $0.readAt = nil } }
+
+    /// The player's pages and their API (paths as the router sees them).
+    static func isPlayerPath(_ path: String) -> Bool {
+        if ["/", "/stats", "/me", "/api/v1/player", "/api/v1/stats", "/api/v1/quest-templates"].contains(path) { return true }
+        return ["/me/", "/quests", "/api/v1/quests"].contains { path.hasPrefix($0) }
+    }
+}
+
+struct PlayerPagesGate: RouterMiddleware {
+    let services: WebServices
+
+    func handle(_ request: Request, context: WebRequestContext, next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
+        guard PlayerPagesSetting.isPlayerPath(request.uri.path), services.playerPages.pairedOnly,
+              try services.pairedKiosk(request) == nil
+        else { return try await next(request, context) }
+        if request.uri.path.hasPrefix("/api/") {
+            throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
+        }
+        let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
+        return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
+            PairedOnlyView(csrf: csrf, code: code, back: request.uri.path)
+        }
+    }
+}
+
+struct PairedOnlyView: Encodable {
+    var csrf: String
+    var code: String?
+    var back: String
+}
