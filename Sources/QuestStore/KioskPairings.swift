@@ -74,7 +74,8 @@ extension QuestDatabase {
         PairedKiosk(id: row[0], name: row[1], pairedAt: Date(timeIntervalSince1970: row[2]), canPress: row[3])
     }
 
-    static func isKioskToken(_ token: String) -> Bool {
+    /// A token of the shape `newKioskToken` makes (64 lower-case hex digits).
+    public static func isKioskToken(_ token: String) -> Bool {
         token.utf8.count == 64 && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 

@@ -63,9 +63,7 @@ final class KioskPairingRequests: Sendable {
 
     /// The browser's kiosk token (a well-formed one), paired or not.
     static func token(of request: Request) -> String? {
-        guard let value = request.cookies[cookieName]?.value, value.utf8.count == 64,
-              value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
-        else { return nil }
+        guard let value = request.cookies[cookieName]?.value, QuestDatabase.isKioskToken(value) else { return nil }
         return value
     }
 
