@@ -54,7 +54,11 @@ struct WebAppTests {
     @Test("the player's home lists today's quests, level and XP from the store", arguments: [TestingSetup.router, .live])
     func home(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try recordQuest(db, at: Date().addingTimeInterval(-3600), durations: [(60, 61)], routine: everyDay)
+        // Played earlier today: an hour ago, or half-way since midnight when it is not yet 2 am
+        // (an hour ago would be yesterday just after midnight).
+        let now = Date()
+        let sinceMidnight = now.timeIntervalSince(Calendar.current.startOfDay(for: now))
+        try recordQuest(db, at: now.addingTimeInterval(-min(3600, sinceMidnight / 2)), durations: [(60, 61)], routine: everyDay)
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
             try await client.execute(uri: "/", method: .get) { response in
