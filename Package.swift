@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "QuestStore", targets: ["QuestStore"]),
         .executable(name: "questbox", targets: ["questbox"]),
         .executable(name: "questbox-web", targets: ["questbox-web"]),
+        .executable(name: "questbox-link", targets: ["questbox-link"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
         .executable(name: "store-bench", targets: ["StoreBench"]),
         .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
@@ -69,7 +70,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // What every surface shows from the store: the stats report, the settings catalog.
-        .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore", "BoardProfile"]),
+        .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore", "BoardProfile", "HomeLink"]),
         .target(
             name: "QuestCLI",
             dependencies: [
@@ -116,6 +117,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]),
+        // #34: the box in the house: what is told (pure), libmosquitto, and the link's process.
+        .target(name: "HomeLink", dependencies: ["QuestCore"]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(
+            name: "HomeLinkService",
+            dependencies: ["HomeLink", "MQTT", "QuestCore", "QuestStore", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(
+            name: "questbox-link",
+            dependencies: ["HomeLinkService", "QuestStore", "BoxProtocol", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "questbox-web",
             dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -137,6 +148,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
+        .testTarget(
+            name: "HomeLinkTests",
+            dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),

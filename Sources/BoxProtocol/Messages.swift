@@ -9,7 +9,7 @@ public enum BoxProtocol {
     public static let version = 1
     /// A request line longer than this is refused (and skipped up to its newline).
     public static let maximumLineBytes = 64 * 1024
-    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim"]
+    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim", "remind", "mute"]
 }
 
 /// One line from a client.
@@ -18,7 +18,7 @@ public struct BoxRequest: Codable, Equatable, Sendable {
     /// Echoed in the reply, so a client can match replies to requests.
     public var id: String?
     /// `press`: the button role and "down", "up" or "tap"; `button-check`'s action is
-    /// "start" (the default) or "stop".
+    /// "start" (the default) or "stop"; `mute`'s is "on" or "off".
     public var button: String?
     public var action: String?
     /// `test-output`: an LED colour, a buzzer pattern, a sound name (any of them).

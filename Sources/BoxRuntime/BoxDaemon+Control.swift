@@ -57,6 +57,19 @@ extension BoxDaemon {
         case .claim(let id, start: false, _):
             guard holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
             step(.claim(.cancel(id: id), atNanos: now))
+        case .house(let houseRequest):
+            // The reply says whether anything changed: a reminder with every quest of today
+            // played, or a switch a parent locked, is refused in words.
+            let remindersBefore = state.world.reminders
+            step(.house(houseRequest, atNanos: now))
+            switch houseRequest {
+            case .remindNow where state.world.reminders == remindersBefore:
+                return .reply(to: request, error: "remind: every quest of today is played (or the box is checking its buttons)")
+            case .sound(let muted) where state.world.settings.soundMuted != muted:
+                return .reply(to: request, error: "mute: a parent locked the sound switch")
+            default:
+                logger.notice("house request", metadata: ["command": "\(request.command)", "action": "\(request.action ?? "-")"])
+            }
         }
         reply.box = status()
         return reply

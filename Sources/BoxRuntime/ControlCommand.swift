@@ -45,6 +45,8 @@ enum ControlCommand: Equatable, Sendable {
     case buttonCheck(start: Bool)
     /// PAR-2: show a PIN claim (start) or take it back (stop).
     case claim(id: String, start: Bool, reset: Bool)
+    /// #34: the house's reminder now, and its sound switch (Home Assistant's button and switch).
+    case house(HouseRequest)
 
     /// The command `request` asks for, as far as the box's phase allows it.
     static func decide(_ request: BoxRequest, phase: QuestPhase, allowPress: Bool) -> Result<ControlCommand, ControlRefusal> {
@@ -85,6 +87,15 @@ enum ControlCommand: Equatable, Sendable {
             case "start": return .success(.claim(id: id, start: true, reset: request.reset ?? false))
             case "stop": return .success(.claim(id: id, start: false, reset: false))
             default: return notOneOf(request.action, ["start", "stop"])
+            }
+        case "remind":
+            guard idle else { return .refused("remind: a quest is running (\(phase.name)); the box reminds only between quests") }
+            return .success(.house(.remindNow))
+        case "mute":
+            switch request.action {
+            case "on": return .success(.house(.sound(muted: true)))
+            case "off": return .success(.house(.sound(muted: false)))
+            default: return notOneOf(request.action, ["on", "off"])
             }
         default:
             return .refused("command: unknown")

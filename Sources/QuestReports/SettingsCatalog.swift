@@ -1,5 +1,6 @@
 import Foundation
 import BoardProfile
+import HomeLink
 import QuestCore
 import QuestStore
 
@@ -21,8 +22,15 @@ public enum SettingsCatalog {
         var parse: @Sendable (String) -> Result<@Sendable (inout StoredSettings) -> Void, SettingRefusal>
     }
 
-    /// Why a value was refused: the allowed values are named by the caller.
-    struct SettingRefusal: Error {}
+    /// Why a value was refused: the allowed values are named by the caller, with what is
+    /// wrong when a value has parts (an address).
+    struct SettingRefusal: Error {
+        var reason: String? = nil
+    }
+
+    static func refusalLine(_ key: String, _ shown: String, _ entry: Entry, _ refusal: SettingRefusal) -> String {
+        "\(key): \"\(shown)\" is not allowed (\(refusal.reason.map { $0 + "; " } ?? "")allowed: \(entry.allowed))"
+    }
 
     public static let reminderPrefix = "reminder."
 
@@ -42,7 +50,7 @@ public enum SettingsCatalog {
         }
     }
 
-    static let entries: [Entry] = [
+    static let boxEntries: [Entry] = [
         flag("sound.mute", { !$0.soundEnabled }, { $0.soundEnabled = !$1 }),
         Entry(key: "sound.volume", allowed: "0–100", read: { "\($0.volumePercent)" }) { text in
             guard let v = Int(text), (0...100).contains(v) else { return .failure(SettingRefusal()) }
@@ -96,10 +104,81 @@ public enum SettingsCatalog {
         },
     ]
 
+    /// #34: a text setting of the house's link: nil for `none` (or ""), else text the store
+    /// keeps (at most 512 bytes, no control characters) that `valid` takes.
+    static func linkText(
+        _ key: String, allowed: String, none: String = "none", read: @escaping @Sendable (HomeLinkSettings) -> String?,
+        problem: @escaping @Sendable (String) -> String? = { _ in nil },
+        write: @escaping @Sendable (inout HomeLinkSettings, String?) -> Void
+    ) -> Entry {
+        Entry(key: key, allowed: allowed, read: { s in read(s.link) ?? none }) { text in
+            if text == none || text.isEmpty { return .success { write(&$0.link, nil) } }
+            if let reason = linkTextProblem(text) ?? problem(text) { return .failure(SettingRefusal(reason: reason)) }
+            return .success { write(&$0.link, text) }
+        }
+    }
+
+    static func linkTextProblem(_ text: String) -> String? {
+        if text.utf8.count > HomeLinkSettings.maximumBytes { return "longer than \(HomeLinkSettings.maximumBytes) bytes" }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "has a control character" }
+        return nil
+    }
+
+    static func addressProblem<T>(_ result: Result<T, LinkAddressProblem>) -> String? {
+        if case .failure(let problem) = result { problem.description } else { nil }
+    }
+
+    /// What `notify.on` takes (#34), in the order the settings page lists them.
+    public static let notifyEvents = ["reminder", "reminder-missed", "quest-paused", "quest-done", "level-up", "streak-milestone"]
+    /// How a secret reads back: never its value.
+    public static let secretShown = "(set)"
+
+    static let linkEntries: [Entry] = [
+        linkText("mqtt.url", allowed: BrokerAddress.allowed, none: "off", read: \.mqttURL, problem: { addressProblem(BrokerAddress.parse($0)) }) {
+            $0.mqttURL = $1
+        },
+        linkText("mqtt.username", allowed: "a user name | none", read: \.mqttUsername) { $0.mqttUsername = $1 },
+        // Read back as "(set)"; "(set)" given back (a page's untouched field) keeps it.
+        Entry(key: "mqtt.password", allowed: "a password | none", read: { $0.link.mqttPassword == nil ? "none" : secretShown }) { text in
+            if text == secretShown { return .success { _ in } }
+            if text == "none" || text.isEmpty { return .success { $0.link.mqttPassword = nil } }
+            if let reason = linkTextProblem(text) { return .failure(SettingRefusal(reason: reason)) }
+            return .success { $0.link.mqttPassword = text }
+        },
+        linkText("mqtt.topic", allowed: "a topic (default: questbox/<box id>) | default", none: "default", read: \.mqttTopic, problem: LinkTopic.problem) {
+            $0.mqttTopic = $1
+        },
+        Entry(key: "mqtt.discovery", allowed: "on | off | a discovery prefix (on: homeassistant)", read: { $0.link.mqttDiscovery ?? "off" }) { text in
+            switch text {
+            case "on": return .success { $0.link.mqttDiscovery = "homeassistant" }
+            case "off": return .success { $0.link.mqttDiscovery = nil }
+            default:
+                if let reason = LinkTopic.problem(text) { return .failure(SettingRefusal(reason: reason)) }
+                return .success { $0.link.mqttDiscovery = text }
+            }
+        },
+        linkText("notify.url", allowed: PushAddress.allowed, none: "off", read: \.notifyURL, problem: { addressProblem(PushAddress.parse($0)) }) {
+            $0.notifyURL = $1
+        },
+        linkText("notify.parent-url", allowed: PushAddress.allowed, none: "off", read: \.notifyParentURL, problem: { addressProblem(PushAddress.parse($0)) }) {
+            $0.notifyParentURL = $1
+        },
+        Entry(key: "notify.on", allowed: "none | any of " + notifyEvents.joined(separator: " "), read: { $0.link.notifyOn.isEmpty ? "none" : $0.link.notifyOn.joined(separator: " ") }) { text in
+            if text == "none" { return .success { $0.link.notifyOn = [] } }
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            guard !words.isEmpty, words.allSatisfy(notifyEvents.contains) else { return .failure(SettingRefusal()) }
+            let chosen = notifyEvents.filter(words.contains)
+            return .success { $0.link.notifyOn = chosen }
+        },
+    ]
+
     static let reminderAllowed = "HH:MM | off | default"
 
     /// The box's settings by key, without the per-routine reminders.
     public static var keys: [String] { entries.map(\.key) }
+
+    /// Every entry: the box's own, then the house's link (#34).
+    static let entries: [Entry] = boxEntries + linkEntries
 
     /// Every setting, then one reminder per routine ("reminder.<routine name>").
     public static func list(_ settings: StoredSettings, routines: [Routine]) -> [SettingValue] {
@@ -119,8 +198,10 @@ public enum SettingsCatalog {
     public static func set(_ key: String, to text: String, in db: QuestDatabase) throws -> SettingValue {
         let shown = DisplayText.escaped(text)
         if let entry = entries.first(where: { $0.key == key }) {
-            guard case .success(let change) = entry.parse(text) else {
-                throw StoreError.invalid("\(key): \"\(shown)\" is not allowed (allowed: \(entry.allowed))")
+            let change: @Sendable (inout StoredSettings) -> Void
+            switch entry.parse(text) {
+            case .success(let c): change = c
+            case .failure(let refusal): throw StoreError.invalid(refusalLine(key, shown, entry, refusal))
             }
             try db.updateSettings(change)
         } else if key.hasPrefix(reminderPrefix), key.count > reminderPrefix.count {
@@ -151,7 +232,7 @@ public enum SettingsCatalog {
     public static func problem(setting key: String, to text: String, routines: [Routine]) -> String? {
         let shown = DisplayText.escaped(text)
         if let entry = entries.first(where: { $0.key == key }) {
-            guard case .success = entry.parse(text) else { return "\(key): \"\(shown)\" is not allowed (allowed: \(entry.allowed))" }
+            if case .failure(let refusal) = entry.parse(text) { return refusalLine(key, shown, entry, refusal) }
             return nil
         }
         if key.hasPrefix(reminderPrefix), routines.contains(where: { reminderPrefix + $0.name == key }) {

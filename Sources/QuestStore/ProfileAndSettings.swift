@@ -22,6 +22,8 @@ public struct StoredSettings: Equatable, Sendable {
     public var boardName: String?
     /// #33 (`web.player-pages`): the player's pages answer only the family's paired browsers.
     public var playerPagesPaired = false
+    /// #34: the broker (Home Assistant) and the pushes to phones.
+    public var link = HomeLinkSettings()
 
     public init() {}
 
@@ -138,6 +140,12 @@ extension QuestDatabase {
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         if row.hasColumn("boardName") { s.boardName = row["boardName"] }
         if row.hasColumn("playerPagesPaired") { s.playerPagesPaired = row["playerPagesPaired"] }
+        if row.hasColumn("mqttURL") {
+            s.link = HomeLinkSettings(
+                mqttURL: row["mqttURL"], mqttUsername: row["mqttUsername"], mqttPassword: row["mqttPassword"], mqttTopic: row["mqttTopic"],
+                mqttDiscovery: row["mqttDiscovery"], notifyURL: row["notifyURL"], notifyParentURL: row["notifyParentURL"],
+                notifyOn: HomeLinkSettings.words(row["notifyOn"]))
+        }
         if row.hasColumn("lockSoundMute") {
             let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
             s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
@@ -172,6 +180,7 @@ extension QuestDatabase {
                 throw StoreError.invalid("stopGuardSeconds: \(guardSeconds) is not \(GameSettings.stopGuardRange.lowerBound)–\(GameSettings.stopGuardRange.upperBound)")
             }
             if let problem = WebHosts.problem(s.webHosts) { throw StoreError.invalid("webHosts: \(problem)") }
+            if let problem = s.link.problem { throw StoreError.invalid(problem) }
             if let board = s.boardName, !StoredSettings.isBoardName(board) {
                 throw StoreError.invalid("board: \"\(DisplayText.escaped(board))\" is not a board profile's name")
             }
@@ -186,13 +195,16 @@ extension QuestDatabase {
                 sql: """
                     UPDATE settings SET reminderTime = ?, remindersEnabled = ?, streakPolicy = ?, soundEnabled = ?,
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
-                      webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ? WHERE id = 1
+                      webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ?,
+                      mqttURL = ?, mqttUsername = ?, mqttPassword = ?, mqttTopic = ?, mqttDiscovery = ?, notifyURL = ?, notifyParentURL = ?,
+                      notifyOn = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
                             s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName,
                             s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders),
-                            s.playerPagesPaired])
+                            s.playerPagesPaired, s.link.mqttURL, s.link.mqttUsername, s.link.mqttPassword, s.link.mqttTopic,
+                            s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " ")])
         }
     }
 

@@ -46,6 +46,14 @@ enum RowRules {
     /// ends by GAME-4's 3 h limit). The family's month (#32) found such rows refused.
     static let lockNanos = int("lockMonotonicNanos", -86_400_000_000_000, Int64.max, "nanoseconds")
 
+    /// #34: a broker's or push service's address, name, password or topic: text of at most
+    /// `HomeLinkSettings.maximumBytes` bytes with no control characters.
+    static func linkText(_ c: String) -> Rule {
+        Rule(column: c, expected: "text of at most \(HomeLinkSettings.maximumBytes) bytes without control characters") { p in
+            "(typeof(\(p)\(c)) = 'text' AND length(CAST(\(p)\(c) AS BLOB)) <= \(HomeLinkSettings.maximumBytes) AND \(p)\(c) NOT GLOB ('*[' || char(1) || '-' || char(31) || char(127) || ']*'))"
+        }
+    }
+
     static func int(_ c: String, _ low: Int64, _ high: Int64, _ what: String) -> Rule {
         Rule(column: c, expected: "\(what) \(low)–\(high)") { p in "(typeof(\(p)\(c)) = 'integer' AND \(p)\(c) BETWEEN \(low) AND \(high))" }
     }
@@ -146,7 +154,12 @@ enum RowRules {
                 "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND 64 AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
             },
             bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"),
+            optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
+            optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
         ]),
+        ("boxIdentity", [Rule(column: "boxId", expected: "10 hex digits") { p in
+            "(typeof(\(p)boxId) = 'text' AND length(\(p)boxId) = 10 AND \(p)boxId NOT GLOB '*[^0-9a-f]*')"
+        }]),
         ("reminderLog", [uuid("routineId"), wallTime("soundedAt")]),
         ("streakPolicyChange", [wallTime("changedAt"), oneOf("fromPolicy", ["pause", "joker"]), oneOf("toPolicy", ["pause", "joker"])]),
         ("reflectionTracking", [optional(text("lastShownWeek", maxBytes: 16)), optional(text("dismissedWeek", maxBytes: 16))]),

@@ -26,6 +26,7 @@ public enum Schema {
         ("v9-player-switch-locks", v9),
         ("v10-paired-kiosks", v10),
         ("v11-player-pages", v11),
+        ("v12-home-link", v12),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -37,6 +38,26 @@ public enum Schema {
             }
         }
         return migrator
+    }
+
+    /// #34: the box in the house: an MQTT broker (Home Assistant), pushes to phones, and the
+    /// box's own id (random, made once; a restored backup brings its box's id with it).
+    static func v12(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "mqttURL", .text)
+            t.add(column: "mqttUsername", .text)
+            t.add(column: "mqttPassword", .text)
+            t.add(column: "mqttTopic", .text)
+            t.add(column: "mqttDiscovery", .text).defaults(to: "homeassistant")
+            t.add(column: "notifyURL", .text)
+            t.add(column: "notifyParentURL", .text)
+            t.add(column: "notifyOn", .text).notNull().defaults(to: "reminder")
+        }
+        try db.create(table: "boxIdentity") { t in
+            t.column("id", .integer).primaryKey(onConflict: .replace).check { $0 == 1 }
+            t.column("boxId", .text).notNull()
+        }
+        try db.execute(sql: "INSERT INTO boxIdentity (id, boxId) VALUES (1, lower(hex(randomblob(5))))")
     }
 
     /// #33: the player's pages for the family's paired browsers only (`web.player-pages`), and

@@ -49,15 +49,27 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     case buttonCheck(on: Bool, atNanos: MonotonicNanos)
     /// PAR-2: someone (the web app) asks to claim the box, or takes the claim back.
     case claim(ClaimRequest, atNanos: MonotonicNanos)
+    /// #34: the house asks (Home Assistant's button and switch, through the socket).
+    case house(HouseRequest, atNanos: MonotonicNanos)
 
     /// The monotonic time the event carries.
     public var atNanos: MonotonicNanos {
         switch self {
         case .button(_, _, let t), .touch(_, _, let t), .buttonLevel(_, _, let t), .timerFired(_, let t), .wallClockTick(let t), .worldUpdated(_, let t),
-             .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t):
+             .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t), .house(_, let t):
             t
         }
     }
+}
+
+/// #34: what the house may ask of the box: never a press, never a PIN claim.
+public enum HouseRequest: Codable, Equatable, Sendable {
+    /// REM-1's chime now, while idle: for the chosen quest when it is not played today, else
+    /// for the first of today's that is not (logged as a reminder, so the day's own reminder
+    /// of that quest does not sound again).
+    case remindNow
+    /// The sounds off or on (`sound.mute`); a parent's lock on the switch holds here too.
+    case sound(muted: Bool)
 }
 
 /// What the shell must do. A `persist` is listed before the sound, light and screen that
@@ -270,6 +282,33 @@ struct Reducer {
             checkButtons(on, at: t)
         case .claim(let request, let t):
             handleClaim(request, at: t)
+        case .house(let request, _):
+            handleHouse(request)
+        }
+    }
+
+    /// #34: a reminder now or the sounds switched, from the house. The reminder only while
+    /// idle (a quest in play is never interrupted); nothing but the switch and its words change.
+    mutating func handleHouse(_ request: HouseRequest) {
+        switch request {
+        case .remindNow:
+            guard case .idle(let selected, _) = state.phase, !state.buttonCheck else { return }
+            let today = todaysRoutines()
+            let unplayed = today.filter { !playedToday($0.id) }
+            guard let routine = unplayed.first(where: { $0.id == selected }) ?? unplayed.first,
+                  let position = today.firstIndex(where: { $0.id == routine.id })
+            else { return }
+            state.world.reminders[routine.id] = env.now
+            emit(.persist(.reminderSounded(routineID: routine.id, name: routine.playerFacingName(position: position + 1), at: env.now)))
+            emit(.playSound(.questAvailable))
+            enterIdle(notice: nil, selected: routine.id)
+        case .sound(let muted):
+            guard !state.world.settings.lockedSwitches.contains(.mute), state.world.settings.soundMuted != muted else { return }
+            state.world.settings.soundMuted = muted
+            emit(.persist(.soundMuted(muted)))
+            if case .idle(let selected, _) = state.phase, !state.buttonCheck {
+                enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, selected: selected)
+            }
         }
     }
 

@@ -1,0 +1,169 @@
+import Foundation
+
+/// One MQTT message the box publishes.
+public struct LinkMessage: Equatable, Sendable {
+    public var topic: String
+    public var payload: String
+    public var retain: Bool
+
+    public init(topic: String, payload: String, retain: Bool) {
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+    }
+}
+
+/// The box's topics under its base (`mqtt.topic`, default `questbox/<box id>`), as
+/// docs/mqtt.md lists them.
+public struct LinkTopics: Equatable, Sendable {
+    public var base: String
+
+    public init(base: String) { self.base = base }
+
+    /// "online" or "offline" (retained; the broker says "offline" for a box that vanished).
+    public var availability: String { base + "/availability" }
+    /// The facts as one JSON object (retained).
+    public var state: String { base + "/state" }
+    /// One JSON object per happening (not retained).
+    public var event: String { base + "/event" }
+    /// "ON" or "OFF": the routine done today (retained).
+    public func routine(_ key: String) -> String { base + "/routine/" + key }
+    /// Home Assistant's button (any payload) and switch ("ON" / "OFF").
+    public var remindCommand: String { base + "/remind/set" }
+    public var muteCommand: String { base + "/mute/set" }
+}
+
+/// What is published for a set of facts: the retained state, the routines, the events, and
+/// Home Assistant's discovery configs (one device, its entities tied to the topics above).
+public enum LinkPublication {
+    /// The retained facts: the state object and one topic per routine.
+    public static func retained(_ facts: BoxFacts, topics: LinkTopics) -> [LinkMessage] {
+        var state: [String: Any] = [
+            "state": facts.state, "quest": facts.quest ?? "", "level": facts.level, "xp": facts.xp, "streak": facts.streak,
+            "quests_today": facts.questsToday, "muted": facts.muted, "reminder_missed": facts.reminderMissed,
+        ]
+        state["last_week_accuracy"] = facts.lastWeekAccuracy ?? NSNull()
+        state["last_reminder"] = facts.lastReminder.map { iso8601($0) } ?? NSNull()
+        state["last_reminder_quest"] = facts.lastReminderQuest ?? NSNull()
+        return [LinkMessage(topic: topics.state, payload: json(state), retain: true)]
+            + facts.routines.map { LinkMessage(topic: topics.routine($0.key), payload: $0.doneToday ? "ON" : "OFF", retain: true) }
+    }
+
+    /// A happening on the event topic (Home Assistant's event entity reads `event_type`).
+    public static func event(_ happening: BoxHappening, topics: LinkTopics) -> LinkMessage {
+        var payload: [String: Any] = ["event_type": happening.eventType]
+        switch happening {
+        case .questDone(let quest, let count, let streak):
+            payload["quest"] = quest
+            payload["quests_today"] = count
+            payload["streak"] = streak
+        case .reminder(let quest), .reminderMissed(let quest): payload["quest"] = quest
+        case .levelUp(let level): payload["level"] = level
+        case .questPaused: break
+        }
+        return LinkMessage(topic: topics.event, payload: json(payload), retain: false)
+    }
+
+    public static func json(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: date)
+    }
+}
+
+/// The box as Home Assistant's MQTT discovery sees it: one device, its entities.
+public struct LinkDevice: Equatable, Sendable {
+    public var boxID: String
+    /// The board profile's name (the device's model).
+    public var board: String
+    /// `questbox --version`.
+    public var version: String
+
+    public init(boxID: String, board: String, version: String) {
+        self.boxID = boxID
+        self.board = board
+        self.version = version
+    }
+
+    /// Home Assistant's node id and the prefix of every entity's unique id.
+    public var nodeID: String { "questbox_" + boxID }
+}
+
+public enum HomeAssistantDiscovery {
+    /// One entity: its component, object id, and config beyond what every entity has.
+    struct Entity {
+        var component: String
+        var objectID: String
+        var config: [String: Any]
+    }
+
+    /// The retained configs for `facts`' routines (a config per entity) under `prefix`.
+    public static func configs(device: LinkDevice, routines: [BoxFacts.RoutineToday], topics: LinkTopics, prefix: String) -> [LinkMessage] {
+        entities(routines: routines, topics: topics).map { entity in
+            var config = entity.config
+            config["unique_id"] = "\(device.nodeID)_\(entity.objectID)"
+            config["object_id"] = "\(device.nodeID)_\(entity.objectID)"
+            config["availability_topic"] = topics.availability
+            config["payload_available"] = "online"
+            config["payload_not_available"] = "offline"
+            config["device"] = [
+                "identifiers": [device.nodeID], "name": "TimeQuest Box", "manufacturer": "TimeQuest Box", "model": device.board,
+                "sw_version": device.version,
+            ] as [String: Any]
+            config["origin"] = ["name": "questbox-link", "sw_version": device.version] as [String: Any]
+            return LinkMessage(topic: configTopic(prefix: prefix, component: entity.component, device: device, objectID: entity.objectID), payload: LinkPublication.json(config), retain: true)
+        }
+    }
+
+    public static func configTopic(prefix: String, component: String, device: LinkDevice, objectID: String) -> String {
+        "\(prefix)/\(component)/\(device.nodeID)/\(objectID)/config"
+    }
+
+    /// Where this box's configs live (to find and clear those of routines gone).
+    public static func configPattern(prefix: String, device: LinkDevice) -> String { "\(prefix)/+/\(device.nodeID)/+/config" }
+
+    static func entities(routines: [BoxFacts.RoutineToday], topics: LinkTopics) -> [Entity] {
+        func sensor(_ id: String, _ name: String, _ template: String, _ extra: [String: Any] = [:]) -> Entity {
+            var config: [String: Any] = ["name": name, "state_topic": topics.state, "value_template": template]
+            config.merge(extra) { _, new in new }
+            return Entity(component: "sensor", objectID: id, config: config)
+        }
+        var list = [
+            sensor("state", "State", "{{ value_json.state }}", ["device_class": "enum", "options": BoxFacts.states, "icon": "mdi:timer-sand"]),
+            sensor("quest", "Quest in play", "{{ value_json.quest }}", ["icon": "mdi:flag-checkered"]),
+            sensor("level", "Level", "{{ value_json.level }}", ["state_class": "measurement", "icon": "mdi:star-circle"]),
+            sensor("xp", "XP", "{{ value_json.xp }}", ["state_class": "total_increasing", "unit_of_measurement": "XP", "icon": "mdi:star-four-points"]),
+            sensor("streak", "Streak", "{{ value_json.streak }}", ["state_class": "measurement", "unit_of_measurement": "d", "icon": "mdi:fire"]),
+            sensor("quests_today", "Quests done today", "{{ value_json.quests_today }}", ["state_class": "measurement", "icon": "mdi:check-all"]),
+            sensor("last_week_accuracy", "Last week's accuracy", "{{ value_json.last_week_accuracy }}", ["state_class": "measurement", "unit_of_measurement": "%", "icon": "mdi:bullseye-arrow"]),
+            sensor("last_reminder", "Last reminder", "{{ value_json.last_reminder }}", ["device_class": "timestamp", "icon": "mdi:bell-ring"]),
+            Entity(component: "binary_sensor", objectID: "reminder_missed", config: [
+                "name": "Reminder missed", "state_topic": topics.state, "value_template": "{{ 'ON' if value_json.reminder_missed else 'OFF' }}",
+                "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:bell-alert",
+            ]),
+            Entity(component: "event", objectID: "activity", config: [
+                "name": "Activity", "state_topic": topics.event, "event_types": BoxHappening.eventTypes, "icon": "mdi:timeline-check",
+            ]),
+            Entity(component: "button", objectID: "remind", config: [
+                "name": "Remind now", "command_topic": topics.remindCommand, "payload_press": "PRESS", "icon": "mdi:bell-ring-outline",
+            ]),
+            Entity(component: "switch", objectID: "mute", config: [
+                "name": "Mute", "command_topic": topics.muteCommand, "state_topic": topics.state,
+                "value_template": "{{ 'ON' if value_json.muted else 'OFF' }}", "payload_on": "ON", "payload_off": "OFF",
+                "state_on": "ON", "state_off": "OFF", "icon": "mdi:volume-off",
+            ]),
+        ]
+        for routine in routines {
+            list.append(Entity(component: "binary_sensor", objectID: "done_\(routine.key)", config: [
+                "name": "\(routine.name) done today", "state_topic": topics.routine(routine.key), "payload_on": "ON", "payload_off": "OFF",
+                "icon": "mdi:checkbox-marked-circle-outline",
+            ]))
+        }
+        return list
+    }
+}

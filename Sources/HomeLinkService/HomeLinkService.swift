@@ -1,0 +1,357 @@
+import BoxProtocol
+import Foundation
+import HomeLink
+import Logging
+import MQTT
+import QuestCore
+import QuestStore
+import Synchronization
+
+/// #34: `questbox link`, a process of its own beside the box: it follows the box over its
+/// socket (as the web app does) and the store (the one truth), and tells the house through an
+/// MQTT broker (Home Assistant's discovery). Nothing here can slow the box: the box drops a
+/// socket client that falls behind, and the broker's network is libmosquitto's thread.
+/// Commands from the broker (remind now, mute) go to the box as socket requests, through
+/// the same checks as any other client's.
+public final class HomeLinkService {
+    public struct Options: Sendable {
+        public var socketPath: String
+        public var version: String
+        /// A CA certificate to trust for `mqtts://` instead of the system's ($QUESTBOX_MQTT_CA).
+        public var caFile: String?
+        /// How often the settings are read again (a parent's change is followed within this).
+        public var settingsSeconds: Double = 2
+        /// How often the facts are gathered without a change told by the box (a reminder
+        /// becomes "missed" with time, a day ends).
+        public var refreshSeconds: Double = 30
+
+        public init(socketPath: String, version: String, caFile: String? = nil) {
+            self.socketPath = socketPath
+            self.version = version
+            self.caFile = caFile
+        }
+    }
+
+    let database: QuestDatabase
+    let options: Options
+    let calendar: Calendar
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    private var box: BoxClient?
+    private var boxBoard: String?
+    private var screenKind: String?
+    private var screenQuest: String?
+    private var nextBoxAttempt = 0.0
+    private var boxWasOnline: Bool?
+
+    private var configuration: LinkConfiguration?
+    private var problem: String?
+    private var connection: MQTTConnection?
+    private var lastSettingsRead = -Double.infinity
+    private var lastGathered = -Double.infinity
+    private var factsChanged = true
+    private var facts: BoxFacts?
+    private var lastWeek: (day: Date, completed: Date?, reflection: WeeklyReflection?)?
+    /// The retained payload last handed over per topic, and whether everything must go again.
+    private var sent: [String: String] = [:]
+    private var configTopics: Set<String> = []
+
+    public init(database: QuestDatabase, options: Options, calendar: Calendar = .current, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.options = options
+        self.calendar = calendar
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Runs until `stop` says so (checked at least every 200 ms); then tells the broker the
+    /// box is offline and closes.
+    public func run(stop: () -> Bool) {
+        logger.info("link started", metadata: ["socket": "\(options.socketPath)"])
+        while !stop() {
+            turn()
+        }
+        shutDown()
+    }
+
+    /// One turn: settings, the box's socket (waits up to 200 ms for it), the broker, the facts.
+    func turn() {
+        let t = monotonicSeconds()
+        if t - lastSettingsRead >= options.settingsSeconds {
+            lastSettingsRead = t
+            followSettings()
+        }
+        followBox(at: t)
+        handleBroker()
+        if factsChanged || t - lastGathered >= options.refreshSeconds {
+            lastGathered = t
+            factsChanged = false
+            publishFacts()
+        }
+    }
+
+    // MARK: settings
+
+    private func followSettings() {
+        let settings: StoredSettings, boxID: String
+        do {
+            settings = try database.settings()
+            boxID = try database.boxID()
+        } catch {
+            logger.error("reading the settings failed", metadata: ["error": "\(error)"])
+            return
+        }
+        let (wanted, problem) = LinkConfiguration.from(settings.link, boxID: boxID, caFile: options.caFile)
+        if problem != self.problem {
+            if let problem { logger.error("MQTT is off: a setting cannot be used", metadata: ["problem": "\(problem)"]) }
+            self.problem = problem
+        }
+        guard wanted != configuration else { return }
+        disconnect()
+        configuration = wanted
+        guard let wanted else { return }
+        do {
+            connection = try MQTTConnection(.init(
+                host: wanted.broker.host, port: wanted.broker.port, tls: wanted.broker.tls, caFile: wanted.caFile, username: wanted.username,
+                password: wanted.password, clientID: "questbox-\(boxID)", will: (wanted.topics.availability, "offline")))
+            logger.notice("MQTT broker", metadata: ["broker": "\(wanted.broker.description)", "topic": "\(wanted.topics.base)"])
+        } catch {
+            logger.error("MQTT cannot start", metadata: ["broker": "\(wanted.broker.description)", "error": "\(error)"])
+        }
+    }
+
+    /// Says "offline" (a clean disconnect does not send the will) and lets the broker go.
+    private func disconnect() {
+        guard let connection, let configuration else { return }
+        if connection.publish(topic: configuration.topics.availability, payload: "offline", retain: true) {
+            // Up to half a second for the word to leave (never longer: a broker that stopped
+            // reading gets the will instead, when it notices).
+            for _ in 0..<25 where connection.isConnected { usleep(20_000) }
+        }
+        connection.close()
+        self.connection = nil
+        sent = [:]
+        configTopics = []
+    }
+
+    private func shutDown() {
+        disconnect()
+        logger.info("link stopped")
+    }
+
+    // MARK: the box
+
+    private func followBox(at t: Double) {
+        guard let box else {
+            if t >= nextBoxAttempt { connectBox(at: t) }
+            if box == nil { usleep(200_000) }
+            return
+        }
+        do {
+            switch try box.next(timeoutMs: 200) {
+            case .message(let message): boxSaid(message)
+            case .timedOut: break
+            case .closed: lostBox(at: t, reason: "the box closed the connection")
+            }
+        } catch {
+            lostBox(at: t, reason: "\(error)")
+        }
+    }
+
+    private func connectBox(at t: Double) {
+        do {
+            let client = try BoxClient(path: options.socketPath)
+            let reply = try client.request(BoxRequest(command: "subscribe"))
+            box = client
+            boxBoard = client.hello.box?.board
+            screenKind = reply.screen?.kind ?? "idle"
+            screenQuest = Self.quest(of: reply.screen)
+            factsChanged = true
+            if boxWasOnline != true { logger.notice("box online", metadata: ["board": "\(boxBoard ?? "?")"]) }
+            boxWasOnline = true
+        } catch {
+            nextBoxAttempt = t + 2
+            if boxWasOnline != false {
+                logger.warning("box offline", metadata: ["reason": "\(error)"])
+                boxWasOnline = false
+                screenKind = nil
+                factsChanged = true
+            }
+        }
+    }
+
+    private func lostBox(at t: Double, reason: String) {
+        box = nil
+        screenKind = nil
+        screenQuest = nil
+        factsChanged = true
+        nextBoxAttempt = t + 0.5
+        boxWasOnline = false
+        logger.warning("box offline", metadata: ["reason": "\(reason)"])
+    }
+
+    private func boxSaid(_ message: BoxMessage) {
+        guard message.type == "event" else { return }
+        switch message.event {
+        case "screen":
+            let kind = message.screen?.kind
+            let quest = Self.quest(of: message.screen)
+            if kind != screenKind || quest != screenQuest { factsChanged = true }
+            screenKind = kind ?? screenKind
+            screenQuest = quest
+        case "reminder", "box":
+            factsChanged = true
+        default:
+            break
+        }
+    }
+
+    static func quest(of screen: ScreenPayload?) -> String? {
+        switch screen?.screen {
+        case .estimating(let s): s.questName
+        case .active(let s): s.questName
+        default: nil
+        }
+    }
+
+    // MARK: the broker
+
+    private func handleBroker() {
+        guard let connection, let configuration else { return }
+        let (incoming, dropped) = connection.drain()
+        if dropped > 0 { logger.warning("MQTT: messages from the broker dropped (too many at once)", metadata: ["dropped": "\(dropped)"]) }
+        for message in incoming {
+            switch message {
+            case .connected:
+                logger.notice("MQTT connected", metadata: ["broker": "\(configuration.broker.description)"])
+                sent = [:]
+                connection.subscribe(configuration.topics.remindCommand)
+                connection.subscribe(configuration.topics.muteCommand)
+                if let prefix = configuration.discoveryPrefix {
+                    connection.subscribe(HomeAssistantDiscovery.configPattern(prefix: prefix, device: device()))
+                }
+                factsChanged = true
+            case .disconnected(let reason):
+                logger.warning("MQTT not connected", metadata: ["broker": "\(configuration.broker.description)", "reason": "\(reason)"])
+            case .message(let topic, let payload, let retained):
+                received(topic: topic, payload: payload, retained: retained, configuration)
+            }
+        }
+    }
+
+    private func received(topic: String, payload: [UInt8], retained: Bool, _ configuration: LinkConfiguration) {
+        let text = String(decoding: payload.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if topic == configuration.topics.remindCommand, !retained {
+            command(BoxRequest(command: "remind"))
+        } else if topic == configuration.topics.muteCommand, !retained {
+            switch text.uppercased() {
+            case "ON": command(BoxRequest(command: "mute", action: "on"))
+            case "OFF": command(BoxRequest(command: "mute", action: "off"))
+            default: logger.warning("MQTT: mute takes ON or OFF", metadata: ["payload": "\(DisplayText.escaped(String(text.prefix(20))))"])
+            }
+        } else if topic.hasSuffix("/config"), !payload.isEmpty, !configTopics.isEmpty, !configTopics.contains(topic) {
+            // A config of this box that it no longer has (a routine deleted while the link was
+            // away): cleared, so Home Assistant drops the entity.
+            connection?.publish(topic: topic, payload: "", retain: true)
+            logger.info("MQTT: an old entity cleared", metadata: ["topic": "\(topic)"])
+        }
+    }
+
+    /// A command from the house, to the box as any client's request; its refusal is logged.
+    private func command(_ request: BoxRequest) {
+        guard let box else {
+            logger.warning("MQTT command while the box is offline", metadata: ["command": "\(request.command)"])
+            return
+        }
+        do {
+            let reply = try box.request(request, timeoutMs: 2_000) { boxSaid($0) }
+            if reply.ok == true {
+                logger.notice("MQTT command", metadata: ["command": "\(request.command)", "action": "\(request.action ?? "-")"])
+            } else {
+                logger.warning("MQTT command refused", metadata: ["command": "\(request.command)", "error": "\(reply.error ?? "?")"])
+            }
+            factsChanged = true
+        } catch {
+            lostBox(at: monotonicSeconds(), reason: "\(error)")
+        }
+    }
+
+    private func device() -> LinkDevice {
+        LinkDevice(boxID: (try? database.boxID()) ?? "0000000000", board: boxBoard ?? "unknown", version: options.version)
+    }
+
+    // MARK: facts
+
+    private func publishFacts() {
+        let date = now()
+        let gathered: BoxFacts
+        do {
+            let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
+            let sessions = try database.sessions().filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
+            gathered = BoxFacts.gather(
+                world: world, sessions: sessions, screenKind: screenKind, screenQuest: screenQuest,
+                lastWeek: try lastWeekReflection(world: world, now: date), now: date)
+        } catch {
+            logger.error("reading the store failed", metadata: ["error": "\(error)"])
+            return
+        }
+        let happenings = BoxHappening.between(facts, gathered)
+        facts = gathered
+        for happening in happenings { logger.info("happening", metadata: ["event": "\(happening.eventType)"]) }
+        guard let connection, let configuration, connection.isConnected else { return }
+        var messages: [LinkMessage] = []
+        if sent[configuration.topics.availability] == nil {
+            messages.append(LinkMessage(topic: configuration.topics.availability, payload: "online", retain: true))
+        }
+        if let prefix = configuration.discoveryPrefix {
+            let configs = HomeAssistantDiscovery.configs(device: device(), routines: gathered.routines, topics: configuration.topics, prefix: prefix)
+            let topics = Set(configs.map(\.topic))
+            for gone in configTopics.subtracting(topics) {
+                messages.append(LinkMessage(topic: gone, payload: "", retain: true))
+                sent[gone] = nil
+            }
+            configTopics = topics
+            messages += configs
+        }
+        messages += LinkPublication.retained(gathered, topics: configuration.topics)
+        for message in messages where sent[message.topic] != message.payload {
+            if connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) {
+                sent[message.topic] = message.payload
+            } else {
+                // Not taken (the broker is behind): tried again at the next gathering.
+                factsChanged = true
+                break
+            }
+        }
+        for happening in happenings {
+            let event = LinkPublication.event(happening, topics: configuration.topics)
+            if !connection.publish(topic: event.topic, payload: event.payload, retain: false) {
+                logger.warning("MQTT: an event was dropped (the broker is behind)", metadata: ["event": "\(happening.eventType)"])
+            }
+        }
+    }
+
+    /// Last week's reflection, computed again only when the day or the last completed quest
+    /// changes (it reads the whole history).
+    private func lastWeekReflection(world: QuestWorld, now date: Date) throws -> WeeklyReflection? {
+        let cal = world.calendar
+        let day = cal.startOfDay(for: date)
+        let completed = world.plays.map(\.completedAt).max()
+        if let lastWeek, lastWeek.day == day, lastWeek.completed == completed { return lastWeek.reflection }
+        var reflection: WeeklyReflection?
+        if let start = WeeklyReflectionEngine.weekBounds(containing: date, calendar: cal)?.start,
+           let previous = cal.date(byAdding: .day, value: -3, to: start)
+        {
+            reflection = WeeklyReflectionEngine.computeReflection(snapshots: try database.snapshots(), sessions: try database.sessions(), weekContaining: previous, calendar: cal)
+        }
+        lastWeek = (day, completed, reflection)
+        return reflection
+    }
+
+    private func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,191 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// One connection to an MQTT broker through libmosquitto (MQTT 3.1.1, TLS, user name and
+/// password, a last will). libmosquitto's own thread does the network and reconnects with
+/// back-off; this object never blocks its caller on the network: `publish` hands a message
+/// to that thread or drops it (not connected, or too many unacknowledged), and what the
+/// broker sends waits in an inbox the caller drains. Owns the libmosquitto handle (freed in
+/// `close`, or when released).
+public final class MQTTConnection: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var host: String
+        public var port: Int
+        public var tls: Bool
+        /// A CA certificate (PEM) to trust instead of the system's.
+        public var caFile: String?
+        public var username: String?
+        public var password: String?
+        public var clientID: String
+        /// Retained by the broker and published by it when this connection vanishes.
+        public var will: (topic: String, payload: String)?
+        public var keepAliveSeconds: Int32 = 30
+
+        public init(host: String, port: Int, tls: Bool, caFile: String? = nil, username: String? = nil, password: String? = nil, clientID: String, will: (topic: String, payload: String)? = nil) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.caFile = caFile
+            self.username = username
+            self.password = password
+            self.clientID = clientID
+            self.will = will
+        }
+    }
+
+    public enum Incoming: Equatable, Sendable {
+        case connected
+        /// The broker refused or dropped the connection (its words); libmosquitto tries again.
+        case disconnected(String)
+        case message(topic: String, payload: [UInt8], retained: Bool)
+    }
+
+    /// Messages at QoS 1 the broker has not acknowledged yet beyond which `publish` drops:
+    /// a broker that stops reading (SIGSTOP) costs at most this many messages of memory.
+    public static let maximumInFlight = 64
+    /// What the inbox holds at most (a flood of messages on the box's topics is cut here).
+    public static let maximumInbox = 256
+
+    private let handle: OpaquePointer
+    private let state = Mutex(State())
+    private struct State {
+        var inbox: [Incoming] = []
+        var dropped = 0
+        var connected = false
+        var inFlight = 0
+        var closed = false
+    }
+
+    private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+
+    public init(_ options: Options) throws {
+        guard Self.libraryReady else { throw MQTTError("libmosquitto did not start") }
+        guard let handle = mosquitto_new(options.clientID, true, nil) else { throw MQTTError("libmosquitto: no memory for a client") }
+        self.handle = handle
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_reconnect_delay_set(handle, 1, 30, true)
+        _ = mosquitto_max_inflight_messages_set(handle, UInt32(Self.maximumInFlight))
+        do {
+            if let username = options.username {
+                try check(mosquitto_username_pw_set(handle, username, options.password), "user name")
+            }
+            if let will = options.will {
+                try check(mosquitto_will_set(handle, will.topic, Int32(will.payload.utf8.count), will.payload, 1, true), "last will")
+            }
+            if options.tls {
+                if let ca = options.caFile {
+                    try check(mosquitto_tls_set(handle, ca, nil, nil, nil, nil), "TLS CA file \(ca)")
+                } else {
+                    _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+                }
+            }
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+        mosquitto_connect_callback_set(handle) { _, object, rc in
+            MQTTConnection.from(object)?.connectionChanged(connected: rc == 0, reason: rc == 0 ? "" : String(cString: mosquitto_connack_string(rc)))
+        }
+        mosquitto_disconnect_callback_set(handle) { _, object, rc in
+            MQTTConnection.from(object)?.connectionChanged(connected: false, reason: rc == 0 ? "closed" : String(cString: mosquitto_strerror(rc)))
+        }
+        mosquitto_publish_callback_set(handle) { _, object, _ in
+            MQTTConnection.from(object)?.state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+        }
+        mosquitto_message_callback_set(handle) { _, object, message in
+            guard let connection = MQTTConnection.from(object), let message = message?.pointee, let topic = message.topic else { return }
+            let payload = message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
+            connection.receive(.message(topic: String(cString: topic), payload: payload, retained: message.retain))
+        }
+        // The first attempt's failure (a broker not up yet) is only the first: the network
+        // thread goes on trying with back-off.
+        let rc = mosquitto_connect_async(handle, options.host, Int32(options.port), options.keepAliveSeconds)
+        if rc != MOSQ_ERR_SUCCESS.rawValue { receive(.disconnected(Self.words(rc))) }
+        let started = mosquitto_loop_start(handle)
+        guard started == MOSQ_ERR_SUCCESS.rawValue else {
+            mosquitto_destroy(handle)
+            throw MQTTError("libmosquitto: no network thread (\(Self.words(started)))")
+        }
+    }
+
+    deinit { close() }
+
+    private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTConnection? {
+        object.map { Unmanaged<MQTTConnection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("\(what): \(Self.words(rc))") }
+    }
+
+    static func words(_ rc: Int32) -> String {
+        rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+    }
+
+    private func connectionChanged(connected: Bool, reason: String) {
+        state.withLock {
+            $0.connected = connected
+            if connected { $0.inFlight = 0 }
+        }
+        receive(connected ? .connected : .disconnected(reason))
+    }
+
+    private func receive(_ incoming: Incoming) {
+        state.withLock {
+            if $0.inbox.count < Self.maximumInbox { $0.inbox.append(incoming) } else { $0.dropped += 1 }
+        }
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// What the broker sent since the last call, and how many messages the full inbox dropped.
+    public func drain() -> (incoming: [Incoming], dropped: Int) {
+        state.withLock { s in
+            defer { s.inbox.removeAll(keepingCapacity: true); s.dropped = 0 }
+            return (s.inbox, s.dropped)
+        }
+    }
+
+    /// Hands a message to the network thread (QoS 1); false when it was dropped: not
+    /// connected, or `maximumInFlight` messages wait for the broker.
+    @discardableResult
+    public func publish(topic: String, payload: String, retain: Bool) -> Bool {
+        let admitted = state.withLock { s -> Bool in
+            guard s.connected, !s.closed, s.inFlight < Self.maximumInFlight else { return false }
+            s.inFlight += 1
+            return true
+        }
+        guard admitted else { return false }
+        let rc = mosquitto_publish(handle, nil, topic, Int32(payload.utf8.count), payload, 1, retain)
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+            return false
+        }
+        return true
+    }
+
+    @discardableResult
+    public func subscribe(_ pattern: String) -> Bool {
+        mosquitto_subscribe(handle, nil, pattern, 1) == MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// Disconnects cleanly (the broker does not publish the will; publish "offline" first)
+    /// and stops the network thread. Safe to call twice.
+    public func close() {
+        let first = state.withLock { s -> Bool in
+            defer { s.closed = true }
+            return !s.closed
+        }
+        guard first else { return }
+        mosquitto_disconnect(handle)
+        mosquitto_loop_stop(handle, false)
+        mosquitto_destroy(handle)
+    }
+}
+
+public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+
+/// #34: how the box reaches the house: an MQTT broker (Home Assistant's discovery under
+/// `mqttDiscovery`, nil: none) and pushes to phones. nil fields are off or the default. The
+/// store checks only the shape every field shares (length, no control characters); what a
+/// value means (a URL, a topic) is checked by the settings catalog before it is written.
+public struct HomeLinkSettings: Equatable, Sendable {
+    /// Any of these fields, in bytes.
+    public static let maximumBytes = 512
+
+    public var mqttURL: String?
+    public var mqttUsername: String?
+    /// Never shown back (`settings list` says "(set)").
+    public var mqttPassword: String?
+    /// nil: `questbox/<box id>`.
+    public var mqttTopic: String?
+    /// Home Assistant's discovery prefix; nil: no discovery.
+    public var mqttDiscovery: String? = "homeassistant"
+    public var notifyURL: String?
+    public var notifyParentURL: String?
+    /// What is pushed (`notify.on`): reminder, reminder-missed, quest-paused, quest-done,
+    /// level-up, streak-milestone.
+    public var notifyOn: [String] = ["reminder"]
+
+    public init(
+        mqttURL: String? = nil, mqttUsername: String? = nil, mqttPassword: String? = nil, mqttTopic: String? = nil,
+        mqttDiscovery: String? = "homeassistant", notifyURL: String? = nil, notifyParentURL: String? = nil, notifyOn: [String] = ["reminder"]
+    ) {
+        self.mqttURL = mqttURL
+        self.mqttUsername = mqttUsername
+        self.mqttPassword = mqttPassword
+        self.mqttTopic = mqttTopic
+        self.mqttDiscovery = mqttDiscovery
+        self.notifyURL = notifyURL
+        self.notifyParentURL = notifyParentURL
+        self.notifyOn = notifyOn
+    }
+
+    static func words(_ text: String?) -> [String] {
+        (text ?? "").split(separator: " ").map(String.init)
+    }
+
+    /// The first field the store cannot keep, as one line naming it; nil when all can be kept.
+    public var problem: String? {
+        let fields: [(String, String?)] = [
+            ("mqtt.url", mqttURL), ("mqtt.username", mqttUsername), ("mqtt.password", mqttPassword), ("mqtt.topic", mqttTopic),
+            ("mqtt.discovery", mqttDiscovery), ("notify.url", notifyURL), ("notify.parent-url", notifyParentURL),
+            ("notify.on", notifyOn.joined(separator: " ")),
+        ]
+        for (key, value) in fields {
+            guard let value else { continue }
+            if value.utf8.count > Self.maximumBytes { return "\(key): longer than \(Self.maximumBytes) bytes" }
+            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "\(key): has a control character" }
+        }
+        return nil
+    }
+}
+
+extension QuestDatabase {
+    /// #34: the box's own id (10 hex digits, made once by the migration that added it): its
+    /// MQTT topic and Home Assistant's device identifier, stable across restarts and updates.
+    public func boxID() throws -> String {
+        try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT boxId FROM boxIdentity WHERE id = 1 AND \(RowRules.valid("boxIdentity"))")
+        } ?? "0000000000"
+    }
+}
