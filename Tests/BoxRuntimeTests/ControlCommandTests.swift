@@ -47,6 +47,16 @@ struct ControlCommandTests {
         #expect(refusal(decide(BoxRequest(command: "press", button: "up", action: "hold"))) == "action: \"hold\" is not one of down, up, tap")
     }
 
+    @Test("#34 remind and mute (the house's button and switch): a reminder only between quests; mute takes on or off")
+    func house() throws {
+        #expect(try decide(BoxRequest(command: "remind")).get() == .house(.remindNow))
+        #expect(refusal(decide(BoxRequest(command: "remind"), phase: Self.busy))?.hasPrefix("remind: a quest is running (summary)") == true)
+        #expect(try decide(BoxRequest(command: "mute", action: "on"), phase: Self.busy).get() == .house(.sound(muted: true)))
+        #expect(try decide(BoxRequest(command: "mute", action: "off")).get() == .house(.sound(muted: false)))
+        #expect(refusal(decide(BoxRequest(command: "mute"))) == "action: \"\" is not one of on, off")
+        #expect(refusal(decide(BoxRequest(command: "mute", action: "loud"))) == "action: \"loud\" is not one of on, off")
+    }
+
     @Test("button check: starts only when idle, stops at any time")
     func buttonCheck() throws {
         #expect(try decide(BoxRequest(command: "button-check")).get() == .buttonCheck(start: true))
