@@ -2,7 +2,7 @@
 # Builds the Debian package questbox_<version>_<arch>.deb from a release build with the Swift
 # runtime linked statically (the Pi needs no Swift installed):
 #   scripts/package-deb.sh [OUT_DIR]        (default: .build/deb; prints the package's path)
-# /usr/bin/questbox and questbox-web; boards, sounds and the web app's templates under
+# /usr/bin/questbox, questbox-web and questbox-link; boards, sounds and the web app's templates under
 # /usr/share/questbox/; the services; a sysusers.d user (gpio, audio, i2c) and a tmpfiles.d
 # folder for /var/lib/questbox; /etc/default/questbox (the board) as a conffile. Depends is
 # computed by dpkg-shlibdeps, so a bookworm build depends on libgpiod2 (libgpiod 1.6) and a
@@ -17,13 +17,13 @@ arch=$(dpkg --print-architecture)
 # The maintainer: $DEBFULLNAME <$DEBEMAIL>, else the newest commit's author.
 maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQuest Box developers")} <${DEBEMAIL:-$(git log -1 --format=%ae 2>/dev/null || echo "questbox@example.org")}>"
 
-echo "package: release build of questbox and questbox-web (the first takes several minutes)" >&2
+echo "package: release build of questbox, questbox-web and questbox-link (the first takes several minutes)" >&2
 # Linked afresh every time (seconds): SwiftPM takes a program linked with other flags (another
 # linker, the runtime not linked in) as up to date.
-rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web"
-for product in questbox questbox-web; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
+rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web" "$RELEASE_BIN/questbox-link"
+for product in questbox questbox-web questbox-link; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
 bin=$RELEASE_BIN
-for program in questbox questbox-web; do
+for program in questbox questbox-web questbox-link; do
     if ldd "$bin/$program" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
         echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2
         exit 1
@@ -34,7 +34,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root=$stage/questbox
 install -d "$root/DEBIAN"
-for program in questbox questbox-web; do
+for program in questbox questbox-web questbox-link; do
     install -D -m 755 "$bin/$program" "$root/usr/bin/$program"
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
     # The toolchain's library path is useless on the Pi: the Swift runtime is linked in.
@@ -42,7 +42,7 @@ for program in questbox questbox-web; do
 done
 # Man pages from the programs' own help (scripts/manpage.py).
 install -d "$root/usr/share/man/man1"
-for program in questbox questbox-web; do
+for program in questbox questbox-web questbox-link; do
     python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
     chmod 644 "$root/usr/share/man/man1/$program.1.gz"
 done
@@ -54,6 +54,7 @@ cp -r Sources/WebApp/Resources/templates Sources/WebApp/Resources/assets "$share
 find "$share/web" -type d -exec chmod 755 {} + && find "$share/web" -type f -exec chmod 644 {} +
 install -D -m 644 deploy/questbox.service "$root/usr/lib/systemd/system/questbox.service"
 install -D -m 644 deploy/questbox-web.service "$root/usr/lib/systemd/system/questbox-web.service"
+install -D -m 644 deploy/questbox-link.service "$root/usr/lib/systemd/system/questbox-link.service"
 install -D -m 644 deploy/questbox.sysusers "$root/usr/lib/sysusers.d/questbox.conf"
 install -D -m 644 deploy/questbox.tmpfiles "$root/usr/lib/tmpfiles.d/questbox.conf"
 install -D -m 644 deploy/questbox.default "$root/etc/default/questbox"
@@ -79,7 +80,7 @@ licence_of() {  # FILE: "Apache-2.0" or the file's text
     echo "Copyright 2026 the TimeQuest Box developers. The project has not chosen a licence yet."
     echo "Sounds/*.wav are made by the project's own recipe (Sounds/Recipe)."
     echo
-    echo "Statically linked into /usr/bin/questbox and /usr/bin/questbox-web: the Swift runtime and"
+    echo "Statically linked into /usr/bin/questbox, questbox-web and questbox-link: the Swift runtime and"
     echo "Foundation, and packages of this build's resolved graph (a subset of those listed below)."
     swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
     echo
@@ -112,7 +113,7 @@ install -D -m 644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overr
 # Depends from the programs' shared libraries (dpkg-shlibdeps wants a debian/control).
 mkdir -p "$stage/src/debian"
 printf 'Source: questbox\n\nPackage: questbox\nArchitecture: any\n' > "$stage/src/debian/control"
-depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" -e"$root/usr/bin/questbox-link" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)

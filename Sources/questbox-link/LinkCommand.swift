@@ -43,6 +43,12 @@ struct LinkCommand: ParsableCommand {
         signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGPIPE, SIG_IGN)
+        // A parent that blocked them (a test runner's thread) passes the mask on.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGTERM)
+        sigaddset(&stopping, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         var options = HomeLinkService.Options(
             socketPath: BoxSocketPath.forClient(dataDirectory: directory, environment: environment), version: BuildVersion.text, caFile: ca)
         if let seconds = environment["QUESTBOX_LINK_REFRESH_SECONDS"].flatMap(Double.init), seconds >= 0.1 { options.refreshSeconds = seconds }

@@ -94,12 +94,12 @@ in_root questbox boards wiring rpi4 > "$root/tmp/wiring.svg" && grep -q "^<svg" 
 in_root sh -c "man -w questbox >/dev/null 2>&1 || test -f /usr/share/man/man1/questbox.1.gz" || fail "no man page"
 
 # What the maintainer scripts set up.
-in_root systemd-analyze verify --man=no /usr/lib/systemd/system/questbox.service /usr/lib/systemd/system/questbox-web.service 2> "$root/tmp/verify.txt" \
+in_root systemd-analyze verify --man=no /usr/lib/systemd/system/questbox.service /usr/lib/systemd/system/questbox-web.service /usr/lib/systemd/system/questbox-link.service 2> "$root/tmp/verify.txt" \
     || { cat "$root/tmp/verify.txt" >&2; fail "systemd-analyze verify"; }
 groups=$(in_root id -nG questbox | tr ' ' '\n' | sort | tr '\n' ' ')
 [[ $groups == "audio gpio i2c questbox " ]] || fail "questbox's groups: $groups"
 [[ $(in_root stat -c '%U %a' /var/lib/questbox) == "questbox 750" ]] || fail "/var/lib/questbox: $(in_root stat -c '%U %a' /var/lib/questbox)"
-for unit in questbox questbox-web; do
+for unit in questbox questbox-web questbox-link; do
     [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled"
 done
 grep -q '^/etc/default/questbox$' <(dpkg-deb -I "$deb" conffiles) || fail "/etc/default/questbox is not a conffile"
@@ -158,7 +158,7 @@ cmp -s "$root/tmp/before.json" "$root/tmp/after.json" || { diff "$root/tmp/befor
 play_as_service
 new_plays=$(plays)
 (( new_plays > old_plays )) || fail "the upgraded box did not add its quest to the history ($new_plays plays)"
-for unit in questbox questbox-web; do
+for unit in questbox questbox-web questbox-link; do
     [[ -L $root/etc/systemd/system/multi-user.target.wants/$unit.service ]] || fail "$unit.service is not enabled after the upgrade"
 done
 

@@ -1,0 +1,192 @@
+import BoxProtocol
+import Foundation
+import HomeLink
+import MQTT
+import QuestStore
+import Testing
+import TestSupport
+
+/// #34 end to end: a real Mosquitto on a loopback port, the simulated box and `questbox-link`
+/// as a family runs them, and an observer subscribed as Home Assistant is.
+@Suite("#34: questbox link against a real Mosquitto", .serialized)
+struct LinkEndToEndTests {
+    /// The box's topic, read from the store's own id.
+    func base(_ rig: LinkRig) throws -> String {
+        LinkTopic.standard(boxID: try QuestDatabase(path: "\(rig.data)/questbox.sqlite").boxID())
+    }
+
+    func state(_ observer: Observer, _ base: String, seconds: Double = 10, _ accept: @escaping ([String: Any]) -> Bool) -> [String: Any]? {
+        Observer.json(observer.wait(for: base + "/state", seconds: seconds) { Observer.json($0).map(accept) ?? false })
+    }
+
+    @Test("discovery as Home Assistant requires it; the state within 1 s of a press; remind now and mute reach the box")
+    func discoveryStateAndCommands() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let broker = try Broker(directory: rig.directory)
+        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
+        try rig.startBox()
+        try rig.startLink()
+        let observer = try Observer(port: broker.port)
+        let base = try base(rig)
+        #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")
+        #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil, "\(rig.linkLog)")
+
+        // Retained configs, the device named by the box's board.
+        let node = "questbox_" + base.split(separator: "/").last!
+        _ = observer.wait(for: "homeassistant/sensor/\(node)/state/config") { $0.contains("\"model\":\"questbox-sim\"") }
+        let configs = observer.latest(under: "homeassistant/").filter { $0.key.hasSuffix("/config") && !$0.value.isEmpty }
+        let device = LinkDevice(boxID: String(base.split(separator: "/").last!), board: "questbox-sim", version: try #require(Observer.json(configs["homeassistant/sensor/\(node)/state/config"])?["device"] as? [String: Any])["sw_version"] as? String ?? "")
+        #expect(configs.count == 13, "12 entities and one routine: \(configs.keys.sorted())")
+        try DiscoverySchema.check(
+            configs.map { LinkMessage(topic: $0.key, payload: $0.value, retain: true) }, prefix: "homeassistant", device: device, topics: LinkTopics(base: base))
+
+        // REM-1 from Home Assistant's button: the chime's reminder is logged and told.
+        observer.forget()
+        observer.connection.publish(topic: base + "/remind/set", payload: "PRESS", retain: false)
+        let event = Observer.json(observer.wait(for: base + "/event") { $0.contains("\"reminder\"") })
+        #expect(event?["quest"] as? String == "Morning Quest", "\(rig.linkLog)")
+        #expect(state(observer, base) { $0["last_reminder_quest"] as? String == "Morning Quest" } != nil)
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").remindersSounded().count == 1)
+
+        // A press on the box: the state follows within a second.
+        observer.forget()
+        let pressed = Date()
+        try rig.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
+        let estimating = state(observer, base, seconds: 5) { $0["state"] as? String == "estimating" }
+        #expect(estimating?["quest"] as? String == "Morning Quest")
+        let took = observer.heard.first { $0.topic == base + "/state" && $0.payload.contains("\"estimating\"") }.map { $0.at.timeIntervalSince(pressed) }
+        #expect((took ?? 99) < 1.0, "the state came \(took ?? -1) s after the press")
+
+        // The mute switch: written by the box through its own path, told back as the switch's state.
+        observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
+        #expect(state(observer, base) { $0["muted"] as? Bool == true } != nil, "\(rig.linkLog)")
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").settings().soundEnabled == false)
+        // A reminder during a quest is refused by the box, in the link's log.
+        observer.connection.publish(topic: base + "/remind/set", payload: "PRESS", retain: false)
+        for _ in 0..<100 where !rig.linkLog.contains("MQTT command refused") { usleep(50_000) }
+        #expect(rig.linkLog.contains("remind: a quest is running"), "\(rig.linkLog)")
+    }
+
+    @Test("the broker restarts: the link connects again and republishes its retained configs; killed, its last will says offline")
+    func restartAndLastWill() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let broker = try Broker(directory: rig.directory)
+        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
+        try rig.startBox()
+        try rig.startLink()
+        let base = try base(rig)
+        let node = "questbox_" + base.split(separator: "/").last!
+        var observer = try Observer(port: broker.port)
+        #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")
+
+        broker.stop()
+        try broker.start()
+        // A new subscriber (nothing kept: persistence is off) gets the configs again, retained.
+        observer = try Observer(port: broker.port)
+        let config = observer.wait(for: "homeassistant/button/\(node)/remind/config", seconds: 20) { !$0.isEmpty }
+        #expect(config != nil, "\(rig.linkLog)")
+        #expect(observer.wait(for: base + "/availability", seconds: 5) { $0 == "online" } != nil)
+        // And the broker keeps them: a subscriber that comes later gets them retained.
+        let later = try Observer(port: broker.port)
+        #expect(later.wait(for: "homeassistant/button/\(node)/remind/config", seconds: 5) { !$0.isEmpty } != nil)
+        #expect(later.wait(for: base + "/availability", seconds: 5) { $0 == "online" } != nil)
+        #expect(later.heard.filter { $0.topic.hasSuffix("/config") || $0.topic == base + "/availability" }.allSatisfy { $0.retained })
+
+        kill(rig.link!.processIdentifier, SIGKILL)
+        rig.link!.waitUntilExit()
+        #expect(observer.wait(for: base + "/availability", seconds: 10) { $0 == "offline" } != nil, "the broker told the last will")
+    }
+
+    @Test("credentials: a wrong password is refused in the log and publishes nothing; the right one connects; the password never shows")
+    func credentials() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let passwords = (rig.directory as NSString).appendingPathComponent("passwords")
+        let made = try runProcess("/usr/bin/mosquitto_passwd", ["-b", "-c", passwords, "box", "right horse"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let broker = try Broker(directory: rig.directory, extra: ["password_file \(passwords)"], anonymous: false)
+        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
+        try rig.questbox(["settings", "set", "mqtt.username", "box"])
+        try rig.questbox(["settings", "set", "mqtt.password", "wrong"])
+        try rig.startBox()
+        try rig.startLink()
+        let base = try base(rig)
+        let observer = try Observer(port: broker.port, username: "box", password: "right horse")
+        for _ in 0..<100 where !rig.linkLog.contains("MQTT not connected") { usleep(50_000) }
+        #expect(rig.linkLog.contains("not authori"), "\(rig.linkLog)")
+        #expect(observer.wait(for: base + "/availability", seconds: 1) == nil)
+        #expect(try rig.questbox(["settings", "get", "mqtt.password"]).contains("(set)"))
+        #expect(!rig.linkLog.contains("wrong"))
+
+        try rig.questbox(["settings", "set", "mqtt.password", "right horse"])
+        #expect(observer.wait(for: base + "/availability", seconds: 15) { $0 == "online" } != nil, "\(rig.linkLog)")
+        #expect(!rig.linkLog.contains("right horse"))
+    }
+
+    @Test("TLS (mqtts://) with a test CA: the link trusts the CA it is given and publishes")
+    func tls() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let dir = rig.directory
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/ca.key", "-out", "\(dir)/ca.pem", "-days", "2", "-subj", "/CN=TimeQuest test CA"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr", "-subj", "/CN=localhost"],
+            ["x509", "-req", "-in", "\(dir)/server.csr", "-CA", "\(dir)/ca.pem", "-CAkey", "\(dir)/ca.key", "-CAcreateserial", "-out", "\(dir)/server.pem", "-days", "2",
+             "-extfile", "\(dir)/san.cnf"],
+        ]
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(dir)/san.cnf", atomically: true, encoding: .utf8)
+        for step in steps {
+            let r = try runProcess("/usr/bin/openssl", step)
+            try #require(r.status == 0, "openssl \(step[0]): \(r.stderr)")
+        }
+        // Mosquitto started as root reads its files as the mosquitto user: a test key may be read.
+        chmod("\(dir)/server.key", 0o644)
+        let broker = try Broker(directory: dir, extra: ["cafile \(dir)/ca.pem", "certfile \(dir)/server.pem", "keyfile \(dir)/server.key"])
+        try rig.questbox(["settings", "set", "mqtt.url", "mqtts://localhost:\(broker.port)"])
+        try rig.startBox()
+        try rig.startLink(environment: ["QUESTBOX_MQTT_CA": "\(dir)/ca.pem"])
+        let observer = try Observer(port: broker.port, tls: true, caFile: "\(dir)/ca.pem", host: "localhost")
+        let base = try base(rig)
+        #expect(observer.wait(for: base + "/availability", seconds: 15) { $0 == "online" } != nil, "\(rig.linkLog)")
+        #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil)
+    }
+
+    @Test("a broker that floods the command topics, stops reading (SIGSTOP), or is gone: the link lives on, the box plays on")
+    func hostileBroker() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let broker = try Broker(directory: rig.directory)
+        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
+        try rig.startBox()
+        try rig.startLink()
+        let base = try base(rig)
+        let observer = try Observer(port: broker.port)
+        #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")
+
+        // A flood: thousands of mute switches and junk; the link's inbox keeps the first ones.
+        for i in 0..<3_000 {
+            while !observer.connection.publish(topic: base + "/mute/set", payload: i % 3 == 0 ? "junk\u{1B}" : (i % 2 == 0 ? "ON" : "OFF"), retain: false) { usleep(1_000) }
+        }
+        try rig.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
+        #expect(state(observer, base, seconds: 15) { $0["state"] as? String == "estimating" } != nil, "\(rig.linkLog)")
+        #expect(rig.link?.isRunning == true)
+        #expect(!rig.linkLog.contains("junk\u{1B}"), "a payload is logged escaped")
+
+        // The broker stops reading: the box answers its socket as before.
+        broker.signal(SIGSTOP)
+        let started = Date()
+        for _ in 0..<20 { try rig.ask(BoxRequest(command: "state")) }
+        #expect(Date().timeIntervalSince(started) < 5)
+        broker.signal(SIGCONT)
+
+        // Gone: the box plays on; back: the link catches up.
+        broker.stop()
+        try rig.ask(BoxRequest(command: "press", button: "stop", action: "tap"))
+        #expect(rig.box?.isRunning == true && rig.link?.isRunning == true)
+        try broker.start()
+        let fresh = try Observer(port: broker.port)
+        #expect(fresh.wait(for: base + "/state", seconds: 20) { !$0.isEmpty } != nil, "\(rig.linkLog)")
+    }
+}

@@ -1,0 +1,199 @@
+import BoxProtocol
+import Foundation
+import HomeLink
+import MQTT
+import TestSupport
+
+/// #34's end-to-end rig: Debian's Mosquitto on a loopback port with its own config, the
+/// simulated box (`questbox simulate`) on a fresh store, `questbox-link` beside it, and an
+/// observer (libmosquitto, as Home Assistant would subscribe) that keeps what it hears.
+final class Broker {
+    let directory: String
+    let port: Int
+    let config: String
+    private(set) var process: Process?
+
+    /// `extra`: config lines after the listener (a password file, TLS files).
+    init(directory: String, listener: String = "", extra: [String] = [], anonymous: Bool = true) throws {
+        self.directory = directory
+        port = 21_000 + Int.random(in: 0..<20_000)
+        config = (directory as NSString).appendingPathComponent("mosquitto.conf")
+        let lines = ["listener \(port) 127.0.0.1"] + (listener.isEmpty ? [] : [listener]) + extra + [
+            "allow_anonymous \(anonymous)", "persistence false", "log_dest stderr", "log_type error",
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        p.arguments = ["-c", config]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        process = p
+        // Ready once it takes a TCP connection.
+        for _ in 0..<100 {
+            if Self.accepts(port: port) { return }
+            usleep(50_000)
+        }
+        throw RigError("mosquitto did not listen on \(port)")
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// SIGKILL: the test runner's threads block SIGTERM and a child inherits the mask, and
+    /// Mosquitto waits for signals with the mask it started with (it never sees SIGTERM).
+    func stop() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func signal(_ number: Int32) {
+        if let process { kill(process.processIdentifier, number) }
+    }
+
+    deinit { stop() }
+}
+
+struct RigError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The simulated box and the link on one store.
+final class LinkRig {
+    let directory: String
+    let data: String
+    var box: Process?
+    var boxInput: Pipe?
+    var link: Process?
+    var linkLog: String { (try? String(contentsOfFile: (directory as NSString).appendingPathComponent("link.log"), encoding: .utf8)) ?? "" }
+    var socketPath: String { (data as NSString).appendingPathComponent("questbox.sock") }
+
+    init() throws {
+        directory = temporaryDirectory()
+        data = (directory as NSString).appendingPathComponent("data")
+        try questbox(["routine", "import", "\(packageRoot)/deploy/example-routine.json"])
+        try questbox(["settings", "set", "reminders", "false"])
+    }
+
+    /// `questbox ARGS --data DATA`, which must succeed.
+    @discardableResult
+    func questbox(_ arguments: [String]) throws -> String {
+        let r = try runProcess(productPath("questbox"), arguments + ["--data", data])
+        guard r.status == 0 else { throw RigError("questbox \(arguments.joined(separator: " ")): \(r.stderr)") }
+        return r.stdout
+    }
+
+    func startBox() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: productPath("questbox"))
+        p.arguments = ["simulate", "--data", data]
+        p.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        let input = Pipe()
+        p.standardInput = input
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        ignoreBrokenPipes()
+        try p.run()
+        box = p
+        boxInput = input
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socketPath) { usleep(100_000) }
+        guard FileManager.default.fileExists(atPath: socketPath) else { throw RigError("the simulated box did not start") }
+    }
+
+    func startLink(environment extra: [String: String] = [:]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: productPath("questbox-link"))
+        p.arguments = ["--data", data]
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUESTBOX_LINK_REFRESH_SECONDS"] = "1"
+        environment.merge(extra) { _, new in new }
+        p.environment = environment
+        let log = (directory as NSString).appendingPathComponent("link.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: log)
+        p.standardError = FileHandle(forWritingAtPath: log)
+        try p.run()
+        link = p
+    }
+
+    /// A request to the box over its socket (as the web app or `questbox watch` sends it).
+    @discardableResult
+    func ask(_ request: BoxRequest) throws -> BoxMessage {
+        try BoxClient(path: socketPath).request(request)
+    }
+
+    func stop() {
+        for p in [link, box].compactMap({ $0 }) where p.isRunning {
+            p.terminate()
+            for _ in 0..<100 where p.isRunning { usleep(50_000) }
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}
+
+/// Subscribes to everything on the broker and keeps what it hears, with when.
+final class Observer {
+    let connection: MQTTConnection
+    private(set) var heard: [(topic: String, payload: String, retained: Bool, at: Date)] = []
+
+    init(port: Int, tls: Bool = false, caFile: String? = nil, host: String = "127.0.0.1", username: String? = nil, password: String? = nil) throws {
+        connection = try MQTTConnection(.init(
+            host: host, port: port, tls: tls, caFile: caFile, username: username, password: password, clientID: "observer-\(UUID().uuidString.prefix(8))"))
+    }
+
+    /// Takes what arrived (subscribing again after every connect: a clean session).
+    func poll() {
+        for incoming in connection.drain().incoming {
+            switch incoming {
+            case .connected: connection.subscribe("#")
+            case .disconnected: break
+            case .message(let topic, let payload, let retained):
+                heard.append((topic, String(decoding: payload, as: UTF8.self), retained, Date()))
+            }
+        }
+    }
+
+    /// The last payload on `topic` that `accept` takes, waiting up to `seconds`.
+    func wait(for topic: String, seconds: Double = 10, _ accept: (String) -> Bool = { _ in true }) -> String? {
+        let end = Date().addingTimeInterval(seconds)
+        repeat {
+            poll()
+            if let found = heard.last(where: { $0.topic == topic && accept($0.payload) }) { return found.payload }
+            usleep(20_000)
+        } while Date() < end
+        return nil
+    }
+
+    /// Everything heard on topics under `prefix` (the latest payload per topic).
+    func latest(under prefix: String) -> [String: String] {
+        poll()
+        var result: [String: String] = [:]
+        for h in heard where h.topic.hasPrefix(prefix) { result[h.topic] = h.payload }
+        return result
+    }
+
+    func forget() { heard.removeAll() }
+
+    static func json(_ payload: String?) -> [String: Any]? {
+        payload.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
