@@ -121,9 +121,11 @@ let package = Package(
         .target(name: "HomeLink", dependencies: ["QuestCore"]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        // libcurl for the pushes to phones (its setopt is variadic: a C function over it).
+        .target(name: "CPushHTTP", linkerSettings: [.linkedLibrary("curl")]),
         .target(
             name: "HomeLinkService",
-            dependencies: ["HomeLink", "MQTT", "QuestCore", "QuestStore", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HomeLink", "MQTT", "CPushHTTP", "QuestCore", "QuestStore", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "questbox-link",
             dependencies: ["HomeLinkService", "QuestStore", "BoxProtocol", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
@@ -150,7 +152,8 @@ let package = Package(
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
         .testTarget(
             name: "HomeLinkTests",
-            dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"]),
+            dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),

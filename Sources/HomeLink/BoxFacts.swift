@@ -102,6 +102,7 @@ public enum BoxHappening: Equatable, Sendable {
     case reminder(quest: String)
     case reminderMissed(quest: String)
     case levelUp(level: Int)
+    case streakMilestone(days: Int)
 
     /// Home Assistant's event type.
     public var eventType: String {
@@ -111,11 +112,12 @@ public enum BoxHappening: Equatable, Sendable {
         case .reminder: "reminder"
         case .reminderMissed: "reminder_missed"
         case .levelUp: "level_up"
+        case .streakMilestone: "streak_milestone"
         }
     }
 
     /// The event types the event entity declares.
-    public static let eventTypes = ["quest_completed", "quest_paused", "reminder", "reminder_missed", "level_up"]
+    public static let eventTypes = ["quest_completed", "quest_paused", "reminder", "reminder_missed", "level_up", "streak_milestone"]
 
     /// What changed from `before` to `after` (nothing on the first facts of a run: a restart
     /// never tells old news again).
@@ -133,6 +135,7 @@ public enum BoxHappening: Equatable, Sendable {
             happened.append(.reminderMissed(quest: after.lastReminderQuest ?? "Quest"))
         }
         if after.level > before.level { happened.append(.levelUp(level: after.level)) }
+        if after.streak > before.streak, StreakTracker.isMilestone(after.streak) { happened.append(.streakMilestone(days: after.streak)) }
         return happened
     }
 }

@@ -59,6 +59,7 @@ public enum LinkPublication {
             payload["streak"] = streak
         case .reminder(let quest), .reminderMissed(let quest): payload["quest"] = quest
         case .levelUp(let level): payload["level"] = level
+        case .streakMilestone(let days): payload["streak"] = days
         case .questPaused: break
         }
         return LinkMessage(topic: topics.event, payload: json(payload), retain: false)

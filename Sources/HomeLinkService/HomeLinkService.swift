@@ -24,6 +24,9 @@ public final class HomeLinkService {
         /// How often the facts are gathered without a change told by the box (a reminder
         /// becomes "missed" with time, a day ends).
         public var refreshSeconds: Double = 30
+        /// A push's time limit per attempt, and the waits before its retries.
+        public var pushTimeoutMs = 10_000
+        public var pushRetryDelays: [Double] = [2, 8, 30]
 
         public init(socketPath: String, version: String, caFile: String? = nil) {
             self.socketPath = socketPath
@@ -56,6 +59,13 @@ public final class HomeLinkService {
     /// The retained payload last handed over per topic, and whether everything must go again.
     private var sent: [String: String] = [:]
     private var configTopics: Set<String> = []
+    /// The settings' link part (the pushes' addresses and choices).
+    private var link = HomeLinkSettings()
+    private var recordedMQTT: String??
+    private lazy var notifier = PushNotifier(
+        logger: logger, caFile: options.caFile, timeoutMs: options.pushTimeoutMs, delays: options.pushRetryDelays,
+        failed: { [database] problem in try? database.recordPushProblem(problem, at: Date()) },
+        delivered: { [database] in try? database.recordPushProblem(nil, at: Date()) })
 
     public init(database: QuestDatabase, options: Options, calendar: Calendar = .current, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
@@ -102,11 +112,13 @@ public final class HomeLinkService {
             logger.error("reading the settings failed", metadata: ["error": "\(error)"])
             return
         }
+        link = settings.link
         let (wanted, problem) = LinkConfiguration.from(settings.link, boxID: boxID, caFile: options.caFile)
         if problem != self.problem {
             if let problem { logger.error("MQTT is off: a setting cannot be used", metadata: ["problem": "\(problem)"]) }
             self.problem = problem
         }
+        if wanted == nil { record(mqtt: problem.map { "off: \($0)" }) }
         guard wanted != configuration else { return }
         disconnect()
         configuration = wanted
@@ -136,6 +148,8 @@ public final class HomeLinkService {
     }
 
     private func shutDown() {
+        notifier.stop()
+        if configuration != nil { record(mqtt: "the link stopped") }
         disconnect()
         logger.info("link stopped")
     }
@@ -225,6 +239,7 @@ public final class HomeLinkService {
             switch message {
             case .connected:
                 logger.notice("MQTT connected", metadata: ["broker": "\(configuration.broker.description)"])
+                record(mqtt: "connected to \(configuration.broker.description)")
                 sent = [:]
                 connection.subscribe(configuration.topics.remindCommand)
                 connection.subscribe(configuration.topics.muteCommand)
@@ -234,6 +249,7 @@ public final class HomeLinkService {
                 factsChanged = true
             case .disconnected(let reason):
                 logger.warning("MQTT not connected", metadata: ["broker": "\(configuration.broker.description)", "reason": "\(reason)"])
+                record(mqtt: "not connected to \(configuration.broker.description): \(reason)")
             case .message(let topic, let payload, let retained):
                 received(topic: topic, payload: payload, retained: retained, configuration)
             }
@@ -277,6 +293,23 @@ public final class HomeLinkService {
         }
     }
 
+    /// The broker's connection for the health page, written only when it changes.
+    private func record(mqtt text: String?) {
+        guard recordedMQTT != .some(text) else { return }
+        recordedMQTT = .some(text)
+        do { try database.recordLinkMQTT(text, at: now()) } catch { logger.error("writing the link's status failed", metadata: ["error": "\(error)"]) }
+    }
+
+    /// The happenings `notify.on` names, to the player's or the parent's address.
+    private func push(_ happenings: [BoxHappening], facts: BoxFacts, calendar cal: Calendar) {
+        guard let player = link.notifyURL else { return }
+        for happening in happenings {
+            let at = facts.lastReminder.map { ClockTime(of: $0, calendar: cal).description }
+            guard let message = PushMessage.of(happening, reminderAt: at), link.notifyOn.contains(message.kind) else { continue }
+            notifier.send(message, to: message.forParent ? (link.notifyParentURL ?? player) : player)
+        }
+    }
+
     private func device() -> LinkDevice {
         LinkDevice(boxID: (try? database.boxID()) ?? "0000000000", board: boxBoard ?? "unknown", version: options.version)
     }
@@ -286,8 +319,10 @@ public final class HomeLinkService {
     private func publishFacts() {
         let date = now()
         let gathered: BoxFacts
+        let cal: Calendar
         do {
             let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
+            cal = world.calendar
             let sessions = try database.sessions().filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
             gathered = BoxFacts.gather(
                 world: world, sessions: sessions, screenKind: screenKind, screenQuest: screenQuest,
@@ -299,6 +334,7 @@ public final class HomeLinkService {
         let happenings = BoxHappening.between(facts, gathered)
         facts = gathered
         for happening in happenings { logger.info("happening", metadata: ["event": "\(happening.eventType)"]) }
+        push(happenings, facts: gathered, calendar: cal)
         guard let connection, let configuration, connection.isConnected else { return }
         var messages: [LinkMessage] = []
         if sent[configuration.topics.availability] == nil {

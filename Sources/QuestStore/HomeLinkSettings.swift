@@ -66,3 +66,52 @@ extension QuestDatabase {
         } ?? "0000000000"
     }
 }
+
+/// #34: what `questbox link` last saw, for the parent's health page: the broker's connection
+/// ("connected" or why not) and the last push that failed (cleared by the next that goes).
+public struct LinkStatus: Equatable, Sendable {
+    public var mqtt: String?
+    public var mqttAt: Date?
+    public var pushProblem: String?
+    public var pushProblemAt: Date?
+
+    public init(mqtt: String? = nil, mqttAt: Date? = nil, pushProblem: String? = nil, pushProblemAt: Date? = nil) {
+        self.mqtt = mqtt
+        self.mqttAt = mqttAt
+        self.pushProblem = pushProblem
+        self.pushProblemAt = pushProblemAt
+    }
+}
+
+extension QuestDatabase {
+    public func linkStatus() throws -> LinkStatus {
+        try pool.read { db in
+            guard try db.tableExists("linkStatus"),
+                  let row = try Row.fetchOne(db, sql: "SELECT * FROM linkStatus WHERE id = 1 AND \(RowRules.valid("linkStatus"))")
+            else { return LinkStatus() }
+            return LinkStatus(
+                mqtt: row["mqtt"], mqttAt: (row["mqttAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                pushProblem: row["pushProblem"], pushProblemAt: (row["pushProblemAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    /// The broker's connection as the link sees it (nil: MQTT off), written in one statement.
+    public func recordLinkMQTT(_ text: String?, at date: Date) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
+            try db.execute(
+                sql: "UPDATE linkStatus SET mqtt = ?, mqttAt = ? WHERE id = 1",
+                arguments: [text.map { String($0.prefix(400)) }, text == nil ? nil : date.timeIntervalSince1970])
+        }
+    }
+
+    /// A push that failed (nil: the last one went through).
+    public func recordPushProblem(_ text: String?, at date: Date) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
+            try db.execute(
+                sql: "UPDATE linkStatus SET pushProblem = ?, pushProblemAt = ? WHERE id = 1",
+                arguments: [text.map { String($0.prefix(400)) }, text == nil ? nil : date.timeIntervalSince1970])
+        }
+    }
+}

@@ -157,6 +157,7 @@ enum RowRules {
             optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
             optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
         ]),
+        ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
         ("boxIdentity", [Rule(column: "boxId", expected: "10 hex digits") { p in
             "(typeof(\(p)boxId) = 'text' AND length(\(p)boxId) = 10 AND \(p)boxId NOT GLOB '*[^0-9a-f]*')"
         }]),

@@ -58,6 +58,14 @@ public enum Schema {
             t.column("boxId", .text).notNull()
         }
         try db.execute(sql: "INSERT INTO boxIdentity (id, boxId) VALUES (1, lower(hex(randomblob(5))))")
+        // What `questbox link` last saw of the broker and the pushes (the parent's health page).
+        try db.create(table: "linkStatus") { t in
+            t.column("id", .integer).primaryKey(onConflict: .replace).check { $0 == 1 }
+            t.column("mqtt", .text)
+            t.column("mqttAt", .double)
+            t.column("pushProblem", .text)
+            t.column("pushProblemAt", .double)
+        }
     }
 
     /// #33: the player's pages for the family's paired browsers only (`web.player-pages`), and

@@ -51,7 +51,14 @@ struct LinkCommand: ParsableCommand {
         pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         var options = HomeLinkService.Options(
             socketPath: BoxSocketPath.forClient(dataDirectory: directory, environment: environment), version: BuildVersion.text, caFile: ca)
+        // Shorter waits for the tests (never needed on a box).
         if let seconds = environment["QUESTBOX_LINK_REFRESH_SECONDS"].flatMap(Double.init), seconds >= 0.1 { options.refreshSeconds = seconds }
+        if let ms = environment["QUESTBOX_LINK_PUSH_TIMEOUT_MS"].flatMap(Int.init), (100...60_000).contains(ms) { options.pushTimeoutMs = ms }
+        if let delays = environment["QUESTBOX_LINK_PUSH_RETRY_SECONDS"]?.split(separator: ",").compactMap({ Double($0) }),
+           !delays.isEmpty, delays.count <= 5, delays.allSatisfy({ (0.05...300).contains($0) })
+        {
+            options.pushRetryDelays = delays
+        }
         let service = HomeLinkService(database: database, options: options, logger: logger)
         service.run { stopRequested.load(ordering: .relaxed) }
     }

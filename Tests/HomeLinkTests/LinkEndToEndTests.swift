@@ -119,10 +119,13 @@ struct LinkEndToEndTests {
         #expect(observer.wait(for: base + "/availability", seconds: 1) == nil)
         #expect(try rig.questbox(["settings", "get", "mqtt.password"]).contains("(set)"))
         #expect(!rig.linkLog.contains("wrong"))
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("not connected to mqtt://127.0.0.1:") == true, "the health page says why")
 
         try rig.questbox(["settings", "set", "mqtt.password", "right horse"])
         #expect(observer.wait(for: base + "/availability", seconds: 15) { $0 == "online" } != nil, "\(rig.linkLog)")
         #expect(!rig.linkLog.contains("right horse"))
+        for _ in 0..<40 where try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected") != true { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected to mqtt://127.0.0.1:") == true)
     }
 
     @Test("TLS (mqtts://) with a test CA: the link trusts the CA it is given and publishes")

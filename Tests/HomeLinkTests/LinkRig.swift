@@ -16,7 +16,8 @@ final class Broker {
     /// `extra`: config lines after the listener (a password file, TLS files).
     init(directory: String, listener: String = "", extra: [String] = [], anonymous: Bool = true) throws {
         self.directory = directory
-        port = 21_000 + Int.random(in: 0..<20_000)
+        // Below the kernel's ephemeral ports (32768 on): no client of this machine holds it.
+        port = 20_000 + Int.random(in: 0..<10_000)
         config = (directory as NSString).appendingPathComponent("mosquitto.conf")
         let lines = ["listener \(port) 127.0.0.1"] + (listener.isEmpty ? [] : [listener]) + extra + [
             "allow_anonymous \(anonymous)", "persistence false", "log_dest stderr", "log_type error",
@@ -44,6 +45,9 @@ final class Broker {
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
+        // A connect whose SYN goes unanswered would wait for the kernel's retries (15 s).
+        var limit = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -86,6 +86,18 @@ struct HealthPageTests {
             #expect(page.contains("<dt>Version</dt><dd>9.9.9-fake</dd>"))
             #expect(page.contains("<dt>Up for</dt><dd>1 day 2 h</dd>"))
             #expect(!page.contains("cannot"))
+            #expect(!page.contains("Home Assistant") && !page.contains("Push to phone"), "no link set up, nothing said")
+
+            // #34: what `questbox link` last saw of the broker and the pushes.
+            try db.recordLinkMQTT("not connected to mqtt://ha.local:1883: not authorised", at: Date())
+            try db.recordPushProblem("reminder: HTTP 403", at: Date())
+            (_, page) = try await browser.get(client, "/parent/health")
+            #expect(page.contains("<dt>Home Assistant</dt><dd id=\"link-mqtt\">not connected to mqtt://ha.local:1883: not authorised (since today "), "\(page)")
+            #expect(page.contains("<dt>Push to phone</dt><dd id=\"link-push\" class=\"error\">failed today "))
+            #expect(page.contains(": reminder: HTTP 403</dd>"))
+            try db.recordPushProblem(nil, at: Date())
+            (_, page) = try await browser.get(client, "/parent/health")
+            #expect(!page.contains("Push to phone"), "a push that went through clears it")
         }
     }
 

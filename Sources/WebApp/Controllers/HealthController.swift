@@ -35,9 +35,10 @@ struct HealthController {
         let state = await services.box.ask(BoxRequest(command: "state"))
         let board = try? services.database.settings().boardName
         let lastPlay = try? services.database.lastPlayedAt()
-        let status = BoxHealth(
+        var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
             now: Date(), calendar: services.calendar)
+        if let link = try? services.database.linkStatus() { status.house(link, now: Date(), calendar: services.calendar) }
         return (status, await report)
     }
 }
@@ -63,6 +64,17 @@ struct BoxHealth: Codable, Sendable {
     var lastPlay: String
     var diskFreeBytes: Int64?
     var diskFree: String
+    /// #34: `questbox link`'s broker ("connected to …" or why not, since when) and the last
+    /// push that failed (shown until one goes through).
+    var mqtt: String?
+    var pushProblem: String?
+
+    mutating func house(_ link: LinkStatus, now: Date, calendar: Calendar) {
+        mqtt = link.mqtt.map { text in link.mqttAt.map { "\(text) (since \(Self.dayWords($0, now: now, calendar: calendar)))" } ?? text }
+        pushProblem = link.pushProblem.map { text in
+            link.pushProblemAt.map { "failed \(Self.dayWords($0, now: now, calendar: calendar)): \(text)" } ?? "failed: \(text)"
+        }
+    }
 
     init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar) {
         switch box {

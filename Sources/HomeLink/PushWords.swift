@@ -1,0 +1,49 @@
+import QuestCore
+
+/// #34: what a phone is told, in the box's kind words (seed 004: curiosity, never blame), and to
+/// whom. Routine-level facts only (seed 003): never a guess, a duration, a pattern or the
+/// weekly reflection.
+public struct PushMessage: Equatable, Sendable {
+    /// `notify.on`'s word for it.
+    public var kind: String
+    public var title: String
+    public var body: String
+    /// ntfy's emoji tags.
+    public var tags: String
+    /// For the parent (`notify.parent-url`), else for the player (`notify.url`).
+    public var forParent: Bool
+
+    /// The push for a happening, or nil for one that is never pushed.
+    public static func of(_ happening: BoxHappening, reminderAt: String? = nil) -> PushMessage? {
+        switch happening {
+        case .reminder(let quest):
+            PushMessage(kind: "reminder", title: "Time for \(quest)", body: "\(quest) is waiting on the box. Ready for a guess?", tags: "hourglass_flowing_sand", forParent: false)
+        case .reminderMissed(let quest):
+            PushMessage(
+                kind: "reminder-missed", title: "\(quest) not started yet",
+                body: "\(quest) was reminded\(reminderAt.map { " at \($0)" } ?? "") and has not started in 30 minutes.", tags: "bell", forParent: true)
+        case .questPaused:
+            PushMessage(kind: "quest-paused", title: "A quest is paused", body: "It picks up where it stopped at the next LOCK today.", tags: "pause_button", forParent: true)
+        case .questDone(let quest, let count, let streak):
+            PushMessage(
+                kind: "quest-done", title: "\(quest) done",
+                body: "\(quest) done · \(CountText.counted(count, "quest")) today · \(streak)-day streak", tags: "white_check_mark", forParent: true)
+        case .levelUp(let level):
+            PushMessage(kind: "level-up", title: "Level \(level)!", body: "A new level on the box: level \(level).", tags: "star", forParent: false)
+        case .streakMilestone(let days):
+            PushMessage(kind: "streak-milestone", title: "\(days)-day streak!", body: "\(days) days of quests in a row.", tags: "fire", forParent: false)
+        }
+    }
+
+    /// The text as a header can carry it: no control character (a CR or LF would start a
+    /// header of its own), at most `limit` bytes on a character boundary.
+    public static func headerSafe(_ text: String, limit: Int = 200) -> String {
+        var out = ""
+        for ch in text {
+            let piece = ch.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : String(ch)
+            if out.utf8.count + piece.utf8.count > limit { break }
+            out += piece
+        }
+        return out
+    }
+}
