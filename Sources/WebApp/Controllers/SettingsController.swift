@@ -36,6 +36,15 @@ struct SettingsController {
                            ["false": "The player may switch it", "true": "Locked: only a parent"]),
         "web.player-pages": ("The player's pages", "Who on the home network sees her home, stats and quests. Pair her phone under Paired screens first.",
                              ["open": "Any browser on the home network", "paired": "Only the family's paired screens"]),
+        // #34: the house (docs/mqtt.md).
+        "mqtt.url": ("MQTT broker (Home Assistant)", "mqtt://host:1883 or mqtts://host:8883 for TLS; “off” for none. The box appears in Home Assistant by itself (discovery).", [:]),
+        "mqtt.username": ("Broker user name", "When the broker asks for one; “none” for none.", [:]),
+        "mqtt.password": ("Broker password", "Never shown again: leave the field empty to keep it, “none” to remove it.", [:]),
+        "mqtt.topic": ("MQTT topic", "Where the box publishes; “default” is questbox/ and the box's own id.", [:]),
+        "mqtt.discovery": ("Home Assistant discovery", "“on” (prefix homeassistant), “off”, or another discovery prefix.", [:]),
+        "notify.url": ("Push to the player's phone", "An ntfy address such as https://ntfy.sh/your-topic; “off” for none.", [:]),
+        "notify.parent-url": ("Push to a parent's phone", "An ntfy address for the parent's messages (quest done, paused, a missed reminder); “off”: the player's address.", [:]),
+        "notify.on": ("What is pushed", "Any of: reminder, reminder-missed, quest-paused, quest-done, level-up, streak-milestone; or “none”.", [:]),
         "board": ("Board", "Which buttons, light and buzzer the box has (its wiring is on the wiring check). A box waiting for a board starts with it; QUESTBOX_BOARD in /etc/default/questbox wins where set.",
                   ["none": "None yet (the box waits)"]),
     ]
@@ -157,6 +166,13 @@ struct SettingsView: Encodable {
         var hasChoices: Bool
         var isTime: Bool
         var isNumber: Bool
+        /// #34: a password field, never filled in; empty keeps what is set.
+        var isSecret: Bool
+        var secretNote: String?
+        /// Addresses and lists: longer than a value of the box's own settings.
+        var isLong: Bool
+        /// The first of the house's settings (a heading goes before it).
+        var startsHouse: Bool
         var problem: String?
 
         init(_ setting: SettingValue, sent: String?, problem: String?) {
@@ -174,6 +190,16 @@ struct SettingsView: Encodable {
             hasChoices = choices != nil
             isTime = setting.key == "reminder.time"
             isNumber = setting.key == "sound.volume"
+            isSecret = setting.key == "mqtt.password"
+            isLong = setting.key.hasPrefix("mqtt.") || setting.key.hasPrefix("notify.")
+            startsHouse = setting.key == "mqtt.url"
+            secretNote = nil
+            if isSecret {
+                // Never sent to a browser; an empty field is no change.
+                secretNote = setting.value == SettingsCatalog.secretShown ? "A password is set: leave empty to keep it" : "No password set"
+                was = ""
+                value = ""
+            }
             self.problem = problem
         }
     }
