@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "daemon-figures", targets: ["DaemonFigures"]),
         .executable(name: "sound-recipe", targets: ["SoundRecipe"]),
         .executable(name: "sound-figures", targets: ["SoundFigures"]),
+        .executable(name: "link-figures", targets: ["LinkFigures"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -91,6 +92,8 @@ let package = Package(
             name: "SoundFigures",
             dependencies: ["Audio", "BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "QuestCore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/SoundFigures"),
+        // #34: many boxes on one broker: latency, messages per second, the broker's CPU.
+        .executableTarget(name: "LinkFigures", dependencies: ["MQTT", "BoxProtocol"], path: "Benchmarks/LinkFigures"),
         // libFuzzer over routine JSON, events and board YAML (Tests/Fuzz/run.sh; never shipped).
         .target(name: "FuzzTargets", dependencies: ["QuestCLI", "RoutineFormat", "BoardProfile"], path: "Tests/Fuzz/FuzzTargets"),
         .executableTarget(name: "FuzzInputs", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzInputs"),

@@ -211,7 +211,9 @@ public final class HomeLinkService {
         case "screen":
             let kind = message.screen?.kind
             let quest = Self.quest(of: message.screen)
-            if kind != screenKind || quest != screenQuest { factsChanged = true }
+            // An idle screen comes after anything the store may have taken (a quest's end, a
+            // pause, the sound switch); the estimate's steps (many a second) read nothing.
+            if kind != screenKind || quest != screenQuest || kind == "idle" { factsChanged = true }
             screenKind = kind ?? screenKind
             screenQuest = quest
         case "reminder", "box":
