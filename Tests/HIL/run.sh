@@ -7,9 +7,10 @@ cd "$(dirname "$0")/../.."
 Tests/HIL/prepare.sh
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
+swift build --product questbox-link -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest underrun bounce midnight crash live reminder no-screen display)
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest house underrun bounce midnight crash live reminder no-screen display)
 failed=0
 for s in "${scenarios[@]}"; do
     Tests/HIL/vm.sh -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))
