@@ -24,6 +24,8 @@ public struct LinkTopics: Equatable, Sendable {
     public var availability: String { base + "/availability" }
     /// The facts as one JSON object (retained).
     public var state: String { base + "/state" }
+    /// Who the box is: `{"name", "web", "board"}` (retained), for the other boxes of the house.
+    public var info: String { base + "/info" }
     /// One JSON object per happening (not retained).
     public var event: String { base + "/event" }
     /// "ON" or "OFF": the routine done today (retained).
@@ -36,6 +38,11 @@ public struct LinkTopics: Equatable, Sendable {
 /// What is published for a set of facts: the retained state, the routines, the events, and
 /// Home Assistant's discovery configs (one device, its entities tied to the topics above).
 public enum LinkPublication {
+    /// Who the box is, for the other boxes' parents: its host name and web app.
+    public static func info(name: String, web: String, board: String, topics: LinkTopics) -> LinkMessage {
+        LinkMessage(topic: topics.info, payload: json(["name": name, "web": web, "board": board]), retain: true)
+    }
+
     /// The retained facts: the state object and one topic per routine.
     public static func retained(_ facts: BoxFacts, topics: LinkTopics) -> [LinkMessage] {
         var state: [String: Any] = [
@@ -74,6 +81,40 @@ public enum LinkPublication {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
         return f.string(from: date)
+    }
+}
+
+/// #34: another box heard on the same broker under the standard topics (`questbox/<id>/…`).
+public struct HeardBox: Equatable, Sendable {
+    public var name: String?
+    public var state: String?
+    public var web: String?
+    public var online = true
+
+    public init() {}
+
+    /// The box and what a message on `topic` says of it; nil for a topic that is not another
+    /// box's state, info or availability.
+    public static func parse(topic: String, payload: [UInt8], ownID: String) -> (id: String, apply: (inout HeardBox) -> Void)? {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "questbox", parts[1].count == 10, parts[1].allSatisfy(\.isHexDigit), String(parts[1]) != ownID,
+              payload.count <= 4_096
+        else { return nil }
+        let id = String(parts[1])
+        let json = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+        switch parts[2] {
+        case "state":
+            let state = json?["state"] as? String
+            return (id, { $0.state = state })
+        case "info":
+            let name = json?["name"] as? String, web = (json?["web"] as? String).flatMap { $0.hasPrefix("http://") || $0.hasPrefix("https://") ? $0 : nil }
+            return (id, { $0.name = name; $0.web = web })
+        case "availability":
+            let online = String(decoding: payload, as: UTF8.self) == "online"
+            return (id, { $0.online = online })
+        default:
+            return nil
+        }
     }
 }
 

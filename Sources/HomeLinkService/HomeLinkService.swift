@@ -27,6 +27,17 @@ public final class HomeLinkService {
         /// A push's time limit per attempt, and the waits before its retries.
         public var pushTimeoutMs = 10_000
         public var pushRetryDelays: [Double] = [2, 8, 30]
+        /// The box's name and web app as the house's other boxes show them.
+        public var name = Options.hostName()
+        public var webURL: String?
+
+        /// The machine's name (gethostname: no DNS lookup, which a broken network would stall).
+        static func hostName() -> String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            guard gethostname(&buffer, buffer.count - 1) == 0 else { return "questbox" }
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return name.isEmpty ? "questbox" : name
+        }
 
         public init(socketPath: String, version: String, caFile: String? = nil) {
             self.socketPath = socketPath
@@ -62,6 +73,9 @@ public final class HomeLinkService {
     /// The settings' link part (the pushes' addresses and choices).
     private var link = HomeLinkSettings()
     private var recordedMQTT: String??
+    /// The house's other boxes as heard, and as last written to the store.
+    private var heard: [String: HeardBox] = [:]
+    private var written: [String: HouseBox] = [:]
     private lazy var notifier = PushNotifier(
         logger: logger, caFile: options.caFile, timeoutMs: options.pushTimeoutMs, delays: options.pushRetryDelays,
         failed: { [database] problem in try? database.recordPushProblem(problem, at: Date()) },
@@ -248,6 +262,7 @@ public final class HomeLinkService {
                 if let prefix = configuration.discoveryPrefix {
                     connection.subscribe(HomeAssistantDiscovery.configPattern(prefix: prefix, device: device()))
                 }
+                for level in ["state", "info", "availability"] { connection.subscribe("questbox/+/\(level)") }
                 factsChanged = true
             case .disconnected(let reason):
                 logger.warning("MQTT not connected", metadata: ["broker": "\(configuration.broker.description)", "reason": "\(reason)"])
@@ -259,6 +274,10 @@ public final class HomeLinkService {
     }
 
     private func received(topic: String, payload: [UInt8], retained: Bool, _ configuration: LinkConfiguration) {
+        if let (id, apply) = HeardBox.parse(topic: topic, payload: payload, ownID: device().boxID) {
+            heardOf(id, payload.isEmpty && topic.hasSuffix("/state"), apply)
+            return
+        }
         let text = String(decoding: payload.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if topic == configuration.topics.remindCommand, !retained {
             command(BoxRequest(command: "remind"))
@@ -273,6 +292,28 @@ public final class HomeLinkService {
             // away): cleared, so Home Assistant drops the entity.
             connection?.publish(topic: topic, payload: "", retain: true)
             logger.info("MQTT: an old entity cleared", metadata: ["topic": "\(topic)"])
+        }
+    }
+
+    /// Another box of the house: written to the store (the parent's page) when what is shown changes.
+    private func heardOf(_ id: String, _ gone: Bool, _ apply: (inout HeardBox) -> Void) {
+        do {
+            if gone {
+                heard[id] = nil
+                if written.removeValue(forKey: id) != nil { try database.recordHouseBox(nil, removing: id) }
+                return
+            }
+            guard heard[id] != nil || heard.count < HouseBox.maximumKept else { return }
+            var box = heard[id] ?? HeardBox()
+            apply(&box)
+            heard[id] = box
+            guard let state = box.state else { return }
+            let shown = HouseBox(boxID: id, name: box.name ?? id, state: box.online ? state : "offline", web: box.web, seenAt: now())
+            if let before = written[id], before.name == shown.name, before.state == shown.state, before.web == shown.web { return }
+            try database.recordHouseBox(shown)
+            written[id] = shown
+        } catch {
+            logger.error("writing another box failed", metadata: ["box": "\(id)", "error": "\(error)"])
         }
     }
 
@@ -352,6 +393,9 @@ public final class HomeLinkService {
             configTopics = topics
             messages += configs
         }
+        let name = options.name.split(separator: ".").first.map(String.init) ?? options.name
+        messages.append(LinkPublication.info(
+            name: name, web: options.webURL ?? "http://\(name).local:8080/", board: boxBoard ?? "unknown", topics: configuration.topics))
         messages += LinkPublication.retained(gathered, topics: configuration.topics)
         for message in messages where sent[message.topic] != message.payload {
             if connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) {

@@ -115,3 +115,60 @@ extension QuestDatabase {
         }
     }
 }
+
+/// #34: another box on the same broker, as its link last told it.
+public struct HouseBox: Equatable, Sendable {
+    public var boxID: String
+    public var name: String
+    public var state: String
+    /// Its web app, when it said (`http://name.local:8080/`).
+    public var web: String?
+    public var seenAt: Date
+
+    public init(boxID: String, name: String, state: String, web: String?, seenAt: Date) {
+        self.boxID = boxID
+        self.name = name
+        self.state = state
+        self.web = web
+        self.seenAt = seenAt
+    }
+
+    /// At most this many are kept (the most recently heard).
+    public static let maximumKept = 64
+}
+
+extension QuestDatabase {
+    public func houseBoxes() throws -> [HouseBox] {
+        try pool.read { db in
+            guard try db.tableExists("houseBox") else { return [] }
+            return try Row.fetchAll(db, sql: "SELECT * FROM houseBox WHERE \(RowRules.valid("houseBox")) ORDER BY name, boxId").map {
+                HouseBox(boxID: $0["boxId"], name: $0["name"], state: $0["state"], web: $0["web"], seenAt: Date(timeIntervalSince1970: $0["seenAt"]))
+            }
+        }
+    }
+
+    /// Keeps what the link heard of another box (values cut to what the store keeps); the
+    /// oldest beyond `HouseBox.maximumKept` go. A box gone from the broker (empty state) is removed.
+    public func recordHouseBox(_ box: HouseBox?, removing boxID: String? = nil) throws {
+        try pool.write { db in
+            if let boxID { try db.execute(sql: "DELETE FROM houseBox WHERE boxId = ?", arguments: [boxID]) }
+            guard let box else { return }
+            // No control characters, at most `limit` bytes, cut between characters.
+            func clean(_ text: String, _ limit: Int) -> String {
+                var out = ""
+                for ch in text where !ch.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    if out.utf8.count + ch.utf8.count > limit { break }
+                    out.append(ch)
+                }
+                return out
+            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO houseBox (boxId, name, state, web, seenAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [clean(box.boxID, 64), clean(box.name, 128).isEmpty ? "?" : clean(box.name, 128), clean(box.state, 32).isEmpty ? "?" : clean(box.state, 32),
+                            box.web.map { clean($0, 256) }, box.seenAt.timeIntervalSince1970])
+            try db.execute(sql: """
+                DELETE FROM houseBox WHERE boxId NOT IN (SELECT boxId FROM houseBox ORDER BY seenAt DESC LIMIT \(HouseBox.maximumKept))
+                """)
+        }
+    }
+}

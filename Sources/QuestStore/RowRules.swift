@@ -158,6 +158,10 @@ enum RowRules {
             optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
         ]),
         ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
+        ("houseBox", [
+            text("boxId", maxBytes: 64, nonEmpty: true), text("name", maxBytes: 128, nonEmpty: true), text("state", maxBytes: 32, nonEmpty: true),
+            optional(text("web", maxBytes: 256)), wallTime("seenAt"),
+        ]),
         ("boxIdentity", [Rule(column: "boxId", expected: "10 hex digits") { p in
             "(typeof(\(p)boxId) = 'text' AND length(\(p)boxId) = 10 AND \(p)boxId NOT GLOB '*[^0-9a-f]*')"
         }]),

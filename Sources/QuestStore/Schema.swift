@@ -66,6 +66,14 @@ public enum Schema {
             t.column("pushProblem", .text)
             t.column("pushProblemAt", .double)
         }
+        // The other boxes the link hears on the same broker (the parent's page lists them).
+        try db.create(table: "houseBox") { t in
+            t.column("boxId", .text).primaryKey()
+            t.column("name", .text).notNull()
+            t.column("state", .text).notNull()
+            t.column("web", .text)
+            t.column("seenAt", .double).notNull()
+        }
     }
 
     /// #33: the player's pages for the family's paired browsers only (`web.player-pages`), and

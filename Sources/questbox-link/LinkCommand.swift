@@ -51,6 +51,8 @@ struct LinkCommand: ParsableCommand {
         pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         var options = HomeLinkService.Options(
             socketPath: BoxSocketPath.forClient(dataDirectory: directory, environment: environment), version: BuildVersion.text, caFile: ca)
+        if let web = environment["QUESTBOX_WEB_URL"], web.hasPrefix("http://") || web.hasPrefix("https://"), web.utf8.count <= 256 { options.webURL = web }
+        if let name = environment["QUESTBOX_NAME"], !name.isEmpty, name.utf8.count <= 64 { options.name = name }
         // Shorter waits for the tests (never needed on a box).
         if let seconds = environment["QUESTBOX_LINK_REFRESH_SECONDS"].flatMap(Double.init), seconds >= 0.1 { options.refreshSeconds = seconds }
         if let ms = environment["QUESTBOX_LINK_PUSH_TIMEOUT_MS"].flatMap(Int.init), (100...60_000).contains(ms) { options.pushTimeoutMs = ms }

@@ -128,6 +128,36 @@ struct LinkEndToEndTests {
         #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected to mqtt://127.0.0.1:") == true)
     }
 
+    @Test("two boxes on one broker: each hears the other's name, state and web app (the parent's page lists them)")
+    func twoBoxes() throws {
+        let hallway = try LinkRig(), bedroom = try LinkRig()
+        defer { hallway.stop(); bedroom.stop() }
+        let broker = try Broker(directory: hallway.directory)
+        for (rig, name) in [(hallway, "hallway"), (bedroom, "bedroom")] {
+            try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
+            try rig.startBox()
+            try rig.startLink(environment: ["QUESTBOX_NAME": name, "QUESTBOX_WEB_URL": "http://\(name).local:8080/"])
+        }
+        let bedroomID = try QuestDatabase(path: "\(bedroom.data)/questbox.sqlite").boxID()
+        var heard: [HouseBox] = []
+        for _ in 0..<200 {
+            heard = try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes()
+            if heard.first?.state == "idle" && heard.first?.name == "bedroom" { break }
+            usleep(50_000)
+        }
+        #expect(heard.map(\.boxID) == [bedroomID], "\(hallway.linkLog)")
+        #expect(heard.first?.name == "bedroom" && heard.first?.web == "http://bedroom.local:8080/" && heard.first?.state == "idle")
+        // The bedroom box plays: the hallway hears it.
+        try bedroom.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
+        for _ in 0..<100 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "estimating" { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "estimating")
+        // Its link stops: "offline" on the hallway's list.
+        bedroom.link?.terminate()
+        bedroom.link?.waitUntilExit()
+        for _ in 0..<100 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "offline" { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "offline")
+    }
+
     @Test("TLS (mqtts://) with a test CA: the link trusts the CA it is given and publishes")
     func tls() throws {
         let rig = try LinkRig()

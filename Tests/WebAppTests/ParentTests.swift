@@ -57,6 +57,29 @@ struct ParentTests {
         }
     }
 
+    @Test("#34: the other boxes the link heard on the broker are listed with their state and a link to their pages (only an http(s) one)")
+    func otherBoxes() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            var (_, page) = try await browser.get(client, "/parent")
+            #expect(!page.contains("Other boxes in the house"))
+            try db.recordHouseBox(HouseBox(boxID: "0a0a0a0a0a", name: "hallway", state: "active", web: "http://hallway.local:8080/", seenAt: Date()))
+            try db.recordHouseBox(HouseBox(boxID: "0b0b0b0b0b", name: "bedroom<b>\u{1B}", state: "idle", web: "javascript:alert(1)", seenAt: Date()))
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("Other boxes in the house"))
+            #expect(page.contains("<strong>hallway</strong> <span>active · heard today "), "\(page)")
+            #expect(page.contains("<a href=\"http://hallway.local:8080/\" rel=\"noopener\">Open its pages</a>"))
+            #expect(page.contains("<strong>bedroom&lt;b&gt;</strong>"), "escaped, the control character dropped by the store")
+            #expect(!page.contains("javascript:"))
+            try db.recordHouseBox(nil, removing: "0a0a0a0a0a")
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(!page.contains("hallway"))
+        }
+    }
+
     @Test("PAR-1: the right PIN opens a session (HttpOnly, SameSite=Strict, expiring); the area shows aggregates, never estimates; signing out ends it on the server too")
     func signInAndOut() async throws {
         let hidden = Routine(

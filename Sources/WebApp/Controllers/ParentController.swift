@@ -58,11 +58,19 @@ struct ParentController {
         case .offline: try services.database.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
+        let now = Date()
+        let others = ((try? services.database.houseBoxes()) ?? []).map { box in
+            ParentHome.OtherBox(
+                name: box.name, state: box.state, web: box.web.flatMap { $0.hasPrefix("http://") || $0.hasPrefix("https://") ? $0 : nil },
+                seen: BoxHealth.dayWords(box.seenAt, now: now, calendar: services.calendar))
+        }
         let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state)
         return try services.formPage("parent-home", for: request) {
             var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
             home.gettingStarted = started
             home.summary = summary
+            home.otherBoxes = others
+            home.hasOtherBoxes = !others.isEmpty
             return home
         }
     }
@@ -152,6 +160,16 @@ struct ParentHome: Encodable {
     var gettingStarted: GettingStarted?
     /// #33: how it goes, in ten seconds (aggregates only).
     var summary: FamilySummary?
+    /// #34: the other boxes `questbox link` hears on the broker.
+    var otherBoxes: [OtherBox] = []
+    var hasOtherBoxes = false
+
+    struct OtherBox: Encodable {
+        var name: String
+        var state: String
+        var web: String?
+        var seen: String
+    }
 
     init(routines: [Routine], csrf: String, done: String? = nil, box: String? = nil) {
         self.routines = routines
