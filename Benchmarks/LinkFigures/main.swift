@@ -56,7 +56,7 @@ var children: [Process] = []
 }
 
 let port = 20_000 + Int.random(in: 0..<10_000)
-try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 10000\n".write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
+try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 10000\nset_tcp_nodelay true\n".write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
 let broker = try start("/usr/sbin/mosquitto", ["-c", work + "/mosquitto.conf"])
 children.append(broker)
 usleep(300_000)
@@ -75,15 +75,16 @@ for path in sockets {
 }
 for i in 0..<boxes { children.append(try start(bin + "/questbox-link", ["--data", "\(work)/box\(i)"])) }
 
-let observer = try MQTTConnection(.init(host: "127.0.0.1", port: port, tls: false, clientID: "figures"))
+var observerOptions = MQTTConnection.Options(host: "127.0.0.1", port: port, tls: false, clientID: "figures")
+observerOptions.subscriptions = ["questbox/#"]
+let observer = try MQTTConnection(observerOptions)
 var states: [String: String] = [:]
 var received = 0
 /// Takes what arrived; the time each topic's payload last changed.
 @MainActor func poll() {
     for incoming in observer.drain().incoming {
         switch incoming {
-        case .connected: observer.subscribe("questbox/#")
-        case .disconnected: break
+        case .connected, .disconnected: break
         case .message(let topic, let payload, _):
             received += 1
             if topic.hasSuffix("/state") { states[topic] = String(decoding: payload, as: UTF8.self) }

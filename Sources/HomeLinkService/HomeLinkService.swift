@@ -76,6 +76,11 @@ public final class HomeLinkService {
     /// The house's other boxes as heard, and as last written to the store.
     private var heard: [String: HeardBox] = [:]
     private var written: [String: HouseBox] = [:]
+    /// What waits to be written: other boxes change often in a big house, and the parent's
+    /// page can be a few seconds behind (one write per `houseWriteSeconds` at most).
+    private var unwritten: [String: HouseBox] = [:]
+    private var lastHouseWrite = -Double.infinity
+    static let houseWriteSeconds = 5.0
     private lazy var notifier = PushNotifier(
         logger: logger, caFile: options.caFile, timeoutMs: options.pushTimeoutMs, delays: options.pushRetryDelays,
         failed: { [database] problem in try? database.recordPushProblem(problem, at: Date()) },
@@ -108,6 +113,10 @@ public final class HomeLinkService {
         }
         followBox(at: t)
         handleBroker()
+        if !unwritten.isEmpty, t - lastHouseWrite >= Self.houseWriteSeconds {
+            lastHouseWrite = t
+            writeHouse()
+        }
         if factsChanged || t - lastGathered >= options.refreshSeconds {
             lastGathered = t
             factsChanged = false
@@ -138,9 +147,15 @@ public final class HomeLinkService {
         configuration = wanted
         guard let wanted else { return }
         do {
-            connection = try MQTTConnection(.init(
+            var connect = MQTTConnection.Options(
                 host: wanted.broker.host, port: wanted.broker.port, tls: wanted.broker.tls, caFile: wanted.caFile, username: wanted.username,
-                password: wanted.password, clientID: "questbox-\(boxID)", will: (wanted.topics.availability, "offline")))
+                password: wanted.password, clientID: "questbox-\(boxID)", will: (wanted.topics.availability, "offline"))
+            // The house's commands, this box's own discovery configs (to clear those of routines
+            // gone), and the other boxes on the broker.
+            connect.subscriptions = [wanted.topics.remindCommand, wanted.topics.muteCommand]
+                + (wanted.discoveryPrefix.map { [HomeAssistantDiscovery.configPattern(prefix: $0, device: device())] } ?? [])
+                + ["state", "info", "availability"].map { "questbox/+/\($0)" }
+            connection = try MQTTConnection(connect)
             logger.notice("MQTT broker", metadata: ["broker": "\(wanted.broker.description)", "topic": "\(wanted.topics.base)"])
         } catch {
             logger.error("MQTT cannot start", metadata: ["broker": "\(wanted.broker.description)", "error": "\(error)"])
@@ -256,13 +271,8 @@ public final class HomeLinkService {
             case .connected:
                 logger.notice("MQTT connected", metadata: ["broker": "\(configuration.broker.description)"])
                 record(mqtt: "connected to \(configuration.broker.description)")
+                // Subscribed by the connection itself, before anything is published.
                 sent = [:]
-                connection.subscribe(configuration.topics.remindCommand)
-                connection.subscribe(configuration.topics.muteCommand)
-                if let prefix = configuration.discoveryPrefix {
-                    connection.subscribe(HomeAssistantDiscovery.configPattern(prefix: prefix, device: device()))
-                }
-                for level in ["state", "info", "availability"] { connection.subscribe("questbox/+/\(level)") }
                 factsChanged = true
             case .disconnected(let reason):
                 logger.warning("MQTT not connected", metadata: ["broker": "\(configuration.broker.description)", "reason": "\(reason)"])
@@ -279,6 +289,9 @@ public final class HomeLinkService {
             return
         }
         let text = String(decoding: payload.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if topic == configuration.topics.remindCommand || topic == configuration.topics.muteCommand {
+            logger.info("MQTT command received", metadata: ["topic": "\(topic)", "retained": "\(retained)"])
+        }
         if topic == configuration.topics.remindCommand, !retained {
             command(BoxRequest(command: "remind"))
         } else if topic == configuration.topics.muteCommand, !retained {
@@ -300,6 +313,7 @@ public final class HomeLinkService {
         do {
             if gone {
                 heard[id] = nil
+                unwritten[id] = nil
                 if written.removeValue(forKey: id) != nil { try database.recordHouseBox(nil, removing: id) }
                 return
             }
@@ -309,12 +323,26 @@ public final class HomeLinkService {
             heard[id] = box
             guard let state = box.state else { return }
             let shown = HouseBox(boxID: id, name: box.name ?? id, state: box.online ? state : "offline", web: box.web, seenAt: now())
-            if let before = written[id], before.name == shown.name, before.state == shown.state, before.web == shown.web { return }
-            try database.recordHouseBox(shown)
-            written[id] = shown
+            if let before = written[id], before.name == shown.name, before.state == shown.state, before.web == shown.web {
+                unwritten[id] = nil
+                return
+            }
+            unwritten[id] = shown
         } catch {
             logger.error("writing another box failed", metadata: ["box": "\(id)", "error": "\(error)"])
         }
+    }
+
+    private func writeHouse() {
+        for (id, box) in unwritten {
+            do {
+                try database.recordHouseBox(box)
+                written[id] = box
+            } catch {
+                logger.error("writing another box failed", metadata: ["box": "\(id)", "error": "\(error)"])
+            }
+        }
+        unwritten = [:]
     }
 
     /// A command from the house, to the box as any client's request; its refusal is logged.

@@ -95,24 +95,35 @@ extension QuestDatabase {
         }
     }
 
-    /// The broker's connection as the link sees it (nil: MQTT off), written in one statement.
+    /// The broker's connection as the link sees it (nil: MQTT off).
     public func recordLinkMQTT(_ text: String?, at date: Date) throws {
-        try pool.write { db in
-            try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
-            try db.execute(
-                sql: "UPDATE linkStatus SET mqtt = ?, mqttAt = ? WHERE id = 1",
-                arguments: [text.map { String($0.prefix(400)) }, text == nil ? nil : date.timeIntervalSince1970])
-        }
+        try recordLinkStatus("mqtt", text, at: date)
     }
 
     /// A push that failed (nil: the last one went through).
     public func recordPushProblem(_ text: String?, at date: Date) throws {
+        try recordLinkStatus("pushProblem", text, at: date)
+    }
+
+    /// One of the link's status lines and its time (`<column>At`), in one transaction.
+    private func recordLinkStatus(_ column: String, _ text: String?, at date: Date) throws {
         try pool.write { db in
             try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
             try db.execute(
-                sql: "UPDATE linkStatus SET pushProblem = ?, pushProblemAt = ? WHERE id = 1",
-                arguments: [text.map { String($0.prefix(400)) }, text == nil ? nil : date.timeIntervalSince1970])
+                sql: "UPDATE linkStatus SET \(column) = ?, \(column)At = ? WHERE id = 1",
+                arguments: [text.map { Self.storable($0, bytes: 400) }, text == nil ? nil : date.timeIntervalSince1970])
         }
+    }
+
+    /// Text from another program or the network as the store keeps it: no control
+    /// characters, at most `bytes` bytes, cut between characters.
+    static func storable(_ text: String, bytes limit: Int) -> String {
+        var out = ""
+        for ch in text where !ch.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if out.utf8.count + ch.utf8.count > limit { break }
+            out.append(ch)
+        }
+        return out
     }
 }
 
@@ -153,15 +164,7 @@ extension QuestDatabase {
         try pool.write { db in
             if let boxID { try db.execute(sql: "DELETE FROM houseBox WHERE boxId = ?", arguments: [boxID]) }
             guard let box else { return }
-            // No control characters, at most `limit` bytes, cut between characters.
-            func clean(_ text: String, _ limit: Int) -> String {
-                var out = ""
-                for ch in text where !ch.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                    if out.utf8.count + ch.utf8.count > limit { break }
-                    out.append(ch)
-                }
-                return out
-            }
+            func clean(_ text: String, _ limit: Int) -> String { Self.storable(text, bytes: limit) }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO houseBox (boxId, name, state, web, seenAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [clean(box.boxID, 64), clean(box.name, 128).isEmpty ? "?" : clean(box.name, 128), clean(box.state, 32).isEmpty ? "?" : clean(box.state, 32),

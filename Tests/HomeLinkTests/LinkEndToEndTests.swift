@@ -24,9 +24,7 @@ struct LinkEndToEndTests {
         let rig = try LinkRig()
         defer { rig.stop() }
         let broker = try Broker(directory: rig.directory)
-        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
-        try rig.startBox()
-        try rig.startLink()
+        try rig.startLinked(to: broker)
         let observer = try Observer(port: broker.port)
         let base = try base(rig)
         #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")
@@ -43,7 +41,7 @@ struct LinkEndToEndTests {
 
         // REM-1 from Home Assistant's button: the chime's reminder is logged and told.
         observer.forget()
-        observer.connection.publish(topic: base + "/remind/set", payload: "PRESS", retain: false)
+        #expect(observer.connection.publish(topic: base + "/remind/set", payload: "PRESS", retain: false), "the observer could not publish")
         let event = Observer.json(observer.wait(for: base + "/event") { $0.contains("\"reminder\"") })
         #expect(event?["quest"] as? String == "Morning Quest", "\(rig.linkLog)")
         #expect(state(observer, base) { $0["last_reminder_quest"] as? String == "Morning Quest" } != nil)
@@ -73,9 +71,7 @@ struct LinkEndToEndTests {
         let rig = try LinkRig()
         defer { rig.stop() }
         let broker = try Broker(directory: rig.directory)
-        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
-        try rig.startBox()
-        try rig.startLink()
+        try rig.startLinked(to: broker)
         let base = try base(rig)
         let node = "questbox_" + base.split(separator: "/").last!
         var observer = try Observer(port: broker.port)
@@ -140,7 +136,7 @@ struct LinkEndToEndTests {
         }
         let bedroomID = try QuestDatabase(path: "\(bedroom.data)/questbox.sqlite").boxID()
         var heard: [HouseBox] = []
-        for _ in 0..<200 {
+        for _ in 0..<240 {
             heard = try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes()
             if heard.first?.state == "idle" && heard.first?.name == "bedroom" { break }
             usleep(50_000)
@@ -149,12 +145,12 @@ struct LinkEndToEndTests {
         #expect(heard.first?.name == "bedroom" && heard.first?.web == "http://bedroom.local:8080/" && heard.first?.state == "idle")
         // The bedroom box plays: the hallway hears it.
         try bedroom.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
-        for _ in 0..<100 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "estimating" { usleep(50_000) }
+        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "estimating" { usleep(50_000) }
         #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "estimating")
         // Its link stops: "offline" on the hallway's list.
         bedroom.link?.terminate()
         bedroom.link?.waitUntilExit()
-        for _ in 0..<100 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "offline" { usleep(50_000) }
+        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "offline" { usleep(50_000) }
         #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "offline")
     }
 
@@ -191,9 +187,7 @@ struct LinkEndToEndTests {
         let rig = try LinkRig()
         defer { rig.stop() }
         let broker = try Broker(directory: rig.directory)
-        try rig.questbox(["settings", "set", "mqtt.url", "mqtt://127.0.0.1:\(broker.port)"])
-        try rig.startBox()
-        try rig.startLink()
+        try rig.startLinked(to: broker)
         let base = try base(rig)
         let observer = try Observer(port: broker.port)
         #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")

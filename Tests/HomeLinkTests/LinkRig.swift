@@ -135,6 +135,13 @@ final class LinkRig {
         link = p
     }
 
+    /// The box and its link, publishing to `broker`.
+    func startLinked(to broker: Broker, scheme: String = "mqtt", host: String = "127.0.0.1", environment: [String: String] = [:]) throws {
+        try questbox(["settings", "set", "mqtt.url", "\(scheme)://\(host):\(broker.port)"])
+        try startBox()
+        try startLink(environment: environment)
+    }
+
     /// A request to the box over its socket (as the web app or `questbox watch` sends it).
     @discardableResult
     func ask(_ request: BoxRequest) throws -> BoxMessage {
@@ -160,16 +167,17 @@ final class Observer {
     private(set) var heard: [(topic: String, payload: String, retained: Bool, at: Date)] = []
 
     init(port: Int, tls: Bool = false, caFile: String? = nil, host: String = "127.0.0.1", username: String? = nil, password: String? = nil) throws {
-        connection = try MQTTConnection(.init(
-            host: host, port: port, tls: tls, caFile: caFile, username: username, password: password, clientID: "observer-\(UUID().uuidString.prefix(8))"))
+        var options = MQTTConnection.Options(
+            host: host, port: port, tls: tls, caFile: caFile, username: username, password: password, clientID: "observer-\(UUID().uuidString.prefix(8))")
+        options.subscriptions = ["#"]
+        connection = try MQTTConnection(options)
     }
 
-    /// Takes what arrived (subscribing again after every connect: a clean session).
+    /// Takes what arrived (the connection subscribes again at every connect: a clean session).
     func poll() {
         for incoming in connection.drain().incoming {
             switch incoming {
-            case .connected: connection.subscribe("#")
-            case .disconnected: break
+            case .connected, .disconnected: break
             case .message(let topic, let payload, let retained):
                 heard.append((topic, String(decoding: payload, as: UTF8.self), retained, Date()))
             }
