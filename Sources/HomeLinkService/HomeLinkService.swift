@@ -403,6 +403,8 @@ public final class HomeLinkService {
             return
         }
         let happenings = BoxHappening.between(facts, gathered)
+        // From here on a change is told as a happening (the first facts are the baseline).
+        if facts == nil { logger.info("following the box", metadata: ["state": "\(gathered.state)"]) }
         facts = gathered
         for happening in happenings { logger.info("happening", metadata: ["event": "\(happening.eventType)"]) }
         push(happenings, facts: gathered, calendar: cal)

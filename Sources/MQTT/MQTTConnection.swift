@@ -107,15 +107,42 @@ public final class MQTTConnection: @unchecked Sendable {
             let payload = message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
             connection.receive(.message(topic: String(cString: topic), payload: payload, retained: message.retain))
         }
-        // The first attempt's failure (a broker not up yet) is only the first: the network
-        // thread goes on trying with back-off.
-        let rc = mosquitto_connect_async(handle, options.host, Int32(options.port), options.keepAliveSeconds)
-        if rc != MOSQ_ERR_SUCCESS.rawValue { receive(.disconnected(Self.words(rc))) }
-        let started = mosquitto_loop_start(handle)
-        guard started == MOSQ_ERR_SUCCESS.rawValue else {
-            mosquitto_destroy(handle)
-            throw MQTTError("libmosquitto: no network thread (\(Self.words(started)))")
+        // The network runs on a thread of this connection's own: connect (blocking: with
+        // libmosquitto 2.0.21 and OpenSSL 3.5, as on Debian trixie, the non-blocking connect's
+        // TLS handshake failed with EPROTO, and libmosquitto's own thread then stopped for
+        // good), then libmosquitto's loop, which reconnects by itself; whatever ends it, this
+        // thread connects again after 1 s doubling to 30 s, until `close`.
+        mosquitto_threaded_set(handle, true)
+        let host = options.host, port = Int32(options.port), keepAlive = options.keepAliveSeconds
+        let thread = Thread { [self] in network(host: host, port: port, keepAlive: keepAlive) }
+        thread.name = "mqtt"
+        thread.start()
+    }
+
+    private var isClosed: Bool { state.withLock { $0.closed } }
+
+    private func network(host: String, port: Int32, keepAlive: Int32) {
+        var delay = 1.0
+        while !isClosed {
+            let rc = mosquitto_connect(handle, host, port, keepAlive)
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                delay = 1
+                let ended = mosquitto_loop_forever(handle, 1_000, 1)
+                if isClosed { break }
+                receive(.disconnected(Self.words(ended)))
+            } else if !isClosed {
+                receive(.disconnected(Self.words(rc)))
+            }
+            state.withLock { $0.connected = false }
+            // The wait, cut short by `close`.
+            var waited = 0.0
+            while waited < delay, !isClosed {
+                usleep(100_000)
+                waited += 0.1
+            }
+            delay = min(delay * 2, 30)
         }
+        mosquitto_destroy(handle)
     }
 
     deinit { close() }
@@ -177,17 +204,16 @@ public final class MQTTConnection: @unchecked Sendable {
         return true
     }
 
-    /// Disconnects cleanly (the broker does not publish the will; publish "offline" first)
-    /// and stops the network thread. Safe to call twice.
+    /// Disconnects cleanly (the broker does not publish the will; publish "offline" first);
+    /// the network thread ends on its own (a connect under way finishes first). Safe to call twice.
     public func close() {
         let first = state.withLock { s -> Bool in
-            defer { s.closed = true }
+            defer { s.closed = true; s.connected = false }
             return !s.closed
         }
         guard first else { return }
+        // The network thread sees it, leaves libmosquitto's loop and frees the handle.
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
-        mosquitto_destroy(handle)
     }
 }
 

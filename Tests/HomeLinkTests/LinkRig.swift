@@ -19,7 +19,10 @@ final class Broker {
         // Below the kernel's ephemeral ports (32768 on): no client of this machine holds it.
         port = 20_000 + Int.random(in: 0..<10_000)
         config = (directory as NSString).appendingPathComponent("mosquitto.conf")
-        let lines = ["listener \(port) 127.0.0.1"] + (listener.isEmpty ? [] : [listener]) + extra + [
+        // Started as root, Mosquitto reads its files as the mosquitto user after dropping to it
+        // (trixie's 2.0.21 could then not read a password file the test made): it stays root.
+        let user = getuid() == 0 ? ["user root"] : []
+        let lines = ["listener \(port) 127.0.0.1"] + (listener.isEmpty ? [] : [listener]) + extra + user + [
             "allow_anonymous \(anonymous)", "persistence false", "log_dest stderr", "log_type error",
         ]
         try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)

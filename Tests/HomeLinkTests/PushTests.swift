@@ -56,7 +56,8 @@ struct PushTests {
         try rig.questbox(["settings", "set", "notify.on", "reminder quest-paused"])
         try rig.startBox()
         try rig.startLink(environment: Self.quickRetries)
-        for _ in 0..<100 where !rig.linkLog.contains("box online") { usleep(50_000) }
+        // The link's first facts are its baseline: a reminder before them is no news.
+        for _ in 0..<100 where !rig.linkLog.contains("state=idle [HomeLinkService] following the box") { usleep(50_000) }
 
         try rig.ask(BoxRequest(command: "remind"))
         let kid = endpoint.wait { $0.filter { $0["path"] == "/fail-once/kid" }.count >= 2 }.filter { $0["path"] == "/fail-once/kid" }
@@ -88,7 +89,8 @@ struct PushTests {
         try rig.questbox(["settings", "set", "notify.url", "http://127.0.0.1:\(endpoint.port)/broken/kid"])
         try rig.startBox()
         try rig.startLink(environment: Self.quickRetries)
-        for _ in 0..<100 where !rig.linkLog.contains("box online") { usleep(50_000) }
+        // The link's first facts are its baseline: a reminder before them is no news.
+        for _ in 0..<100 where !rig.linkLog.contains("state=idle [HomeLinkService] following the box") { usleep(50_000) }
         try rig.ask(BoxRequest(command: "remind"))
         _ = endpoint.wait { $0.count >= 4 }
         for _ in 0..<60 where try status(rig).pushProblem == nil { usleep(50_000) }
