@@ -73,6 +73,8 @@ public final class HomeLinkService {
     /// The settings' link part (the pushes' addresses and choices).
     private var link = HomeLinkSettings()
     private var recordedMQTT: String??
+    /// The box's own id, read with the settings (a restore may bring another).
+    private var boxID = "0000000000"
     /// The house's other boxes as heard, and as last written to the store.
     private var heard: [String: HeardBox] = [:]
     private var written: [String: HouseBox] = [:]
@@ -127,7 +129,7 @@ public final class HomeLinkService {
     // MARK: settings
 
     private func followSettings() {
-        let settings: StoredSettings, boxID: String
+        let settings: StoredSettings
         do {
             settings = try database.settings()
             boxID = try database.boxID()
@@ -284,7 +286,7 @@ public final class HomeLinkService {
     }
 
     private func received(topic: String, payload: [UInt8], retained: Bool, _ configuration: LinkConfiguration) {
-        if let (id, apply) = HeardBox.parse(topic: topic, payload: payload, ownID: device().boxID) {
+        if let (id, apply) = HeardBox.parse(topic: topic, payload: payload, ownID: boxID) {
             heardOf(id, payload.isEmpty && topic.hasSuffix("/state"), apply)
             return
         }
@@ -382,7 +384,7 @@ public final class HomeLinkService {
     }
 
     private func device() -> LinkDevice {
-        LinkDevice(boxID: (try? database.boxID()) ?? "0000000000", board: boxBoard ?? "unknown", version: options.version)
+        LinkDevice(boxID: boxID, board: boxBoard ?? "unknown", version: options.version)
     }
 
     // MARK: facts
