@@ -154,6 +154,7 @@ public final class HomeLinkService {
                 password: wanted.password, clientID: "questbox-\(boxID)", will: (wanted.topics.availability, "offline"))
             // The house's commands, this box's own discovery configs (to clear those of routines
             // gone), and the other boxes on the broker.
+            connect.version = wanted.version
             connect.subscriptions = [wanted.topics.remindCommand, wanted.topics.muteCommand]
                 + (wanted.discoveryPrefix.map { [HomeAssistantDiscovery.configPattern(prefix: $0, device: device())] } ?? [])
                 + ["state", "info", "availability"].map { "questbox/+/\($0)" }

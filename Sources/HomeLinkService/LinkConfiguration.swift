@@ -1,4 +1,5 @@
 import HomeLink
+import MQTT
 import QuestStore
 
 /// #34: the MQTT link as the settings ask for it: off, or a broker with its topics. Two equal
@@ -11,6 +12,7 @@ struct LinkConfiguration: Equatable {
     /// Home Assistant's discovery prefix; nil: none.
     var discoveryPrefix: String?
     var caFile: String?
+    var version: MQTTConnection.Options.Version
 
     /// nil when MQTT is off; a setting that cannot be used (a hand-edited store) is off, with
     /// its line in `problem`.
@@ -26,6 +28,6 @@ struct LinkConfiguration: Equatable {
         if let prefix = link.mqttDiscovery, let p = LinkTopic.problem(prefix) { return (nil, "mqtt.discovery: \"\(prefix)\" \(p)") }
         return (LinkConfiguration(
             broker: broker, username: link.mqttUsername, password: link.mqttPassword, topics: LinkTopics(base: base),
-            discoveryPrefix: link.mqttDiscovery, caFile: caFile), nil)
+            discoveryPrefix: link.mqttDiscovery, caFile: caFile, version: link.mqttProtocol == "5" ? .v5 : .v311), nil)
     }
 }

@@ -2,7 +2,7 @@ import CMosquitto
 import Foundation
 import Synchronization
 
-/// One connection to an MQTT broker through libmosquitto (MQTT 3.1.1, TLS, user name and
+/// One connection to an MQTT broker through libmosquitto (MQTT 3.1.1 or 5, TLS, user name and
 /// password, a last will). libmosquitto's own thread does the network and reconnects with
 /// back-off; this object never blocks its caller on the network: `publish` hands a message
 /// to that thread or drops it (not connected, or too many unacknowledged), and what the
@@ -10,6 +10,9 @@ import Synchronization
 /// `close`, or when released).
 public final class MQTTConnection: @unchecked Sendable {
     public struct Options: Sendable {
+        /// The protocol spoken: 3.1.1 (every broker) or 5.
+        public enum Version: String, Sendable { case v311 = "3.1.1", v5 = "5" }
+
         public var host: String
         public var port: Int
         public var tls: Bool
@@ -24,6 +27,7 @@ public final class MQTTConnection: @unchecked Sendable {
         /// Subscribed (QoS 1) at every connect, before the connection counts as connected: a
         /// reply to what this client publishes can never come before its subscription.
         public var subscriptions: [String] = []
+        public var version: Version = .v311
 
         public init(host: String, port: Int, tls: Bool, caFile: String? = nil, username: String? = nil, password: String? = nil, clientID: String, will: (topic: String, payload: String)? = nil) {
             self.host = host
@@ -69,7 +73,7 @@ public final class MQTTConnection: @unchecked Sendable {
         self.handle = handle
         subscriptions = options.subscriptions
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, options.version == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
         // A state change leaves at once: with Nagle's algorithm on, a publish waited for the
         // broker's delayed ACK of the last small packet (40 ms, measured with 5 boxes).
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)

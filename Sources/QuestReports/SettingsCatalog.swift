@@ -157,6 +157,10 @@ public enum SettingsCatalog {
                 return .success { $0.link.mqttDiscovery = text }
             }
         },
+        Entry(key: "mqtt.protocol", allowed: HomeLinkSettings.mqttProtocols.joined(separator: " | "), read: { $0.link.mqttProtocol }) { text in
+            guard HomeLinkSettings.mqttProtocols.contains(text) else { return .failure(SettingRefusal()) }
+            return .success { $0.link.mqttProtocol = text }
+        },
         linkText("notify.url", allowed: PushAddress.allowed, none: "off", read: \.notifyURL, problem: { addressProblem(PushAddress.parse($0)) }) {
             $0.notifyURL = $1
         },
@@ -223,6 +227,7 @@ public enum SettingsCatalog {
         case "streak.policy": GameSettings.StreakPolicy.allCases.map(\.rawValue)
         case "week.first-day": ["locale"] + weekdays
         case "web.player-pages": ["open", "paired"]
+        case "mqtt.protocol": HomeLinkSettings.mqttProtocols
         case "board": ["none"] + BoardCatalog.available(in: BoardCatalog.searchDirectories()).map(\.name)
         default: entries.first { $0.key == key }?.allowed == "true | false" ? ["true", "false"] : nil
         }

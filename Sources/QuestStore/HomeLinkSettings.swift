@@ -22,10 +22,14 @@ public struct HomeLinkSettings: Equatable, Sendable {
     /// What is pushed (`notify.on`): reminder, reminder-missed, quest-paused, quest-done,
     /// level-up, streak-milestone.
     public var notifyOn: [String] = ["reminder"]
+    /// The MQTT protocol: "3.1.1" (every broker takes it) or "5".
+    public var mqttProtocol = "3.1.1"
+    public static let mqttProtocols = ["3.1.1", "5"]
 
     public init(
         mqttURL: String? = nil, mqttUsername: String? = nil, mqttPassword: String? = nil, mqttTopic: String? = nil,
-        mqttDiscovery: String? = "homeassistant", notifyURL: String? = nil, notifyParentURL: String? = nil, notifyOn: [String] = ["reminder"]
+        mqttDiscovery: String? = "homeassistant", notifyURL: String? = nil, notifyParentURL: String? = nil, notifyOn: [String] = ["reminder"],
+        mqttProtocol: String = "3.1.1"
     ) {
         self.mqttURL = mqttURL
         self.mqttUsername = mqttUsername
@@ -35,6 +39,7 @@ public struct HomeLinkSettings: Equatable, Sendable {
         self.notifyURL = notifyURL
         self.notifyParentURL = notifyParentURL
         self.notifyOn = notifyOn
+        self.mqttProtocol = mqttProtocol
     }
 
     static func words(_ text: String?) -> [String] {
@@ -43,6 +48,7 @@ public struct HomeLinkSettings: Equatable, Sendable {
 
     /// The first field the store cannot keep, as one line naming it; nil when all can be kept.
     public var problem: String? {
+        if !Self.mqttProtocols.contains(mqttProtocol) { return "mqtt.protocol: \"\(mqttProtocol)\" is not 3.1.1 or 5" }
         let fields: [(String, String?)] = [
             ("mqtt.url", mqttURL), ("mqtt.username", mqttUsername), ("mqtt.password", mqttPassword), ("mqtt.topic", mqttTopic),
             ("mqtt.discovery", mqttDiscovery), ("notify.url", notifyURL), ("notify.parent-url", notifyParentURL),

@@ -146,6 +146,7 @@ extension QuestDatabase {
                 mqttDiscovery: row["mqttDiscovery"], notifyURL: row["notifyURL"], notifyParentURL: row["notifyParentURL"],
                 notifyOn: HomeLinkSettings.words(row["notifyOn"]))
         }
+        if row.hasColumn("mqttProtocol") { s.link.mqttProtocol = row["mqttProtocol"] }
         if row.hasColumn("lockSoundMute") {
             let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
             s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
@@ -197,14 +198,15 @@ extension QuestDatabase {
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
                       webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ?,
                       mqttURL = ?, mqttUsername = ?, mqttPassword = ?, mqttTopic = ?, mqttDiscovery = ?, notifyURL = ?, notifyParentURL = ?,
-                      notifyOn = ? WHERE id = 1
+                      notifyOn = ?, mqttProtocol = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
                             s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName,
                             s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders),
                             s.playerPagesPaired, s.link.mqttURL, s.link.mqttUsername, s.link.mqttPassword, s.link.mqttTopic,
-                            s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " ")])
+                            s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " "),
+                            s.link.mqttProtocol])
         }
     }
 

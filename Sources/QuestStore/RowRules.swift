@@ -156,6 +156,7 @@ enum RowRules {
             bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"),
             optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
             optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
+            oneOf("mqttProtocol", HomeLinkSettings.mqttProtocols),
         ]),
         ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
         ("houseBox", [

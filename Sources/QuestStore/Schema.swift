@@ -27,6 +27,7 @@ public enum Schema {
         ("v10-paired-kiosks", v10),
         ("v11-player-pages", v11),
         ("v12-home-link", v12),
+        ("v13-mqtt-protocol", v13),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -292,6 +293,13 @@ public enum Schema {
             t.column("fileName", .text).notNull()
             t.column("sizeBytes", .integer).notNull()
             t.column("kind", .text).notNull()  // automatic, manual, before-restore
+        }
+    }
+
+    /// #34: the MQTT protocol the link speaks (3.1.1, which every broker takes, or 5).
+    static func v13(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "mqttProtocol", .text).notNull().defaults(to: "3.1.1")
         }
     }
 }

@@ -802,6 +802,29 @@ def parent_edits(path):
     after = first_estimate(path)
     check("hint" not in after or not after["hint"], f"hints off did not reach the box: {after}")
 
+    # #34: the house, set from a parent's phone or laptop: the broker, MQTT 5, its
+    # password (never filled in again) and a push address.
+    visit("/parent/settings")
+    for key, value in (("mqtt-url", "mqtt://homeassistant.local:1883"), ("mqtt-username", "box"),
+                       ("mqtt-password", "the broker password"), ("notify-url", "https://ntfy.sh/robin-quests")):
+        field = wait_for(By.ID, f"setting-{key}")[0]
+        field.clear()
+        field.send_keys(value)
+    wait_for(By.ID, "setting-mqtt-protocol")[0].find_element(By.CSS_SELECTOR, "option[value='5']").click()
+    driver.find_element(By.CSS_SELECTOR, "form.settings-form button[type=submit]").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and "MQTT broker (Home Assistant)" in done[0].text and "MQTT protocol" in done[0].text,
+          f"/parent/settings: the house not saved: {[d.text for d in done]}")
+    password = wait_for(By.ID, "setting-mqtt-password")[0]
+    check(password.get_attribute("value") == "" and "the broker password" not in driver.page_source,
+          "/parent/settings: the broker password is shown back")
+    check(wait_for(By.ID, "setting-mqtt-url")[0].get_attribute("value") == "mqtt://homeassistant.local:1883",
+          "/parent/settings: the broker's address did not stay")
+    house = driver.find_element(By.XPATH, "//h2[text()='In the house']")
+    viewport(1024, 900)
+    driver.execute_script("arguments[0].scrollIntoView(true); window.scrollBy(0, -12);", house)
+    screenshot("parent-settings-house", full_page=False)
+
     # BACK-1: a backup made now, then restored through the page's file upload.
     visit("/parent/backups")
     driver.find_element(By.XPATH, "//button[text()='Make a backup now']").click()

@@ -4,6 +4,9 @@
 #   Tests/HIL/run.sh [SCENARIO…]      (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/setup.sh
+# The house scenario's broker and its clients run in the guest from this root.
+install_missing_packages mosquitto mosquitto-clients
 Tests/HIL/prepare.sh
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --product questbox -Xswiftc -warnings-as-errors >&2

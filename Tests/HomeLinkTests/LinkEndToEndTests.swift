@@ -124,6 +124,33 @@ struct LinkEndToEndTests {
         #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected to mqtt://127.0.0.1:") == true)
     }
 
+    @Test("mqtt.protocol 5: the link speaks MQTT 5 (the broker logs it), publishes and takes commands; set back to 3.1.1 live, it reconnects as 3.1.1")
+    func protocolFive() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let brokerLog = (rig.directory as NSString).appendingPathComponent("broker.log")
+        let broker = try Broker(directory: rig.directory, extra: ["log_dest file \(brokerLog)", "log_type notice"])
+        try rig.questbox(["settings", "set", "mqtt.protocol", "5"])
+        try rig.startLinked(to: broker)
+        let observer = try Observer(port: broker.port)
+        let base = try base(rig)
+        let client = "questbox-" + String(base.split(separator: "/").last!)
+        func connectedAs(_ version: String) -> Bool {
+            ((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").contains("as \(client) (\(version),")
+        }
+        #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil, "\(rig.linkLog)")
+        #expect(connectedAs("p5"), "the broker's log: \((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "")")
+        observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
+        #expect(state(observer, base) { $0["muted"] as? Bool == true } != nil, "\(rig.linkLog)")
+
+        try rig.questbox(["settings", "set", "mqtt.protocol", "3.1.1"])
+        // Mosquitto logs its own numbers: p2 is 3.1.1 (p1 3.1, p5 5).
+        for _ in 0..<200 where !connectedAs("p2") { usleep(50_000) }
+        #expect(connectedAs("p2"), "the link did not reconnect as 3.1.1: \((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "")")
+        observer.connection.publish(topic: base + "/mute/set", payload: "OFF", retain: false)
+        #expect(state(observer, base) { $0["muted"] as? Bool == false } != nil, "\(rig.linkLog)")
+    }
+
     @Test("two boxes on one broker: each hears the other's name, state and web app (the parent's page lists them)")
     func twoBoxes() throws {
         let hallway = try LinkRig(), bedroom = try LinkRig()

@@ -42,6 +42,8 @@ struct SettingsController {
         "mqtt.password": ("Broker password", "Never shown again: leave the field empty to keep it, “none” to remove it.", [:]),
         "mqtt.topic": ("MQTT topic", "Where the box publishes; “default” is questbox/ and the box's own id.", [:]),
         "mqtt.discovery": ("Home Assistant discovery", "“on” (prefix homeassistant), “off”, or another discovery prefix.", [:]),
+        "mqtt.protocol": ("MQTT protocol", "3.1.1 works with every broker; 5 where the broker speaks it (Mosquitto 2, EMQX, Home Assistant's Mosquitto add-on).",
+                          ["3.1.1": "3.1.1 (every broker)", "5": "5"]),
         "notify.url": ("Push to the player's phone", "An ntfy address such as https://ntfy.sh/your-topic; “off” for none.", [:]),
         "notify.parent-url": ("Push to a parent's phone", "An ntfy address for the parent's messages (quest done, paused, a missed reminder); “off”: the player's address.", [:]),
         "notify.on": ("What is pushed", "Any of: reminder, reminder-missed, quest-paused, quest-done, level-up, streak-milestone; or “none”.", [:]),
