@@ -1,0 +1,155 @@
+/// #35: durations as people say them, for the box's voice: "two minutes thirty", "one minute
+/// forty-five", "twenty minutes", "an hour and a quarter"; never "2:30", which a speech
+/// engine reads as a time of day. The screens keep their clocks (`DurationText`).
+public enum SpokenDuration: Sendable {
+    /// Whole seconds (an estimate, a difference). Above an hour, to the nearest minute.
+    public static func words(seconds: Int) -> String {
+        let s = max(0, seconds)
+        switch s {
+        case ..<60:
+            return SpokenNumber.counted(s, "second")
+        case ..<3600:
+            let minutes = s / 60, rest = s % 60
+            let said = SpokenNumber.counted(minutes, "minute")
+            switch rest {
+            case 0: return said
+            // "three minutes and five seconds": "three minutes five" is heard as 3:05 only by some.
+            case 1..<10: return said + " and " + SpokenNumber.counted(rest, "second")
+            default: return said + " " + SpokenNumber.words(rest)
+            }
+        default:
+            var hours = s / 3600
+            var minutes = (s % 3600 + 30) / 60
+            if minutes == 60 { hours += 1; minutes = 0 }
+            let oneHour = hours == 1
+            switch minutes {
+            case 0: return oneHour ? "an hour" : SpokenNumber.counted(hours, "hour")
+            case 15: return oneHour ? "an hour and a quarter" : "\(SpokenNumber.words(hours)) and a quarter hours"
+            case 30: return oneHour ? "an hour and a half" : "\(SpokenNumber.words(hours)) and a half hours"
+            case 45: return oneHour ? "an hour and three quarters" : "\(SpokenNumber.words(hours)) and three quarter hours"
+            default: return (oneHour ? "an hour" : SpokenNumber.counted(hours, "hour")) + " and " + SpokenNumber.counted(minutes, "minute")
+            }
+        }
+    }
+
+    /// A measured duration (s), to the whole second: what the reveal says it took.
+    public static func words(measured seconds: Double) -> String {
+        guard seconds.isFinite else { return words(seconds: 0) }
+        return words(seconds: Int(min(max(seconds, 0), 86_400 * 7).rounded()))
+    }
+}
+
+/// Whole numbers in English words, for what the voice says (0 … 9,999; larger ones as digits,
+/// which the speech engine reads as a number).
+public enum SpokenNumber: Sendable {
+    static let ones = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    static let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+    public static func words(_ n: Int) -> String {
+        switch n {
+        case ..<0: return "minus " + words(n == Int.min ? Int.max : -n)
+        case ..<20: return ones[n]
+        case ..<100: return tens[n / 10] + (n % 10 == 0 ? "" : "-" + ones[n % 10])
+        case ..<1000: return ones[n / 100] + " hundred" + (n % 100 == 0 ? "" : " and " + words(n % 100))
+        case ..<10_000: return ones[n / 1000] + " thousand" + (n % 1000 == 0 ? "" : (n % 1000 < 100 ? " and " : " ") + words(n % 1000))
+        default: return String(n)
+        }
+    }
+
+    /// "one minute", "forty seconds".
+    public static func counted(_ n: Int, _ unit: String) -> String {
+        "\(words(n)) \(unit)\(n == 1 ? "" : "s")"
+    }
+}
+
+/// #35: what the voice says when a screen appears, from the same words the screens use
+/// (`ScreenPhrases`), with durations in words. GAME-2: the running task says "Go!" at lock-in
+/// and nothing after; nothing here grows with time.
+extension Screen {
+    public var spoken: String? {
+        typealias P = ScreenPhrases
+        let sentence = VoicePhrases.sentence
+        switch self {
+        case .idle(let s):
+            guard let selected = s.selectedIndex.flatMap({ s.quests.indices.contains($0) ? s.quests[$0] : nil }) ?? s.quests.first else {
+                return sentence(P.noQuests)
+            }
+            return selected.reminded == true ? VoicePhrases.reminder(questName: selected.name) : sentence(selected.name)
+        case .estimating(let s):
+            return VoicePhrases.offer(taskName: s.taskName, estimateSeconds: s.estimateSeconds)
+        case .active:
+            return "Go!"
+        case .reveal(let s):
+            return VoicePhrases.reveal(s)
+        case .summary(let s):
+            return VoicePhrases.summary(s)
+        case .reflection(let r):
+            return VoicePhrases.week(r)
+        case .claim(let c):
+            return c.holding ? "Keep holding for three seconds." : VoicePhrases.claim(reset: c.reset)
+        }
+    }
+}
+
+/// The voice's sentences (#35), each built from the screens' own phrases where they have one.
+public enum VoicePhrases: Sendable {
+    /// The task offered and the guess: "Tidy Desk. Your guess: two minutes thirty."
+    public static func offer(taskName: String, estimateSeconds: Int) -> String {
+        sentence(taskName) + " " + guess(estimateSeconds)
+    }
+
+    /// Said once after a run of steps settles: "Your guess: one minute forty-five."
+    public static func guess(_ seconds: Int) -> String {
+        "Your guess: \(SpokenDuration.words(seconds: seconds))."
+    }
+
+    /// REM-1's reminder: "Time for Morning Quest."
+    public static func reminder(questName: String) -> String { "Time for \(questName)." }
+
+    /// "Close! It took three minutes ten. Your guess was forty seconds short."
+    public static func reveal(_ s: RevealScreen) -> String {
+        let took = "It took \(SpokenDuration.words(measured: s.actualSeconds))."
+        if s.isCalibration { return "Noted. \(took) Learning your timing." }
+        let rounded = s.differenceSeconds.isFinite ? s.differenceSeconds.rounded() : 0
+        let off = rounded == 0 ? "Your guess was exactly right."
+            : "Your guess was \(SpokenDuration.words(measured: abs(rounded))) \(rounded > 0 ? "long" : "short")."
+        let kind = ScreenPhrases.kindLine(s.rating).map { " " + sentence($0) } ?? ""
+        return "\(ScreenPhrases.ratingWords(s.rating))\(kind) \(took) \(off)"
+    }
+
+    /// "Morning Quest done! Plus forty XP. Level three! Seven-day streak!"
+    public static func summary(_ s: SummaryScreen) -> String {
+        var parts = ["\(s.questName) done!", "Plus \(SpokenNumber.words(s.sessionXP)) XP."]
+        parts.append(s.leveledUp ? "Level \(SpokenNumber.words(s.level))!" : "You are on level \(SpokenNumber.words(s.level)).")
+        if let days = s.streakMilestone { parts.append("\(SpokenNumber.words(days))-day streak!".capitalizedFirst) }
+        if s.personalBests.count == 1, let best = s.personalBests.first { parts.append("New best: \(best).") }
+        if s.personalBests.count > 1 { parts.append("\(SpokenNumber.words(s.personalBests.count)) new bests!".capitalizedFirst) }
+        return parts.joined(separator: " ")
+    }
+
+    /// The weekly card in two sentences: what was done, then how the guesses went.
+    public static func week(_ r: WeeklyReflection) -> String {
+        let quests = SpokenNumber.counted(r.questsCompleted, "quest")
+        let first = "Your week: \(quests) on \(SpokenNumber.words(r.daysPlayedThisWeek)) of \(SpokenNumber.words(r.totalDaysInWeek)) days."
+        guard r.totalEstimations > 0, r.averageAccuracy.isFinite else { return first + " The box is still learning your timing." }
+        return first + " Your guesses were \(SpokenNumber.words(Int(r.averageAccuracy.rounded()))) percent on target."
+    }
+
+    /// PAR-2's claim, as the screen asks it: who may allow it and how.
+    public static func claim(reset: Bool) -> String {
+        "Someone asks to set \(reset ? "a new" : "the") parent PIN. To allow it, hold STOP and DOWN for three seconds. Nobody asked? Press UP."
+    }
+}
+
+extension VoicePhrases {
+    /// A phrase ending as a sentence ends ("Tidy Desk" → "Tidy Desk."), never doubled.
+    static func sentence(_ text: String) -> String {
+        guard let last = text.last else { return text }
+        return ".!?…".contains(last) ? text : text + "."
+    }
+}
+
+extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
