@@ -76,7 +76,7 @@ let package = Package(
             name: "QuestCLI",
             dependencies: [
                 "QuestCore", "QuestStore", "QuestReports", "SystemClock", "BoardProfile", "GPIO", "BoxRuntime", "InputFiles", "BoxProtocol", "RoutineFormat", "BuildVersion",
-                "Display", "ScreenRender",
+                "Display", "ScreenRender", "Speech", "Audio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -123,6 +123,8 @@ let package = Package(
         // #34: the box in the house: what is told (pure), libmosquitto, and the link's process.
         .target(name: "HomeLink", dependencies: ["QuestCore"]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "Speech", dependencies: ["CEspeakNG", "Audio"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         // libcurl for the pushes to phones (its setopt is variadic: a C function over it).
         .target(name: "CPushHTTP", linkerSettings: [.linkedLibrary("curl")]),
@@ -158,6 +160,7 @@ let package = Package(
             dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"],
             exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "TestSupport", "questbox"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(

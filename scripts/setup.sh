@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Debian packages the build links against (the list grows with the hardware modules).
-APT_PACKAGES=(libsqlite3-dev libgpiod-dev libasound2-dev libmosquitto-dev libcurl4-openssl-dev pkg-config)
+APT_PACKAGES=(libsqlite3-dev libgpiod-dev libasound2-dev libmosquitto-dev libcurl4-openssl-dev libespeak-ng-dev pkg-config)
 
 # Installs those of the named Debian packages that are not installed yet (other scripts that
 # source this file call it for what they need beyond the build).

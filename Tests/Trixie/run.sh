@@ -26,10 +26,10 @@ toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")"
 [[ -x $toolchain/usr/bin/swift-frontend ]] || fail "no Swift toolchain at $toolchain"
 mirror=http://deb.debian.org/debian
 # What the build root holds beyond minbase: the libraries the box links (libgpiod 2.x, ALSA,
-# SQLite, libmosquitto) with their headers, the broker and openssl for the link's tests, what the toolchain itself links (ncurses, uuid, zlib, libxml2,
+# SQLite, libmosquitto, libespeak-ng) with their headers, the broker and openssl for the link's tests, what the toolchain itself links (ncurses, uuid, zlib, libxml2,
 # curl), C runtime files for linking, git for SwiftPM, dpkg-dev and patchelf for the package,
 # and what the HIL scenarios run in the VM (python3, kmod, procps).
-build_packages=libgpiod-dev,libasound2-dev,libsqlite3-dev,libmosquitto-dev,libcurl4-openssl-dev,mosquitto,openssl,pkgconf,libc6-dev,libstdc++-14-dev,libgcc-14-dev,binutils,git,python3,dpkg-dev,patchelf,file,libncurses6,libuuid1,zlib1g-dev,libxml2,libcurl4t64,kmod,procps,ca-certificates
+build_packages=libgpiod-dev,libasound2-dev,libsqlite3-dev,libmosquitto-dev,libcurl4-openssl-dev,libespeak-ng-dev,mosquitto,openssl,pkgconf,libc6-dev,libstdc++-14-dev,libgcc-14-dev,binutils,git,python3,dpkg-dev,patchelf,file,libncurses6,libuuid1,zlib1g-dev,libxml2,libcurl4t64,kmod,procps,ca-certificates
 mkdir -p "$cache" "$builds"
 # One run at a time: two checkouts share the root and the build folders.
 exec 9> "$cache/lock"

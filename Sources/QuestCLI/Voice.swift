@@ -1,0 +1,72 @@
+import ArgumentParser
+import Audio
+import BoardProfile
+import Foundation
+import Logging
+import Speech
+
+/// `questbox voice`: the box's voice (#35), for a parent checking the speaker or the words.
+struct VoiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voice", abstract: "The box's voice (eSpeak NG): say a phrase on the speaker, or render it to a WAV file.",
+        subcommands: [Say.self])
+
+    struct Say: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say TEXT through the board's sound card, or render it to a WAV file (48 kHz, mono).",
+            discussion: """
+                Examples: questbox voice say "Tidy Desk. Your guess: two minutes thirty."
+                          questbox voice say "Time for Morning Quest." --to reminder.wav
+                """)
+        @Argument(help: "What to say (at most \(SpeakableText.maximumCharacters) characters are said).") var text: String
+        @Option(name: .long, help: "Write the speech to this WAV file instead of playing it.") var to: String?
+        @Option(name: .long, help: "The eSpeak NG voice (en-us, en-gb, de, fr, … ; a variant as en-us+f3).") var voice = "en-us"
+        @Option(name: .long, help: "Words per minute (\(EspeakSpeech.Voice.rateRange.lowerBound)–\(EspeakSpeech.Voice.rateRange.upperBound)).") var rate = 150
+        @Option(name: .long, help: "Board profile whose sound card plays it (default: $QUESTBOX_BOARD).") var board: String?
+        @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (default: $QUESTBOX_SOUND).") var sound: String?
+
+        func validate() throws {
+            guard EspeakSpeech.Voice.rateRange.contains(rate) else {
+                throw ValidationError("--rate \(rate) is not \(EspeakSpeech.Voice.rateRange.lowerBound)–\(EspeakSpeech.Voice.rateRange.upperBound) words per minute")
+            }
+            guard !SpeakableText.cleaned(text).trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("nothing to say") }
+        }
+
+        func run() throws {
+            let clip: SoundClip
+            do {
+                let speech = try EspeakSpeech(voice: .init(name: voice, rate: rate), dataPath: ProcessInfo.processInfo.environment["QUESTBOX_ESPEAK_DATA"])
+                clip = try speech.render(text)
+            } catch {
+                throw CLIError("\(error)")
+            }
+            let length = String(format: "%.1f", clip.durationSeconds)
+            if let to {
+                do {
+                    try Data(WAVFile.encode(clip)).write(to: URL(fileURLWithPath: to), options: .atomic)
+                } catch {
+                    throw CLIError("\(to): cannot write: \(error.localizedDescription)")
+                }
+                print("said in \(length) s, written to \(to) (48 kHz, mono)")
+                return
+            }
+            var card = "default", latencyMs = 40
+            if let name = RunCommand.chosen(board, orVariable: "QUESTBOX_BOARD") {
+                let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
+                card = profile.audioCard
+                latencyMs = profile.audioLatencyMs
+            }
+            ALSAPCM.quietLibraryErrors()
+            let device = RunCommand.chosen(sound, orVariable: "QUESTBOX_SOUND")
+            let candidates = device.map { [$0] } ?? [AudioEngine.pcmName(forCard: card), "default"]
+            let engine = AudioEngine(candidates: candidates, latencyMs: latencyMs, logger: Logger(label: "voice"))
+            engine.start()
+            defer { engine.stop() }
+            _ = engine.play(clip)
+            Thread.sleep(forTimeInterval: clip.durationSeconds + Double(latencyMs) / 1000 + 0.2)
+            let statistics = engine.statistics
+            guard let played = statistics.device else { throw CLIError("no sound device would open (\(candidates.joined(separator: ", "))): see questbox doctor") }
+            print("said in \(length) s on \(played)")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Audio
+import Foundation
+import Testing
+import TestSupport
+@testable import Speech
+
+/// #35: eSpeak NG through libespeak-ng, as the box renders its phrases: real speech at the
+/// mixer's rate, the same samples for the same words, and hostile names that never crash it.
+@Suite("#35: the voice's renderer (eSpeak NG)", .serialized)
+struct EspeakSpeechTests {
+    /// Frames of 10 ms louder than −40 dBFS: speech has many, silence none.
+    static func voicedFrames(_ clip: SoundClip) -> Int {
+        let samples = clip.samples, frame = SoundClip.sampleRate / 100
+        return stride(from: 0, to: samples.count - frame, by: frame).filter { start in
+            let energy = samples[start..<start + frame].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(frame)
+            return energy.squareRoot() > 32_767 * 0.01
+        }.count
+    }
+
+    @Test("a phrase becomes speech: 48 kHz mono, seconds long, loud enough, voiced for much of it; the same words give the same samples")
+    func speaks() throws {
+        let speech = try EspeakSpeech()
+        #expect(speech.engineRate == 22_050)
+        let clip = try speech.render("Tidy Desk. Your guess: two minutes thirty.")
+        #expect(clip.channels == 1)
+        #expect((1.5...6).contains(clip.durationSeconds), "\(clip.durationSeconds) s")
+        #expect(clip.peakDBFS > -12, "peak \(clip.peakDBFS) dBFS")
+        #expect(Self.voicedFrames(clip) > 80, "\(Self.voicedFrames(clip)) voiced 10 ms frames")
+        let again = try speech.render("Tidy Desk. Your guess: two minutes thirty.")
+        #expect(abs(again.durationSeconds - clip.durationSeconds) < 0.05, "the same words, the same length: \(again.durationSeconds) s vs \(clip.durationSeconds) s")
+        let other = try speech.render("Go!")
+        #expect(other.durationSeconds < clip.durationSeconds / 2)
+    }
+
+    @Test("a slower rate says the same words over more time")
+    func rate() throws {
+        let text = "Close! It took three minutes ten. Your guess was forty seconds short."
+        let normal = try EspeakSpeech(voice: .init(name: "en-us", rate: 150)).render(text)
+        let slow = try EspeakSpeech(voice: .init(name: "en-us", rate: 100)).render(text)
+        #expect(slow.durationSeconds > normal.durationSeconds * 1.25, "\(slow.durationSeconds) s vs \(normal.durationSeconds) s")
+    }
+
+    @Test("task names in other scripts, emoji, 80 characters and control characters never crash it", arguments: [
+        "Zimmer aufräumen", "打扫房间", "Уборка комнаты", "ترتيب الغرفة", "🧹🦷✨", "🧹 Tidy Desk",
+        String(repeating: "Brush teeth and ", count: 5), "Tidy\u{07}\u{1B}[31mDesk\u{0}", String(repeating: "x", count: 5_000), "", "<speak>1</speak> [[h@'loU]]",
+    ])
+    func hostile(_ name: String) throws {
+        let clip = try EspeakSpeech().render(name)
+        #expect(clip.durationSeconds < 60)
+        #expect(SpeakableText.cleaned(name).unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) })
+    }
+
+    @Test("an unknown voice or a rate out of range is one line naming the setting")
+    func refusals() {
+        #expect { _ = try EspeakSpeech(voice: .init(name: "xx-nowhere")) } throws: { "\($0)".hasPrefix("voice.language: eSpeak NG has no voice \"xx-nowhere\"") }
+        #expect { _ = try EspeakSpeech(voice: .init(name: "en-us; rm -rf")) } throws: { "\($0)".hasPrefix("voice.language:") }
+        #expect { _ = try EspeakSpeech(voice: .init(name: "en-us", rate: 1_000)) } throws: { "\($0)".hasPrefix("voice.rate: 1000") }
+    }
+
+    @Test("eSpeak NG's 22,050 Hz to the mixer's 48,000 Hz: the length scales, the ends and a ramp stay")
+    func resample() {
+        let ramp = (0..<22_050).map { Int16($0 % 1000) }
+        let out = Resample.toMixerRate(ramp, from: 22_050)
+        #expect(out.count == 48_000)
+        #expect(out.first == 0)
+        #expect(Resample.toMixerRate([], from: 22_050).isEmpty)
+        #expect(Resample.toMixerRate([5, 6], from: 48_000) == [5, 6])
+        // Midway between two input samples lies their mean.
+        let line = Resample.toMixerRate((0..<100).map { Int16($0 * 100) }, from: 24_000)
+        #expect(line[1] == 50 && line[2] == 100)
+    }
+}
+
+/// `questbox voice say`, run as a parent would.
+@Suite("#35: questbox voice say", .serialized)
+struct VoiceCommandTests {
+    @Test("--to writes a 48 kHz mono WAV of the phrase; a missing eSpeak NG data folder is one line naming it; no sound card is one line; nothing to say is refused")
+    func say() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let wav = (dir as NSString).appendingPathComponent("guess.wav")
+        let questbox = productPath("questbox")
+        let made = try runProcess(questbox, ["voice", "say", "Time for Morning Quest.", "--to", wav])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains("written to \(wav)"))
+        let clip = try WAVFile.open(wav)
+        #expect(clip.channels == 1 && clip.durationSeconds > 0.8 && EspeakSpeechTests.voicedFrames(clip) > 40)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUESTBOX_ESPEAK_DATA"] = dir + "/no-such-folder"
+        let missing = try runProcess(questbox, ["voice", "say", "Go!", "--to", wav + ".2"], environment: environment)
+        #expect(missing.status != 0)
+        let lines = missing.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("no-such-folder"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: wav + ".2"))
+
+        let nowhere = try runProcess(questbox, ["voice", "say", "Go!", "--sound", "hw:NoSuchCard"])
+        #expect(nowhere.status != 0 && nowhere.stderr.contains("no sound device would open (hw:NoSuchCard)"), "\(nowhere.stderr)")
+
+        let empty = try runProcess(questbox, ["voice", "say", "\u{07}", "--to", wav])
+        #expect(empty.status != 0 && empty.stderr.contains("nothing to say"), "\(empty.stderr)")
+    }
+}
