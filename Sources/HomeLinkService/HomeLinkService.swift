@@ -397,7 +397,8 @@ public final class HomeLinkService {
         do {
             let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
             cal = world.calendar
-            let sessions = try database.sessions().filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
+            let today = world.calendar.dateInterval(of: .day, for: date).map { $0.start..<$0.end }
+            let sessions = try database.sessions(startedIn: today).filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
             gathered = BoxFacts.gather(
                 world: world, sessions: sessions, screenKind: screenKind, screenQuest: screenQuest,
                 lastWeek: try lastWeekReflection(world: world, now: date), now: date)

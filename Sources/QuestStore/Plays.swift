@@ -234,12 +234,20 @@ extension QuestDatabase {
     }
 
     public func sessions() throws -> [GameSession] {
+        try sessions(startedIn: nil)
+    }
+
+    /// The sessions started in `range` (wall time, half open: a day's, for what the house is
+    /// told after each press), read with the index on their start instead of the whole history.
+    public func sessions(startedIn range: Range<Date>?) throws -> [GameSession] {
         try pool.read { db in
             var result: [GameSession] = []
+            let within = range == nil ? "" : "startedAt >= ? AND startedAt < ? AND "
+            let arguments: StatementArguments = range.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] } ?? []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, routineId, routineDisplayName, startedAt, startedMonotonicNanos, bootId, completedAt, status,
-                  isCalibration, xpEarned FROM session WHERE \(RowRules.valid("session")) ORDER BY rowid
-                """)
+                  isCalibration, xpEarned FROM session WHERE \(within)\(RowRules.valid("session")) ORDER BY rowid
+                """, arguments: arguments)
             while let row = try rows.next() {
                 let completed: Double? = row[6]
                 result.append(GameSession(

@@ -296,10 +296,12 @@ public enum Schema {
         }
     }
 
-    /// #34: the MQTT protocol the link speaks (3.1.1, which every broker takes, or 5).
+    /// #34: the MQTT protocol the link speaks (3.1.1, which every broker takes, or 5), and
+    /// the sessions by their start (the link reads today's after every press).
     static func v13(_ db: Database) throws {
         try db.alter(table: "settings") { t in
             t.add(column: "mqttProtocol", .text).notNull().defaults(to: "3.1.1")
         }
+        try db.create(index: "session_startedAt", on: "session", columns: ["startedAt"])
     }
 }

@@ -24,10 +24,11 @@ def trio(v): return f"{pct(v, 50):.3f} / {pct(v, 99):.3f} / {max(v, default=floa
 print(f"Measured in one VM run: Debian's 6.1 kernel under qemu TCG (2 vCPUs on a {sys.argv[3]}-core {sys.argv[2]} host), gpio-sim, "
       f"a release build of `questbox run` and `questbox link`, Mosquitto in the guest; {r['tasks_per_stretch']} tasks per row, one quest. "
       f"The broker heard {r['states_heard']} state messages.\n")
-print("| the house | press → LED line set, kernel to kernel: p50 / p99 / max (ms) | stored duration − traced interval: p50 / p99 / max (ms) |")
-print("|---|---|---|")
+print("| the house | press → LED line set, kernel to kernel: p50 / p99 / max (ms) | the same in stages, p50: interrupt → loop woken · woken → on a CPU · on a CPU → line set (ms) | stored duration − traced interval: p50 / p99 / max (ms) |")
+print("|---|---|---|---|")
 for s in r["stretches"]:
     led = trio(s["led_ms"]) + f" (n={len(s['led_ms'])}{', ' + str(s['led_missing']) + ' unmatched' if s['led_missing'] else ''})"
     dur = trio(s["duration_error_ms"]) + f" (n={len(s['duration_error_ms'])}{', ' + str(s['durations_unmatched']) + ' unmatched' if s['durations_unmatched'] else ''})"
-    print(f"| {s['name']} | {led} | {dur} |")
+    stages = " · ".join(f"{pct([x[i] for x in s['led_stages']], 50):.2f}" for i in range(3)) + f" (n={len(s['led_stages'])})"
+    print(f"| {s['name']} | {led} | {stages} | {dur} |")
 PY

@@ -119,6 +119,24 @@ struct StoreTests {
         #expect(try db.reflectionTracking().dismissedWeek == "2026-W23")
     }
 
+    @Test("#34: a day's sessions by their start, half open: the day before, the day itself (its first instant in), the next day's first instant out")
+    func sessionsOfADay() throws {
+        let (db, _) = try freshDatabase()
+        let day = Date(timeIntervalSince1970: 1_780_012_800)          // a midnight (UTC)
+        let starts = [day.addingTimeInterval(-1), day, day.addingTimeInterval(43_200), day.addingTimeInterval(86_400)]
+        var ids: [UUID] = []
+        for (i, start) in starts.enumerated() {
+            let session = GameSession(
+                id: UUID(), routineID: morningRoutine.id, routineDisplayName: "Morning Quest", startedAt: start,
+                startedMonotonicNanos: Int64(i), bootID: "b", isCalibration: false)
+            try db.apply(.sessionStarted(session), wallClockTrusted: true)
+            ids.append(session.id)
+        }
+        #expect(try db.sessions(startedIn: day..<day.addingTimeInterval(86_400)).map(\.id) == [ids[1], ids[2]])
+        #expect(try db.sessions(startedIn: nil).map(\.id) == ids)
+        #expect(try db.sessions(startedIn: day.addingTimeInterval(90_000)..<day.addingTimeInterval(99_000)).isEmpty)
+    }
+
     @Test("REFL-1: the store offers last week's reflection (learning quests count as quests, not for accuracy) until it is dismissed")
     func pendingReflection() throws {
         let (db, _) = try freshDatabase()

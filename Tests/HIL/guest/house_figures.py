@@ -8,7 +8,7 @@ usage: house_figures.py SYSFS DAEMON_PID BROKER_PID LINK_CMD FLOOD_CMD HISTORY_C
 (each *_CMD one shell command line). Prints one JSON object."""
 import json, os, signal, subprocess, sys, time
 from box import Box, LOCK, STOP
-from kernel_trace import RAISE, SETS, Presses, edges_raised, press_to_output, raises, tracing
+from kernel_trace import RAISE, SETS, Presses, edges_raised, loop_stages, press_to_output, raises, tracing
 
 sysfs, daemon_pid, broker_pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 link_cmd, flood_cmd, history_cmd = sys.argv[4], sys.argv[5], sys.argv[6]
@@ -48,7 +48,11 @@ box.wait_for_quest()
 time.sleep(0.5)
 box.tap(LOCK)                                 # start: estimating
 time.sleep(1.0)
-tracing(True, functions=(RAISE,) + SETS)
+# With the scheduler's events for the box's loop thread (its main thread), so each press's
+# way splits into the kernel waking the loop, the loop getting a CPU, and the loop's own work.
+tracing(True, functions=(RAISE,) + SETS, events=("sched:sched_switch", "sched:sched_waking"),
+        filters=(("events/sched/sched_waking/filter", f"pid == {daemon_pid}"),
+                 ("events/sched/sched_switch/filter", f"prev_pid == {daemon_pid} || next_pid == {daemon_pid}")))
 helpers, plan = [], []                        # plan: (stretch, lock-in call, stop call, next call)
 for stretch, name in enumerate(STRETCHES):
     if name == "link, broker up":
@@ -100,6 +104,7 @@ for stretch, name in enumerate(STRETCHES):
             continue
         errors.append(abs(entry["actualSeconds"] - (b - a)) * 1000)
     result["stretches"].append({"name": name, "led_ms": [x for x in led if x is not None],
+                                "led_stages": loop_stages(calls, presses, daemon_pid),
                                 "led_missing": led.count(None), "duration_error_ms": errors,
                                 "durations_unmatched": unmatched})
 signal.alarm(0)
