@@ -182,7 +182,28 @@ public enum SettingsCatalog {
     public static var keys: [String] { entries.map(\.key) }
 
     /// Every entry: the box's own, then the house's link (#34).
-    static let entries: [Entry] = boxEntries + linkEntries
+    /// #35: the box's voice.
+    static let voiceEntries: [Entry] = [
+        Entry(key: "voice", allowed: "auto | on | off (auto: on for a board with no screen)", read: { $0.voice.mode.rawValue }) { text in
+            guard let mode = VoiceChoice.Mode(rawValue: text.lowercased()) else { return .failure(SettingRefusal()) }
+            return .success { $0.voice.mode = mode }
+        },
+        Entry(key: "voice.language", allowed: "an eSpeak NG voice (en-us, en-gb, de, fr, en-us+f3 …) | locale", read: { $0.voice.language ?? "locale" }) { text in
+            if text == "locale" { return .success { $0.voice.language = nil } }
+            guard VoiceChoice.isVoiceName(text) else { return .failure(SettingRefusal()) }
+            return .success { $0.voice.language = text }
+        },
+        Entry(key: "voice.rate", allowed: "\(VoiceChoice.rateRange.lowerBound)–\(VoiceChoice.rateRange.upperBound) words per minute", read: { "\($0.voice.rate)" }) { text in
+            guard let v = Int(text), VoiceChoice.rateRange.contains(v) else { return .failure(SettingRefusal()) }
+            return .success { $0.voice.rate = v }
+        },
+        Entry(key: "voice.volume", allowed: "0–100 (% of the sounds' volume)", read: { "\($0.voice.volumePercent)" }) { text in
+            guard let v = Int(text), VoiceChoice.volumeRange.contains(v) else { return .failure(SettingRefusal()) }
+            return .success { $0.voice.volumePercent = v }
+        },
+    ]
+
+    static let entries: [Entry] = boxEntries + voiceEntries + linkEntries
 
     /// Every setting, then one reminder per routine ("reminder.<routine name>").
     public static func list(_ settings: StoredSettings, routines: [Routine]) -> [SettingValue] {
@@ -228,6 +249,7 @@ public enum SettingsCatalog {
         case "week.first-day": ["locale"] + weekdays
         case "web.player-pages": ["open", "paired"]
         case "mqtt.protocol": HomeLinkSettings.mqttProtocols
+        case "voice": VoiceChoice.Mode.allCases.map(\.rawValue)
         case "board": ["none"] + BoardCatalog.available(in: BoardCatalog.searchDirectories()).map(\.name)
         default: entries.first { $0.key == key }?.allowed == "true | false" ? ["true", "false"] : nil
         }

@@ -24,6 +24,8 @@ public struct StoredSettings: Equatable, Sendable {
     public var playerPagesPaired = false
     /// #34: the broker (Home Assistant) and the pushes to phones.
     public var link = HomeLinkSettings()
+    /// #35: the box's voice.
+    public var voice = VoiceChoice()
 
     public init() {}
 
@@ -147,6 +149,11 @@ extension QuestDatabase {
                 notifyOn: HomeLinkSettings.words(row["notifyOn"]))
         }
         if row.hasColumn("mqttProtocol") { s.link.mqttProtocol = row["mqttProtocol"] }
+        if row.hasColumn("voiceMode") {
+            s.voice = VoiceChoice(
+                mode: VoiceChoice.Mode(rawValue: row["voiceMode"]) ?? .auto, language: row["voiceLanguage"],
+                rate: row["voiceRate"], volumePercent: row["voiceVolume"])
+        }
         if row.hasColumn("lockSoundMute") {
             let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
             s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
@@ -182,6 +189,11 @@ extension QuestDatabase {
             }
             if let problem = WebHosts.problem(s.webHosts) { throw StoreError.invalid("webHosts: \(problem)") }
             if let problem = s.link.problem { throw StoreError.invalid(problem) }
+            if let language = s.voice.language, !VoiceChoice.isVoiceName(language) {
+                throw StoreError.invalid("voice.language: \"\(DisplayText.escaped(language))\" is not an eSpeak NG voice name")
+            }
+            if !VoiceChoice.rateRange.contains(s.voice.rate) { throw StoreError.invalid("voice.rate: \(s.voice.rate) is not 80–450 words per minute") }
+            if !VoiceChoice.volumeRange.contains(s.voice.volumePercent) { throw StoreError.invalid("voice.volume: \(s.voice.volumePercent) is not 0–100") }
             if let board = s.boardName, !StoredSettings.isBoardName(board) {
                 throw StoreError.invalid("board: \"\(DisplayText.escaped(board))\" is not a board profile's name")
             }
@@ -198,7 +210,7 @@ extension QuestDatabase {
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
                       webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ?,
                       mqttURL = ?, mqttUsername = ?, mqttPassword = ?, mqttTopic = ?, mqttDiscovery = ?, notifyURL = ?, notifyParentURL = ?,
-                      notifyOn = ?, mqttProtocol = ? WHERE id = 1
+                      notifyOn = ?, mqttProtocol = ?, voiceMode = ?, voiceLanguage = ?, voiceRate = ?, voiceVolume = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
@@ -206,7 +218,7 @@ extension QuestDatabase {
                             s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders),
                             s.playerPagesPaired, s.link.mqttURL, s.link.mqttUsername, s.link.mqttPassword, s.link.mqttTopic,
                             s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " "),
-                            s.link.mqttProtocol])
+                            s.link.mqttProtocol, s.voice.mode.rawValue, s.voice.language, s.voice.rate, s.voice.volumePercent])
         }
     }
 

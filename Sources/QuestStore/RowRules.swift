@@ -157,6 +157,12 @@ enum RowRules {
             optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
             optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
             oneOf("mqttProtocol", HomeLinkSettings.mqttProtocols),
+            oneOf("voiceMode", VoiceChoice.Mode.allCases.map(\.rawValue)),
+            Rule(column: "voiceLanguage", expected: "empty or an eSpeak NG voice name (a–z, A–Z, 0–9, -, _ and +)") { p in
+                "(\(p)voiceLanguage IS NULL OR (typeof(\(p)voiceLanguage) = 'text' AND length(\(p)voiceLanguage) BETWEEN 1 AND 32 AND \(p)voiceLanguage NOT GLOB '*[^a-zA-Z0-9_+-]*'))"
+            },
+            int("voiceRate", Int64(VoiceChoice.rateRange.lowerBound), Int64(VoiceChoice.rateRange.upperBound), "words per minute"),
+            int("voiceVolume", Int64(VoiceChoice.volumeRange.lowerBound), Int64(VoiceChoice.volumeRange.upperBound), "%"),
         ]),
         ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
         ("houseBox", [

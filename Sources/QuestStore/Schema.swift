@@ -28,6 +28,7 @@ public enum Schema {
         ("v11-player-pages", v11),
         ("v12-home-link", v12),
         ("v13-mqtt-protocol", v13),
+        ("v14-voice", v14),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -303,5 +304,16 @@ public enum Schema {
             t.add(column: "mqttProtocol", .text).notNull().defaults(to: "3.1.1")
         }
         try db.create(index: "session_startedAt", on: "session", columns: ["startedAt"])
+    }
+
+    /// #35: the box's voice: whether it speaks (auto: when the board has no screen), its
+    /// eSpeak NG voice (NULL: from the locale), words per minute, loudness beside the sounds.
+    static func v14(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "voiceMode", .text).notNull().defaults(to: "auto")
+            t.add(column: "voiceLanguage", .text)
+            t.add(column: "voiceRate", .integer).notNull().defaults(to: 150)
+            t.add(column: "voiceVolume", .integer).notNull().defaults(to: 100)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Audio
 import CEspeakNG
+import QuestCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ public final class EspeakSpeech: SpeechRenderer {
             self.rate = rate
         }
 
-        public static let rateRange = 80...450
+        public static let rateRange = VoiceChoice.rateRange
     }
 
     public let voice: Voice
@@ -42,9 +43,7 @@ public final class EspeakSpeech: SpeechRenderer {
         guard Voice.rateRange.contains(voice.rate) else {
             throw SpeechError("voice.rate: \(voice.rate) is not \(Voice.rateRange.lowerBound)–\(Voice.rateRange.upperBound) words per minute")
         }
-        guard !voice.name.isEmpty, voice.name.utf8.count <= 64,
-              voice.name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_+".unicodeScalars.contains($0)) })
-        else { throw SpeechError("voice.language: \"\(SpeakableText.cleaned(voice.name))\" is not an eSpeak NG voice name") }
+        guard VoiceChoice.isVoiceName(voice.name) else { throw SpeechError("voice.language: \"\(SpeakableText.cleaned(voice.name))\" is not an eSpeak NG voice name") }
         self.voice = voice
         engineRate = try Self.engine.withLock { engine throws(SpeechError) -> Int in
             if let rate = engine.ready {

@@ -36,6 +36,12 @@ struct SettingsController {
                            ["false": "The player may switch it", "true": "Locked: only a parent"]),
         "web.player-pages": ("The player's pages", "Who on the home network sees her home, stats and quests. Pair her phone under Paired screens first.",
                              ["open": "Any browser on the home network", "paired": "Only the family's paired screens"]),
+        // #35: the box's voice (docs/sound.md).
+        "voice": ("The box's voice", "Says the task, the guess and the reveal aloud; “auto” speaks on a box with no screen.",
+                  ["auto": "Auto: when the box has no screen", "on": "On", "off": "Off"]),
+        "voice.language": ("Voice", "An eSpeak NG voice such as en-us, en-gb or de (questbox voice say … --voice NAME to hear one); “locale” follows the box's language.", [:]),
+        "voice.rate": ("Speaking speed", "Words per minute, 80–450 (150 is unhurried).", [:]),
+        "voice.volume": ("Voice loudness", "0–100 % of the sounds' volume.", [:]),
         // #34: the house (docs/mqtt.md).
         "mqtt.url": ("MQTT broker (Home Assistant)", "mqtt://host:1883 or mqtts://host:8883 for TLS; “off” for none. The box appears in Home Assistant by itself (discovery).", [:]),
         "mqtt.username": ("Broker user name", "When the broker asks for one; “none” for none.", [:]),
@@ -191,9 +197,9 @@ struct SettingsView: Encodable {
             }
             hasChoices = choices != nil
             isTime = setting.key == "reminder.time"
-            isNumber = setting.key == "sound.volume"
+            isNumber = setting.key == "sound.volume" || setting.key == "voice.volume"
             isSecret = setting.key == "mqtt.password"
-            isLong = setting.key.hasPrefix("mqtt.") || setting.key.hasPrefix("notify.")
+            isLong = setting.key.hasPrefix("mqtt.") || setting.key.hasPrefix("notify.") || setting.key == "voice.language"
             startsHouse = setting.key == "mqtt.url"
             secretNote = nil
             if isSecret {
