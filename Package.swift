@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CAudioShim", "CEventLoop", "CSystemClock", "InputFiles", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BoxRuntime",
-            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CEventLoop", "Audio", "BoxProtocol", "Display", "ScreenRender", "BuildVersion", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["QuestCore", "QuestStore", "GPIO", "SystemClock", "CSystemClock", "CEventLoop", "Audio", "Speech", "BoxProtocol", "Display", "ScreenRender", "BuildVersion", .product(name: "Logging", package: "swift-log")]),
         // The running box's local socket: its JSON-lines messages and a client (docs/box-protocol.md).
         .target(name: "BoxProtocol", dependencies: ["QuestCore", "CEventLoop"]),
         .target(name: "CSystemClock"),
@@ -161,7 +161,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "TestSupport", "questbox"]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "Speech", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(
             name: "BoxRuntimeTests",

@@ -53,6 +53,8 @@ public final class AudioEngine: Sendable {
 
     private enum Command: Sendable {
         case play(SoundClip, gain: Double, token: Int)
+        case speak(SoundClip, gain: Double, token: Int)
+        case cutSpeech
         case volume(Int)
         case mute(Bool)
         case stopAll
@@ -157,12 +159,26 @@ public final class AudioEngine: Sendable {
     /// button edge's kernel timestamp; default now.
     @discardableResult
     public func play(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
+        queue(requestedAt: requestedAt) { .play(clip, gain: gain, token: $0) }
+    }
+
+    /// #35: the voice says `clip` instead of whatever it was saying, once no sound plays (the
+    /// mixer's speech lane). Returns a token as `play` does: its hand-off is the first word.
+    @discardableResult
+    public func speak(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
+        queue(requestedAt: requestedAt) { .speak(clip, gain: gain, token: $0) }
+    }
+
+    /// #35: the voice stops mid-word; sounds play on.
+    public func cutSpeech() { send(.cutSpeech) { _ in } }
+
+    private func queue(requestedAt: Int64?, _ command: (Int) -> Command) -> Int {
         let at = requestedAt ?? questbox_monotonic_nanos()
         let (token, wasParked) = shared.withLock { s in
             let token = s.nextToken
             s.nextToken += 1
             s.requested[token] = at
-            s.commands.append(.play(clip, gain: gain, token: token))
+            s.commands.append(command(token))
             return (token, Self.unpark(&s))
         }
         if wasParked { wake() }
@@ -307,6 +323,8 @@ public final class AudioEngine: Sendable {
             for command in commands {
                 switch command {
                 case .play(let clip, let gain, let token): mixer.play(clip, gain: gain, token: token)
+                case .speak(let clip, let gain, let token): forget(mixer.speak(clip, gain: gain, token: token))
+                case .cutSpeech: forget(mixer.cutSpeech())
                 case .volume(let p): mixer.setVolume(percent: p)
                 case .mute(let m): mixer.setMuted(m)
                 case .stopAll: mixer.stopAll()
@@ -404,8 +422,19 @@ public final class AudioEngine: Sendable {
         }
     }
 
+    /// An utterance replaced or cut before its first word: no hand-off will come for it.
+    private func forget(_ token: Int?) {
+        guard let token else { return }
+        shared.withLock { _ = $0.requested.removeValue(forKey: token) }
+    }
+
     private func dropWhileSilent(_ commands: [Command]) {
-        let dropped = commands.compactMap { c -> Int? in if case .play(_, _, let t) = c { t } else { nil } }
+        let dropped = commands.compactMap { c -> Int? in
+            switch c {
+            case .play(_, _, let t), .speak(_, _, let t): t
+            case .volume, .mute, .stopAll, .cutSpeech: nil
+            }
+        }
         guard !dropped.isEmpty else { return }
         shared.withLock { s in
             s.stats.droppedWhileSilent += dropped.count

@@ -11,6 +11,9 @@ public struct Mixer: Sendable {
 
     public let outputChannels: Int
     private var voices: [Voice] = []
+    /// #35: the box's voice, one utterance at a time. It waits while a sound plays (a reveal's
+    /// sound, then its words) and, once started, plays on beside any sound.
+    private var speech: Voice?
     /// Reused every period so the audio thread does not allocate while playing.
     private var accumulator: [Int32] = []
     /// A period of samples read from a clip's file, reused the same way.
@@ -27,7 +30,8 @@ public struct Mixer: Sendable {
         self.outputChannels = max(1, outputChannels)
     }
 
-    public var activeVoices: Int { voices.count }
+    /// Sounds playing, and the voice speaking or waiting to.
+    public var activeVoices: Int { voices.count + (speech == nil ? 0 : 1) }
 
     /// Starts a clip. `gain` is linear, 0…1. `token` comes back from `render` when the
     /// voice's first frame goes out (how the engine measures latency).
@@ -46,7 +50,26 @@ public struct Mixer: Sendable {
         updateMaster()
     }
 
-    public mutating func stopAll() { voices.removeAll() }
+    /// #35: says `clip` instead of whatever the voice was saying, once no sound plays.
+    /// Returns the token of an utterance replaced before it started (it never will).
+    @discardableResult
+    public mutating func speak(_ clip: SoundClip, gain: Double = 1, token: Int = 0) -> Int? {
+        let unsaid = cutSpeech()
+        if clip.frameCount > 0 { speech = Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token) }
+        return unsaid
+    }
+
+    /// #35: the voice stops mid-word. Returns the token of an utterance that had not started.
+    @discardableResult
+    public mutating func cutSpeech() -> Int? {
+        defer { speech = nil }
+        return speech.flatMap { $0.started ? nil : $0.token }
+    }
+
+    public mutating func stopAll() {
+        voices.removeAll()
+        speech = nil
+    }
 
     /// Volume as perceived: a percentage maps onto −50 dB…0 dB, 0 % is silence.
     private mutating func updateMaster() {
@@ -64,7 +87,9 @@ public struct Mixer: Sendable {
     public mutating func render(into out: UnsafeMutableBufferPointer<Int16>) -> [Int] {
         let frames = out.count / outputChannels
         var started: [Int] = []
-        guard !voices.isEmpty else {
+        // The voice starts in the first period with no sound playing.
+        let speaking = speech.map { $0.started || voices.isEmpty } ?? false
+        guard !voices.isEmpty || speaking else {
             out.update(repeating: 0)
             return started
         }
@@ -78,40 +103,57 @@ public struct Mixer: Sendable {
                 voices[v].started = true
                 started.append(voices[v].token)
             }
-            let voice = voices[v]
-            let gain = (Int64(voice.gain) * Int64(master)) >> 16
-            let n = min(frames, voice.clip.frameCount - voice.frame)
-            let clipChannels = voice.clip.channels, range = voice.frame * clipChannels..<(voice.frame + n) * clipChannels
-            switch voice.clip.storage {
-            case .memory(let samples):
-                samples.withUnsafeBufferPointer { all in
-                    accumulator.withUnsafeMutableBufferPointer { acc in
-                        Self.add(UnsafeBufferPointer(rebasing: all[range]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputChannels)
-                    }
-                }
-            case .file(let file):
-                if scratch.count < range.count { scratch = [Int16](repeating: 0, count: range.count) }
-                let read = scratch.withUnsafeMutableBufferPointer { buffer in
-                    let part = UnsafeMutableBufferPointer(rebasing: buffer[0..<range.count])
-                    let read = file.read(from: range.lowerBound, into: part)
-                    for i in read..<range.count { part[i] = 0 }
-                    return read
-                }
-                // Cut short since it was opened: what is gone is silence, and the voice ends.
-                if read < range.count { voices[v].frame = voice.clip.frameCount }
-                scratch.withUnsafeBufferPointer { buffer in
-                    accumulator.withUnsafeMutableBufferPointer { acc in
-                        Self.add(UnsafeBufferPointer(rebasing: buffer[0..<range.count]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputChannels)
-                    }
-                }
-            }
-            voices[v].frame = min(voices[v].frame + n, voice.clip.frameCount)
+            Self.mix(&voices[v], frames: frames, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
         }
         voices.removeAll { $0.frame >= $0.clip.frameCount }
+        if speaking, var voice = speech {
+            if !voice.started {
+                voice.started = true
+                started.append(voice.token)
+            }
+            Self.mix(&voice, frames: frames, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
+            speech = voice.frame >= voice.clip.frameCount ? nil : voice
+        }
         for i in 0..<accumulator.count {
             out[i] = Int16(clamping: accumulator[i])
         }
         return started
+    }
+
+    /// Adds one period of `voice` to `acc` and moves it on.
+    private static func mix(
+        _ voice: inout Voice, frames: Int, master: Int32, outputs: Int, into acc: inout [Int32], scratch: inout [Int16]
+    ) {
+        let gain = (Int64(voice.gain) * Int64(master)) >> 16
+        let n = min(frames, voice.clip.frameCount - voice.frame)
+        let clipChannels = voice.clip.channels, range = voice.frame * clipChannels..<(voice.frame + n) * clipChannels
+        switch voice.clip.storage {
+        case .memory(let samples):
+            samples.withUnsafeBufferPointer { all in
+                acc.withUnsafeMutableBufferPointer { acc in
+                    add(UnsafeBufferPointer(rebasing: all[range]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputs)
+                }
+            }
+        case .file(let file):
+            if scratch.count < range.count { scratch = [Int16](repeating: 0, count: range.count) }
+            let read = scratch.withUnsafeMutableBufferPointer { buffer in
+                let part = UnsafeMutableBufferPointer(rebasing: buffer[0..<range.count])
+                let read = file.read(from: range.lowerBound, into: part)
+                for i in read..<range.count { part[i] = 0 }
+                return read
+            }
+            scratch.withUnsafeBufferPointer { buffer in
+                acc.withUnsafeMutableBufferPointer { acc in
+                    add(UnsafeBufferPointer(rebasing: buffer[0..<range.count]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputs)
+                }
+            }
+            // Cut short since it was opened: what is gone is silence, and the voice ends.
+            if read < range.count {
+                voice.frame = voice.clip.frameCount
+                return
+            }
+        }
+        voice.frame = min(voice.frame + n, voice.clip.frameCount)
     }
 
     /// Adds `frames` frames of `source` (the clip's own channel layout) to `acc`, scaled by the

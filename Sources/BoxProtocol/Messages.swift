@@ -168,7 +168,8 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
 ///   `box`; `reload` adds `applied` ("now" or "after-quest");
 /// - `event`: `event` is `screen` (`screen`, `notice`), `led` / `buzzer` (`pattern`), `sound`
 ///   (`sound`), `press` (`button`, `pressed`), `reminder` (`routine`), `reflection`
-///   (`reflection`), `box` (`box`), `claim` (`claim`: a PIN claim moved on, PAR-2);
+///   (`reflection`), `box` (`box`), `claim` (`claim`: a PIN claim moved on, PAR-2), `speak`
+///   (`words`: what the voice says, #35), `speech-cut` (the voice stopped mid-word);
 /// - `error`: `error`, then the box closes the connection (too many clients).
 /// No message carries a monotonic time, so nothing tells a running task's elapsed time (GAME-2).
 public struct BoxMessage: Codable, Equatable, Sendable {
@@ -190,6 +191,7 @@ public struct BoxMessage: Codable, Equatable, Sendable {
     public var applied: String?
     public var box: BoxStatus?
     public var claim: ClaimUpdate?
+    public var words: String?
 
     public init(type: String) { self.type = type }
 
@@ -236,6 +238,8 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         case .buzzer(let pattern): [.event("buzzer") { $0.pattern = pattern.name }]
         case .persist(.reminderSounded(_, let name, _)): [.event("reminder") { $0.routine = name }]
         case .claimChanged(let update): [.event("claim") { $0.claim = update }]
+        case .speak(let words): [.event("speak") { $0.words = words }]
+        case .cutSpeech: [.event("speech-cut")]
         case .persist, .scheduleTimer, .cancelTimer, .readButton: []
         }
     }

@@ -61,7 +61,7 @@ extension BoxDaemon {
                 outputs.showMachine(pattern, at: clock.monotonicNanos())
             case .buzzer(let pattern):
                 outputs.buzz(pattern, at: clock.monotonicNanos())
-            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged:
+            case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged, .speak, .cutSpeech:
                 break
             }
         }
@@ -69,6 +69,16 @@ extension BoxDaemon {
         // The idle gesture's switch (#32) applies before its own confirming sound.
         for case .persist(.soundMuted(let muted)) in effects { applySoundSwitch(muted: muted) }
         for case .playSound(let s) in effects { sound.play(s) }
+        // The words after the sound they follow (the mixer holds them until it ends).
+        for effect in effects {
+            switch effect {
+            case .speak(let words):
+                speech?.say(words)
+                logger.debug("speak", metadata: ["words": "\(words)"])
+            case .cutSpeech: speech?.cut()
+            default: break
+            }
+        }
         if let server { for press in presses { server.broadcast(press) } }
         for effect in effects {
             switch effect {
@@ -80,7 +90,7 @@ extension BoxDaemon {
                 display.show(screen, notice: persist.notice)
             case .claimChanged(let update):
                 claimMoved(update)
-            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton:
+            case .playSound, .led, .buzzer, .scheduleTimer, .cancelTimer, .readButton, .speak, .cutSpeech:
                 break
             }
             // Subscribers hear of it after the player did.

@@ -24,6 +24,8 @@ public final class BoxDaemon: @unchecked Sendable {
     let db: QuestDatabase
     let clock: SystemClock
     let sound: SoundOutput
+    /// #35: the voice, when one started (nil: the box has sounds only).
+    let speech: SpeechOutput?
     let display: DisplayOutput
     let logger: Logger
     let control: ControlOptions?
@@ -59,14 +61,15 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Loads the world from the store and prepares the loop's descriptors.
     public init(
-        board: BoardGPIO, database: QuestDatabase, clock: SystemClock, sound: SoundOutput, display: DisplayOutput,
-        calendar: Calendar, rules: GameRules? = nil, control: ControlOptions? = nil, logger: Logger
+        board: BoardGPIO, database: QuestDatabase, clock: SystemClock, sound: SoundOutput, speech: SpeechOutput? = nil,
+        display: DisplayOutput, calendar: Calendar, rules: GameRules? = nil, control: ControlOptions? = nil, logger: Logger
     ) throws {
         self.board = board
         self.control = control
         self.db = database
         self.clock = clock
         self.sound = sound
+        self.speech = speech
         self.display = display
         self.logger = logger
         startedNanos = clock.monotonicNanos()
@@ -112,6 +115,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 path: control.socketPath, maximumClients: control.maximumClients, reservedClients: control.reservedClients,
                 idleSeconds: control.idleSeconds, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
         }
+        applyVoice(try database.settings().voice)
     }
 
     deinit {
@@ -269,6 +273,17 @@ public final class BoxDaemon: @unchecked Sendable {
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 
+    /// #35: the voice's settings, and whether the box speaks: the parent's `voice` for this
+    /// board (`auto` speaks where there is no screen) with a voice that started.
+    func applyVoice(_ choice: VoiceChoice) {
+        let speaks = speech != nil && choice.speaks(boardHasScreen: board.profile.display != nil)
+        speech?.apply(choice, speaking: speaks)
+        guard speaks != state.voice.speaks else { return }
+        state.voice.speaks = speaks
+        if !speaks { speech?.cut() }
+        logger.info("voice", metadata: ["speaks": "\(speaks)", "setting": "\(choice.mode.rawValue)"])
+    }
+
     /// Re-reads routines, settings and the profile. Sound settings apply at once; the game's
     /// world only while idle, so a change never disturbs a quest (it waits for the next).
     /// Returns when the world applies: "now" or "after-quest".
@@ -282,6 +297,7 @@ public final class BoxDaemon: @unchecked Sendable {
             return "now"
         }
         sound.apply(soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent)
+        applyVoice(settings.voice)
         switch state.phase {
         case .idle, .summary, .reflection:
             break

@@ -156,7 +156,7 @@ public final class TerminalGPIO: GPIOBackend, @unchecked Sendable {
 }
 
 /// Screens and sounds written to the terminal (sound itself goes nowhere: the null device).
-public final class TerminalOutput: DisplayOutput, SoundOutput {
+public final class TerminalOutput: DisplayOutput, SoundOutput, SpeechOutput {
     let write: (String) -> Void
     let view: TerminalView?
     /// `view`: the full-screen view; nil prints each screen and sound as lines.
@@ -179,4 +179,13 @@ public final class TerminalOutput: DisplayOutput, SoundOutput {
         if let view { return view.sound(text) }
         write("  ♪ \(text)")
     }
+
+    /// #35: the voice's words, as the sounds are noted.
+    public func say(_ words: String) {
+        let text = "🗣 " + DisplayText.escaped(words)
+        if let view { return view.sound(text) }
+        write("  \(text)")
+    }
+    public func cut() {}
+    public func apply(_ choice: VoiceChoice, speaking: Bool) {}
 }

@@ -67,7 +67,7 @@ struct SimulateCommand: ParsableCommand {
             """)
 
     @Option(name: .long, help: "The events file (without it: the box in this terminal, driven by keys).") var events: String?
-    @Option(name: .long, help: "Board profile for the interactive box (default: questbox-sim).") var board: String?
+    @Option(name: .long, help: "Board profile (default: questbox-sim); with no screen the box speaks unless `voice` is off.") var board: String?
     @Option(name: .long, help: "ALSA PCM for the interactive box's sound (default: null; e.g. default to hear it).") var sound: String?
     @Option(name: .long, help: "The wall-clock time at 0 ms (ISO 8601, e.g. 2026-11-23T07:00:00Z); default: now.") var now: String?
     @Flag(name: .long, help: "Print every effect as one JSON line.") var trace = false
@@ -97,7 +97,11 @@ struct SimulateCommand: ParsableCommand {
         guard !world.routines.isEmpty else {
             throw CLIError("\(options.directory): no routines to play yet — import one first: questbox routine import FILE (deploy/example-routine.json is one)")
         }
-        var sim = QuestSimulator(state: QuestState(world: world), wallClockStart: start, ids: .random)
+        var state = QuestState(world: world)
+        // #35: what the box would say on this board (the trace's `speak` lines); nothing is played.
+        let profile = try BoardCatalog.resolve(board ?? "questbox-sim", in: BoardCatalog.searchDirectories())
+        state.voice.speaks = try db.settings().voice.speaks(boardHasScreen: profile.display != nil)
+        var sim = QuestSimulator(state: state, wallClockStart: start, ids: .random)
         var printer = EffectPrinter(trace: trace)
 
         func perform(_ steps: ArraySlice<QuestSimulator.Step>) throws {
@@ -158,8 +162,11 @@ extension SimulateCommand {
         let control = BoxDaemon.ControlOptions(
             socketPath: BoxSocketPath.forDaemon(dataDirectory: options.directory, environment: ProcessInfo.processInfo.environment),
             allowPress: true, soundDevice: { engine.statistics.device })
+        // The voice as the box has it (rendered, played on the same engine), and its words noted.
+        let voice = RenderedSpeech.espeak(engine: engine, choice: settings.voice, logger: logger)
         let daemon = try BoxDaemon(
-            board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]), display: output,
+            board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]),
+            speech: SpeechOutputs([output, voice]), display: output,
             calendar: Calendar.current, control: control, logger: logger)
         quit.daemon = daemon
         if let view {
@@ -225,6 +232,9 @@ struct EffectPrinter {
             line["atMs"] = .number(Double(t / 1_000_000))
             print(TraceLine.json(line))
             return
+        }
+        if case .speak(let words) = effect {
+            print(String(format: "%9.3fs", Double(t) / 1e9) + " 🗣 " + DisplayText.escaped(words))
         }
         if case .display(let screen) = effect {
             let stamp = String(format: "%9.3fs", Double(t) / 1e9)
@@ -296,6 +306,10 @@ enum TraceLine {
             var f: [String: Value] = ["effect": .string("claim"), "claim": .string(update.id), "progress": .string(update.progress.rawValue)]
             if let reason = update.reason { f["reason"] = .string(reason.rawValue) }
             return f
+        case .speak(let words):
+            return ["effect": .string("speak"), "text": .string(words)]
+        case .cutSpeech:
+            return ["effect": .string("speechCut")]
         }
     }
 
@@ -329,6 +343,7 @@ enum TraceLine {
         case .claimLimit: "claimLimit"
         case .walkAway: "walkAway"
         case .muteHold: "muteHold"
+        case .voiceSettle: "voiceSettle"
         }
     }
 

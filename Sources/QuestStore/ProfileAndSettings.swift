@@ -192,8 +192,8 @@ extension QuestDatabase {
             if let language = s.voice.language, !VoiceChoice.isVoiceName(language) {
                 throw StoreError.invalid("voice.language: \"\(DisplayText.escaped(language))\" is not an eSpeak NG voice name")
             }
-            if !VoiceChoice.rateRange.contains(s.voice.rate) { throw StoreError.invalid("voice.rate: \(s.voice.rate) is not 80–450 words per minute") }
-            if !VoiceChoice.volumeRange.contains(s.voice.volumePercent) { throw StoreError.invalid("voice.volume: \(s.voice.volumePercent) is not 0–100") }
+            if !VoiceChoice.rateRange.contains(s.voice.rate) { throw StoreError.invalid("voice.rate: \(s.voice.rate) is not \(VoiceChoice.rateRange.lowerBound)–\(VoiceChoice.rateRange.upperBound) words per minute") }
+            if !VoiceChoice.volumeRange.contains(s.voice.volumePercent) { throw StoreError.invalid("voice.volume: \(s.voice.volumePercent) is not \(VoiceChoice.volumeRange.lowerBound)–\(VoiceChoice.volumeRange.upperBound)") }
             if let board = s.boardName, !StoredSettings.isBoardName(board) {
                 throw StoreError.invalid("board: \"\(DisplayText.escaped(board))\" is not a board profile's name")
             }

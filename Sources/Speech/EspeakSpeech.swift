@@ -88,7 +88,7 @@ public final class EspeakSpeech: SpeechRenderer {
         let cleaned = SpeakableText.cleaned(text)
         let samples = try Self.engine.withLock { _ throws(SpeechError) -> [Int16] in
             try Self.select(voice)
-            let collector = Collector()
+            let collector = Collector(engineRate: engineRate)
             let status = cleaned.withCString { pointer in
                 espeak_ng_Synthesize(pointer, cleaned.utf8.count + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
                                      Unmanaged.passUnretained(collector).toOpaque())
@@ -118,14 +118,15 @@ public final class EspeakSpeech: SpeechRenderer {
 private final class Collector {
     var samples: [Int16] = []
     /// 60 s at eSpeak NG's rate: a phrase is a few seconds; more is cut.
-    static let maximumSamples = 60 * 22_050
+    let maximumSamples: Int
+    init(engineRate: Int) { maximumSamples = 60 * engineRate }
 }
 
 /// eSpeak NG calls this with each piece of a synthesis (NULL and 0 at the end). 0 goes on.
 private func collect(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
     guard let wav, count > 0, let data = events?.pointee.user_data else { return 0 }
     let collector = Unmanaged<Collector>.fromOpaque(data).takeUnretainedValue()
-    let room = Collector.maximumSamples - collector.samples.count
+    let room = collector.maximumSamples - collector.samples.count
     guard room > 0 else { return 1 }
     collector.samples.append(contentsOf: UnsafeBufferPointer(start: wav, count: min(Int(count), room)))
     return 0

@@ -286,8 +286,4 @@ struct AudioEngineTests {
         #expect(empty.problems.contains("lock_in.wav: missing (looked in \(dir.path))"))
     }
 
-    func samples(atPath path: String) throws -> [Int16] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return data.withUnsafeBytes { raw in (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) } }
-    }
 }

@@ -114,3 +114,9 @@ func productPath(_ name: String) -> String? {
     candidates.append(repositoryRoot.appendingPathComponent(".build/debug/\(name)").path)
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
+
+/// The 16-bit little-endian samples a `file:` PCM wrote.
+func samples(atPath path: String) throws -> [Int16] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    return data.withUnsafeBytes { raw in (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) } }
+}

@@ -16,7 +16,10 @@ scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest house underrun bounce midnight crash live reminder no-screen display)
 failed=0
 for s in "${scenarios[@]}"; do
-    Tests/HIL/vm.sh -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))
+    # 10 minutes a scenario: the ones that run an attempt again when the host stalled the VM
+    # (quest, bounce, reminder) take about a minute an attempt, more on a loaded host; three
+    # stalled bounce attempts went past vm.sh's 4 minutes in a CI run.
+    Tests/HIL/vm.sh -t 600 -- Tests/HIL/guest/scenarios "$bin" "$s" || failed=$((failed + 1))
 done
 echo "hil: ${#scenarios[@]} scenario(s), $failed failed"
 ((failed == 0))

@@ -41,6 +41,10 @@ timeout --foreground "$timeout_s" "${priority[@]}" qemu-system-x86_64 -accel tcg
 if [[ ! -f "$job/rc" ]]; then
     echo "hil: the guest did not finish (qemu status $status); console:" >&2
     tail -n 30 "$job/console" >&2 || true
+    # What the scenario had printed by then says where it stood.
+    for f in stdout stderr; do
+        [[ -s "$job/$f" ]] && { echo "hil: the guest's $f so far:" >&2; tail -n 40 "$job/$f" >&2; }
+    done
     exit 125
 fi
 # HIL_KEEP=DIR: what the scenario kept of attempts that did not pass (captures, logs).

@@ -15,9 +15,12 @@ struct Box {
 
     var sim: QuestSimulator
 
-    init(world: QuestWorld? = nil, rules: GameRules = .standard, start: Date = at(2026, 6, 10, 7, 0, Box.cal), monotonicStart: Int64 = 0) {
+    /// `speaks`: the shell's decision that the box speaks (#35).
+    init(world: QuestWorld? = nil, rules: GameRules = .standard, start: Date = at(2026, 6, 10, 7, 0, Box.cal), monotonicStart: Int64 = 0, speaks: Bool = false) {
         let w = world ?? QuestWorld(routines: [Box.morning], profile: PlayerProfile(totalXP: 50, sessionsCompleted: 5), calendar: Box.cal, bootID: "boot-1")
-        sim = QuestSimulator(state: QuestState(world: w, rules: rules), wallClockStart: start, monotonicStart: monotonicStart, ids: .sequential(next: 1))
+        var state = QuestState(world: w, rules: rules)
+        state.voice.speaks = speaks
+        sim = QuestSimulator(state: state, wallClockStart: start, monotonicStart: monotonicStart, ids: .sequential(next: 1))
         sim.start()
     }
 

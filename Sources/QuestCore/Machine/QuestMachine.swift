@@ -25,6 +25,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case walkAway
     /// #32: STOP held 3 s on the idle screen switches the sounds off or on.
     case muteHold
+    /// #35: the player stopped stepping: the voice says the guess.
+    case voiceSettle
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -87,6 +89,11 @@ public enum QuestEffect: Codable, Equatable, Sendable {
     case readButton(ButtonRole)
     /// PAR-2: a claim moved on; the asker is told.
     case claimChanged(ClaimUpdate)
+    /// #35: the voice says these words instead of whatever it was saying, after a sound this
+    /// step started (`VoiceSchedule`).
+    case speak(String)
+    /// #35: the voice stops mid-word (an estimate step).
+    case cutSpeech
 }
 
 public enum PersistRequest: Codable, Equatable, Sendable {
@@ -190,6 +197,8 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var claim: PendingClaim?
     /// #33: the buttons whose current press came from a touch screen, not the box.
     public var touched: Set<ButtonRole>
+    /// #35: what the voice said and waits to say; `voice.speaks` is the shell's to set.
+    public var voice: VoiceSchedule
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -200,6 +209,7 @@ public struct QuestState: Codable, Equatable, Sendable {
         self.buttonCheck = false
         self.claim = nil
         self.touched = []
+        self.voice = VoiceSchedule()
     }
 }
 
@@ -219,12 +229,14 @@ public enum QuestMachine: Sendable {
     public static func start(_ state: QuestState, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
         var r = Reducer(state: state, env: env)
         r.enterIdle(notice: nil)
+        r.followVoice()
         return (r.state, r.effects)
     }
 
     public static func step(_ state: QuestState, _ event: QuestEvent, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
         var r = Reducer(state: state, env: env)
         r.handle(event)
+        r.followVoice()
         return (r.state, r.effects)
     }
 }
@@ -429,6 +441,8 @@ struct Reducer {
             }
         case .walkAway:
             if case .estimating(let run, _, _) = state.phase { pause(run, notice: QuestMachine.abandonedNotice) }
+        case .voiceSettle:
+            voiceSettled()
         case .muteHold:
             guard case .idle(let selected, _) = state.phase, state.debouncer.isPressed(.stop), !state.debouncer.isPressed(.down) else { return }
             switchSound(selected: selected)

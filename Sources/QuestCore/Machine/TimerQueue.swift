@@ -43,6 +43,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .claimLimit: 28
         case .walkAway: 29
         case .muteHold: 30
+        case .voiceSettle: 31
         }
     }
 }

@@ -32,6 +32,9 @@ public struct VoiceChoice: Equatable, Sendable {
         }
     }
 
+    /// The voice to speak in: the chosen one, else the one for the box's locale (`LANG`).
+    public func voiceName(locale: String) -> String { language ?? Self.language(forLocale: locale) }
+
     /// An eSpeak NG voice's name as the box takes it: 1–32 of a–z, A–Z, 0–9, `-`, `_`, `+`
     /// (never a path, a space or a shell character).
     public static func isVoiceName(_ name: String) -> Bool {

@@ -1,0 +1,76 @@
+import Audio
+import Testing
+
+/// #35: the mixer's speech lane: the voice waits for a sound that plays (a reveal's sound,
+/// then its words), is replaced by newer words, stops at a cut, and sounds beside it once started.
+@Suite("The mixer's voice")
+struct MixerSpeechTests {
+    func render(_ mixer: inout Mixer, frames: Int) -> ([Int16], [Int]) {
+        var out = [Int16](repeating: 99, count: frames * mixer.outputChannels)
+        let started = out.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
+        return (out, started)
+    }
+
+    @Test("with nothing playing the words start at once, sample for sample, at their gain")
+    func atOnce() {
+        var m = Mixer(outputChannels: 1)
+        let words = rampClip(frames: 100)
+        m.speak(words, token: 3)
+        let (out, started) = render(&m, frames: 100)
+        #expect(started == [3])
+        #expect(out == words.samples)
+        #expect(m.activeVoices == 0)
+        m.speak(SoundClip(samples: [10_000, -10_000], channels: 1), gain: 0.5)
+        #expect(render(&m, frames: 2).0 == [5_000, -5_000])
+    }
+
+    @Test("a sound playing first: the words wait for the period after its end, then play whole")
+    func afterTheSound() {
+        var m = Mixer(outputChannels: 1)
+        let sound = SoundClip(samples: [Int16](repeating: 1, count: 150), channels: 1)
+        let words = rampClip(frames: 64)
+        m.play(sound, token: 1)
+        m.speak(words, token: 2)
+        let (first, s1) = render(&m, frames: 100)
+        #expect(s1 == [1], "the sound starts, the words wait")
+        #expect(first.allSatisfy { $0 == 1 })
+        let (second, s2) = render(&m, frames: 100)
+        #expect(s2.isEmpty, "the sound still plays in this period")
+        #expect(second[..<50].allSatisfy { $0 == 1 } && second[50...].allSatisfy { $0 == 0 })
+        let (third, s3) = render(&m, frames: 100)
+        #expect(s3 == [2])
+        #expect(Array(third[..<64]) == words.samples)
+    }
+
+    @Test("once speaking, a new sound plays beside the words; it does not hold them back")
+    func besideASound() {
+        var m = Mixer(outputChannels: 1)
+        m.speak(SoundClip(samples: [Int16](repeating: 100, count: 20), channels: 1), token: 1)
+        _ = render(&m, frames: 10)
+        m.play(SoundClip(samples: [Int16](repeating: 7, count: 10), channels: 1), token: 2)
+        #expect(render(&m, frames: 10).0 == [Int16](repeating: 107, count: 10))
+    }
+
+    @Test("new words replace the old mid-word; a cut stops them; an unstarted utterance's token comes back")
+    func replaceAndCut() {
+        var m = Mixer(outputChannels: 1)
+        m.speak(SoundClip(samples: [Int16](repeating: 5, count: 40), channels: 1), token: 1)
+        _ = render(&m, frames: 10)
+        #expect(m.speak(SoundClip(samples: [Int16](repeating: 9, count: 40), channels: 1), token: 2) == nil, "the first had started")
+        #expect(render(&m, frames: 10).0 == [Int16](repeating: 9, count: 10))
+        m.cutSpeech()
+        #expect(render(&m, frames: 10).0 == [Int16](repeating: 0, count: 10))
+        #expect(m.activeVoices == 0)
+        m.play(SoundClip(samples: [Int16](repeating: 1, count: 40), channels: 1))
+        m.speak(SoundClip(samples: [Int16](repeating: 2, count: 40), channels: 1), token: 5)
+        #expect(m.cutSpeech() == 5, "cut before its first word: no hand-off will come")
+    }
+
+    @Test("mute and volume apply to the voice as to the sounds")
+    func muted() {
+        var m = Mixer(outputChannels: 1)
+        m.setMuted(true)
+        m.speak(SoundClip(samples: [1_000, 1_000], channels: 1))
+        #expect(render(&m, frames: 2).0 == [0, 0])
+    }
+}
