@@ -124,7 +124,7 @@ let package = Package(
         .target(name: "HomeLink", dependencies: ["QuestCore"]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .target(name: "Speech", dependencies: ["CEspeakNG", "Audio", "QuestCore"]),
+        .target(name: "Speech", dependencies: ["CEspeakNG", "Audio", "QuestCore", "InputFiles"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         // libcurl for the pushes to phones (its setopt is variadic: a C function over it).
         .target(name: "CPushHTTP", linkerSettings: [.linkedLibrary("curl")]),

@@ -116,6 +116,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 idleSeconds: control.idleSeconds, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
         }
         applyVoice(try database.settings().voice)
+        prepareVoice()
     }
 
     deinit {
@@ -284,6 +285,12 @@ public final class BoxDaemon: @unchecked Sendable {
         logger.info("voice", metadata: ["speaks": "\(speaks)", "setting": "\(choice.mode.rawValue)"])
     }
 
+    /// #35: the phrases this world can say, rendered into the cache off the loop.
+    func prepareVoice() {
+        guard state.voice.speaks else { return }
+        speech?.prepare(VoicePhrases.knownAhead(world: state.world, rules: state.rules))
+    }
+
     /// Re-reads routines, settings and the profile. Sound settings apply at once; the game's
     /// world only while idle, so a change never disturbs a quest (it waits for the next).
     /// Returns when the world applies: "now" or "after-quest".
@@ -310,6 +317,7 @@ public final class BoxDaemon: @unchecked Sendable {
         guard let world = follower.reread() else { return "now" }
         step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
         day.arm(for: state.world)  // reminder times may have changed
+        prepareVoice()  // routines' names, or the voice, may have changed
         logger.info("store re-read", metadata: [
             "reason": "\(reason)", "routines": "\(world.routines.count)", "xp": "\(world.profile.totalXP)", "version": "\(follower.reads)",
         ])

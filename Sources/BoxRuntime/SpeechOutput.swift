@@ -17,11 +17,16 @@ public protocol SpeechOutput: AnyObject {
     /// The parent's settings: voice, rate, loudness beside the sounds, and whether the box
     /// speaks at all (a voice that will speak gets ready now, not at its first phrase).
     func apply(_ choice: VoiceChoice, speaking: Bool)
+    /// Phrases the box will say (`VoicePhrases.knownAhead`): rendered into the cache in the
+    /// background, so saying them later reads a clip.
+    func prepare(_ phrases: [String])
 }
 
 /// The box's voice: each phrase rendered on a worker thread (eSpeak NG takes tens of
 /// milliseconds, never on the event loop) and handed to the engine's speech lane. A phrase
 /// superseded (by a newer one or a cut) before it is rendered or handed over is dropped.
+/// A phrase is said in pieces (`VoicePhrases.pieces`), each read from the `PhraseCache` when
+/// it is there and rendered (and kept) when not; `prepare` fills the cache ahead.
 /// The renderer is made on the worker when the box first needs it (a box that does not speak
 /// never loads eSpeak NG's data); one that cannot be made (no data folder, an unknown voice)
 /// is one log line, and the box plays on with sounds only.
@@ -32,7 +37,14 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
     private let engine: AudioEngine
     private let logger: Logger
     private let makeRenderer: MakeRenderer
+    private let cache: PhraseCache?
     private let worker = DispatchQueue(label: "questbox-voice", qos: .utility)
+    /// Fills the cache; a phrase to say never waits behind it (only for one render at most:
+    /// eSpeak NG is one engine).
+    private let filler = DispatchQueue(label: "questbox-voice-cache", qos: .background)
+    /// The latest list asked for, and for which voice: the same list again (every store
+    /// change re-reads the world) is not worked through again.
+    private let filling = Mutex((generation: 0, phrases: [String](), voice: ""))
     private struct Current {
         var generation = 0
         var choice: VoiceChoice
@@ -43,11 +55,16 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         var unavailable = false
     }
     private let current: Mutex<Current>
-    /// Phrases handed over, and those that could not be said, for tests and figures.
-    private let counts = Mutex((said: 0, failed: 0))
+    /// Phrases handed over, those that could not be said, and pieces read from the cache or
+    /// rendered (for saying or for the cache), for tests and figures.
+    private let counts = Mutex(Counts())
+    public struct Counts: Sendable, Equatable {
+        public var said = 0, failed = 0, piecesRead = 0, piecesRendered = 0, piecesPrepared = 0
+    }
 
-    public init(engine: AudioEngine, choice: VoiceChoice, logger: Logger, makeRenderer: @escaping MakeRenderer) {
+    public init(engine: AudioEngine, choice: VoiceChoice, cache: PhraseCache? = nil, logger: Logger, makeRenderer: @escaping MakeRenderer) {
         self.engine = engine
+        self.cache = cache
         self.logger = logger
         self.makeRenderer = makeRenderer
         current = Mutex(Current(choice: choice, gain: Self.gain(choice)))
@@ -63,14 +80,19 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         worker.async { [self] in
             // Superseded while it waited its turn: not rendered at all.
             guard current.withLock({ $0.generation }) == generation, let renderer = readyRenderer() else { return }
-            let clip: SoundClip
-            do {
-                clip = try renderer.render(words)
-            } catch {
-                counts.withLock { $0.failed += 1 }
-                logger.warning("a phrase could not be said", metadata: ["error": "\(error)"])
-                return
+            var samples: [Int16] = []
+            for piece in VoicePhrases.pieces(words) {
+                // A newer phrase came while this one was put together: it goes no further.
+                guard current.withLock({ $0.generation }) == generation else { return }
+                do {
+                    samples += try self.samples(of: piece, renderer: renderer)
+                } catch {
+                    counts.withLock { $0.failed += 1 }
+                    logger.warning("a phrase could not be said", metadata: ["error": "\(error)"])
+                    return
+                }
             }
+            let clip = SoundClip(samples: samples, channels: 1)
             // Handed over under the lock a cut takes: a cut after this point comes after it.
             let handed = current.withLock { c -> Bool in
                 guard c.generation == generation else { return false }
@@ -115,11 +137,73 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         }
     }
 
-    /// Waits until every phrase asked for so far is rendered and handed over (tests).
-    public func settle() { worker.sync {} }
+    /// One piece's samples: from the cache, else rendered and kept there.
+    private func samples(of piece: String, renderer: any SpeechRenderer) throws(SpeechError) -> [Int16] {
+        let key = PhraseCache.Key(voice: renderer.identity, text: piece)
+        if let cached = cache?.clip(for: key) {
+            counts.withLock { $0.piecesRead += 1 }
+            return cached.samples
+        }
+        let clip = try renderer.render(piece)
+        counts.withLock { $0.piecesRendered += 1 }
+        // The clip said is the one kept (it replaces a damaged one, or one the cache filler
+        // rendered meanwhile), so what was heard is what the cache holds.
+        keep(clip, key, replacing: true)
+        return clip.samples
+    }
 
-    public var phrasesSaid: Int { counts.withLock { $0.said } }
-    public var phrasesFailed: Int { counts.withLock { $0.failed } }
+    private func keep(_ clip: SoundClip, _ key: PhraseCache.Key, replacing: Bool) {
+        do {
+            try cache?.store(clip, for: key, replacing: replacing)
+        } catch {
+            logger.warning("a phrase could not be kept", metadata: ["cache": "\(cache?.directory ?? "")", "error": "\(error)"])
+        }
+    }
+
+    /// Renders the pieces of `phrases` the cache lacks, in the background; a newer list
+    /// replaces one still being worked through. One log line when done.
+    public func prepare(_ phrases: [String]) {
+        guard cache != nil else { return }
+        let voice = current.withLock { "\($0.choice)" }
+        let generation = filling.withLock { f -> Int? in
+            guard f.phrases != phrases || f.voice != voice else { return nil }
+            f = (f.generation + 1, phrases, voice)
+            return f.generation
+        }
+        guard let generation else { return }
+        filler.async { [self] in
+            let started = questbox_monotonic_nanos()
+            var rendered = 0
+            for piece in Set(phrases.flatMap(VoicePhrases.pieces)).sorted() {
+                guard filling.withLock({ $0.generation }) == generation, let renderer = readyRenderer(), let cache else { return }
+                let key = PhraseCache.Key(voice: renderer.identity, text: piece)
+                guard !cache.has(key) else { continue }
+                do {
+                    keep(try renderer.render(piece), key, replacing: false)
+                    rendered += 1
+                    counts.withLock { $0.piecesPrepared += 1 }
+                } catch {
+                    logger.warning("a phrase could not be prepared", metadata: ["error": "\(error)"])
+                }
+            }
+            let usage: (files: Int, bytes: Int) = cache?.usage ?? (0, 0)
+            logger.info("voice cache ready", metadata: [
+                "rendered": "\(rendered)", "ms": "\((questbox_monotonic_nanos() - started) / 1_000_000)",
+                "clips": "\(usage.files)", "kB": "\(usage.bytes / 1024)",
+            ])
+        }
+    }
+
+    /// Waits until every phrase asked for so far is rendered and handed over, and the cache
+    /// filled (tests).
+    public func settle() {
+        worker.sync {}
+        filler.sync {}
+    }
+
+    public var statistics: Counts { counts.withLock { $0 } }
+    public var phrasesSaid: Int { statistics.said }
+    public var phrasesFailed: Int { statistics.failed }
 
     static func gain(_ choice: VoiceChoice) -> Double { Double(min(max(choice.volumePercent, 0), 100)) / 100 }
 }
@@ -128,11 +212,12 @@ extension RenderedSpeech {
     /// The box's voice as `run` starts it: eSpeak NG on `$QUESTBOX_ESPEAK_DATA` (or its own
     /// data folder), the voice for the box's locale unless the parent chose one.
     public static func espeak(
-        engine: AudioEngine, choice: VoiceChoice, environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
+        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> RenderedSpeech {
         let dataPath = environment["QUESTBOX_ESPEAK_DATA"].flatMap { $0.isEmpty ? nil : $0 }
         let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
-        return RenderedSpeech(engine: engine, choice: choice, logger: logger) { choice throws(SpeechError) in
+        return RenderedSpeech(engine: engine, choice: choice, cache: cacheDirectory.map { PhraseCache(directory: $0) }, logger: logger) { choice throws(SpeechError) in
             try EspeakSpeech(voice: .init(name: choice.voiceName(locale: locale), rate: choice.rate), dataPath: dataPath)
         }
     }
@@ -145,4 +230,5 @@ public final class SpeechOutputs: SpeechOutput {
     public func say(_ words: String) { for o in outputs { o.say(words) } }
     public func cut() { for o in outputs { o.cut() } }
     public func apply(_ choice: VoiceChoice, speaking: Bool) { for o in outputs { o.apply(choice, speaking: speaking) } }
+    public func prepare(_ phrases: [String]) { for o in outputs { o.prepare(phrases) } }
 }

@@ -188,4 +188,5 @@ public final class TerminalOutput: DisplayOutput, SoundOutput, SpeechOutput {
     }
     public func cut() {}
     public func apply(_ choice: VoiceChoice, speaking: Bool) {}
+    public func prepare(_ phrases: [String]) {}
 }

@@ -78,7 +78,8 @@ struct RunCommand: ParsableCommand {
         let panel = Self.openPanel(profile: profile, logger: logger)
         defer { panel?.stop() }
         let logged = LoggingDisplayOutput(logger: logger)
-        let voice = RenderedSpeech.espeak(engine: engine, choice: settings.voice, logger: logger)
+        let voice = RenderedSpeech.espeak(
+            engine: engine, choice: settings.voice, cacheDirectory: (options.directory as NSString).appendingPathComponent("voice"), logger: logger)
         let daemon = try BoxDaemon(
             board: gpio, database: db, clock: clock, sound: audio, speech: voice,
             display: panel.map { PanelDisplayOutput(panel: $0, besides: logged) } ?? logged,

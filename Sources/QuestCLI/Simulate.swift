@@ -163,7 +163,8 @@ extension SimulateCommand {
             socketPath: BoxSocketPath.forDaemon(dataDirectory: options.directory, environment: ProcessInfo.processInfo.environment),
             allowPress: true, soundDevice: { engine.statistics.device })
         // The voice as the box has it (rendered, played on the same engine), and its words noted.
-        let voice = RenderedSpeech.espeak(engine: engine, choice: settings.voice, logger: logger)
+        let voice = RenderedSpeech.espeak(
+            engine: engine, choice: settings.voice, cacheDirectory: (options.directory as NSString).appendingPathComponent("voice"), logger: logger)
         let daemon = try BoxDaemon(
             board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]),
             speech: SpeechOutputs([output, voice]), display: output,

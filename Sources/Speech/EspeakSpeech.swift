@@ -29,6 +29,7 @@ public final class EspeakSpeech: SpeechRenderer {
     public let voice: Voice
     /// The engine's own rate (22,050 Hz for eSpeak NG's voices).
     public let engineRate: Int
+    public let identity: String
 
     private static let engine = Mutex(Engine())
     private struct Engine {
@@ -78,7 +79,12 @@ public final class EspeakSpeech: SpeechRenderer {
             engine.path = dataPath
             return rate
         }
-        _ = try Self.engine.withLock { _ throws(SpeechError) in try Self.select(voice) }
+        let version = try Self.engine.withLock { _ throws(SpeechError) -> String in
+            try Self.select(voice)
+            var path: UnsafePointer<CChar>? = nil
+            return espeak_Info(&path).map { String(cString: $0) } ?? "?"
+        }
+        identity = "espeak-ng \(version) \(voice.name) \(voice.rate)"
     }
 
     /// The phrase in this voice at the mixer's rate (48 kHz, mono). Text in any script,

@@ -4,6 +4,9 @@ import Audio
 /// eSpeak NG (`EspeakSpeech`); tests of what is said and when use a fake.
 public protocol SpeechRenderer: Sendable {
     func render(_ text: String) throws(SpeechError) -> SoundClip
+    /// What makes its clips what they are (engine, version, voice, rate): the phrase cache's
+    /// clips are kept per identity.
+    var identity: String { get }
 }
 
 /// One line saying what went wrong, naming the voice, the text's problem or the data folder.

@@ -10,11 +10,13 @@ import Testing
 final class ScriptedRenderer: SpeechRenderer, @unchecked Sendable {
     let clip: SoundClip
     let delayMicroseconds: UInt32
+    let identity: String
     private let rendered = Mutex<[String]>([])
     var phrases: [String] { rendered.withLock { $0 } }
 
-    init(clip: SoundClip, delayMicroseconds: UInt32 = 0) {
+    init(clip: SoundClip, delayMicroseconds: UInt32 = 0, identity: String = "scripted") {
         self.clip = clip
+        self.identity = identity
         self.delayMicroseconds = delayMicroseconds
     }
 
@@ -59,11 +61,12 @@ struct RenderedSpeechTests {
         let tail = out[(soundStart + 2 * 2_400)...]
         let wordsStart = try #require(tail.firstIndex { $0 != 0 })
         #expect((wordsStart - soundStart) / 2 - 2_400 < 240, "within a period of the sound's end")
-        for f in stride(from: 0, to: words.frameCount, by: 7) {
-            let expected = Int16(truncatingIfNeeded: (Int64(words.samples[f]) * 32_768) >> 16)
+        // Said in two pieces (sentences), back to back.
+        for f in stride(from: 0, to: 2 * words.frameCount, by: 7) {
+            let expected = Int16(truncatingIfNeeded: (Int64(words.samples[f % words.frameCount]) * 32_768) >> 16)
             #expect(out[wordsStart + 2 * f] == expected, "frame \(f)")
         }
-        #expect(renderer.phrases == ["Close! It took three minutes ten."])
+        #expect(renderer.phrases == ["Close!", "It took three minutes ten."])
     }
 
     @Test("phrases superseded before they are handed over are never heard; a cut stops the last")
@@ -141,5 +144,36 @@ struct RenderedSpeechTests {
         voice.apply(VoiceChoice(language: "de", volumePercent: 40), speaking: true)
         voice.settle()
         #expect(made.withLock { $0.map { $0.language ?? "locale" } } == ["locale", "de"])
+    }
+
+    @Test("with a cache: a phrase is said from the clips kept, piece by piece; prepared pieces are read, not rendered")
+    func cached() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("voice-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: quiet)
+        engine.start()
+        defer { engine.stop() }
+        let renderer = ScriptedRenderer(clip: rampClip(frames: 480))
+        let voice = RenderedSpeech(engine: engine, choice: VoiceChoice(), cache: PhraseCache(directory: directory), logger: quiet) { _ throws(SpeechError) in renderer }
+        voice.prepare(["Tooth Time.", "Your guess: two minutes.", "Go!"])
+        voice.settle()
+        #expect(voice.statistics.piecesPrepared == 3)
+        voice.say("Tooth Time. Your guess: two minutes.")
+        voice.settle()
+        #expect(voice.statistics.piecesRead == 2 && voice.statistics.piecesRendered == 0)
+        #expect(renderer.phrases.sorted() == ["Go!", "Tooth Time.", "Your guess: two minutes."])
+        // The same list again (every store change re-reads the world) does nothing.
+        voice.prepare(["Tooth Time.", "Your guess: two minutes.", "Go!"])
+        voice.settle()
+        #expect(voice.statistics.piecesPrepared == 3)
+        // A renamed task: only its new name is rendered.
+        voice.prepare(["Tidy Desk.", "Your guess: two minutes.", "Go!"])
+        voice.settle()
+        #expect(voice.statistics.piecesPrepared == 4 && renderer.phrases.last == "Tidy Desk.")
+        // A piece not known ahead is rendered when said, then kept.
+        voice.say("Close! It took three minutes ten.")
+        voice.settle()
+        #expect(voice.statistics.piecesRendered == 2)
+        #expect(PhraseCache(directory: directory).usage.files == 6)
     }
 }

@@ -99,3 +99,39 @@ struct SpokenWordsTests {
         #expect(Screen.claim(ClaimScreen(reset: false, holding: false)).spoken?.contains("hold STOP and DOWN for three seconds") == true)
     }
 }
+
+@Suite("#35 the voice's pieces and what is known ahead")
+struct VoicePiecesTests {
+    @Test("a phrase is said in sentences; a name's own full stop inside a word stays")
+    func pieces() {
+        #expect(VoicePhrases.pieces("Tooth Time. Your guess: two minutes.") == ["Tooth Time.", "Your guess: two minutes."])
+        #expect(VoicePhrases.pieces("Close! Getting dialed in. It took three minutes ten. Your guess was forty seconds short.").count == 4)
+        #expect(VoicePhrases.pieces("Go!") == ["Go!"])
+        #expect(VoicePhrases.pieces("v1.2 update") == ["v1.2 update"])
+        #expect(VoicePhrases.pieces("") == [])
+    }
+
+    @Test("known ahead: every quest's and task's name, reminders, every guess the steps reach, Go! and the ratings")
+    func knownAhead() {
+        let world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
+        let known = VoicePhrases.knownAhead(world: world)
+        for piece in ["Morning Quest.", "Time for Morning Quest.", "Tooth Time.", "Get Dressed.", "Pack Bag.", "Go!", "Close!", "Getting dialed in.",
+                      "Your guess: fifteen seconds.", "Your guess: two minutes thirty.", "Your guess: three hours."] {
+            #expect(known.contains(piece), "\(piece)")
+        }
+        #expect(Set(known).count == known.count, "each once")
+        // Every offer and guess the machine can say is made of pieces known ahead.
+        var seconds = 15
+        while true {
+            for piece in VoicePhrases.pieces(VoicePhrases.offer(taskName: "Tooth Time", estimateSeconds: seconds)) {
+                #expect(known.contains(piece), "\(piece)")
+            }
+            let next = EstimateStepper.up(seconds)
+            if next == seconds { break }
+            seconds = next
+        }
+        var renamed = Box.morning
+        renamed.tasks[0].displayName = "Tidy Desk"
+        #expect(VoicePhrases.knownAhead(world: QuestWorld(routines: [renamed], calendar: Box.cal, bootID: "b")).contains("Tidy Desk."))
+    }
+}

@@ -153,3 +153,52 @@ extension VoicePhrases {
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
+
+extension VoicePhrases {
+    /// The pieces a phrase is said in, each a sentence ("Tooth Time. Your guess: two
+    /// minutes." → "Tooth Time.", "Your guess: two minutes."): the unit the voice's clips are
+    /// kept in, so a phrase known ahead is put together from pieces rendered before.
+    public static func pieces(_ words: String) -> [String] {
+        var pieces: [String] = []
+        var current = ""
+        var previous: Character?
+        for ch in words {
+            if ch == " ", let p = previous, ".!?".contains(p) {
+                pieces.append(current)
+                current = ""
+            } else if !(current.isEmpty && ch == " ") {
+                current.append(ch)
+            }
+            previous = ch
+        }
+        if !current.isEmpty { pieces.append(current) }
+        return pieces
+    }
+
+    /// Every phrase the box can know before it says it (#35): each quest's and task's name, its
+    /// reminder, every guess the steps can reach (and each task's remembered one), "Go!", the
+    /// reveal's fixed words. Said later, their pieces are read, not rendered.
+    public static func knownAhead(world: QuestWorld, rules: GameRules = .standard) -> [String] {
+        var phrases: [String] = ["Go!", "Your guess was exactly right.", "Noted.", "Learning your timing."]
+        for rating in AccuracyRating.allCases {
+            phrases.append(ScreenPhrases.ratingWords(rating))
+            if let kind = ScreenPhrases.kindLine(rating) { phrases.append(sentence(kind)) }
+        }
+        for (position, routine) in world.routines.enumerated() where routine.isActive && !routine.tasks.isEmpty {
+            let name = routine.playerFacingName(position: position + 1)
+            phrases += [sentence(name), reminder(questName: name)]
+            for (index, task) in routine.tasks.enumerated() { phrases.append(sentence(task.playerFacingName(position: index + 1))) }
+        }
+        var guesses: [Int] = []
+        var seconds = rules.minimumEstimateSeconds
+        while guesses.last != seconds {
+            guesses.append(seconds)
+            seconds = EstimateStepper.up(seconds, rules: rules)
+        }
+        let remembered = world.taskMemory.values.compactMap(\.lastEstimateSeconds).map { EstimateStepper.clamp($0, rules: rules) }
+        for s in [rules.defaultEstimateSeconds] + remembered where !guesses.contains(s) { guesses.append(s) }
+        phrases += guesses.map(guess)
+        var seen = Set<String>()
+        return phrases.flatMap(pieces).filter { seen.insert($0).inserted }
+    }
+}

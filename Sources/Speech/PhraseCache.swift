@@ -1,0 +1,181 @@
+import Audio
+import Foundation
+import InputFiles
+
+/// #35: phrases the box has rendered, kept as clips in the data folder (`voice/`), so a phrase
+/// known ahead (a task's name, a guess, "Go!") is read, not rendered, when it is said, and
+/// survives a restart. One file per phrase, named by a hash of its key and holding the key
+/// itself and a checksum of its samples: a file that is damaged, cut short, foreign or not a
+/// regular file reads as missing (and is rendered again), never as a crash or wrong words.
+/// Bounded: past `maximumBytes` the least recently used files go.
+public final class PhraseCache: @unchecked Sendable {
+    /// What a clip was rendered from: the same words in another voice or rate are another clip.
+    public struct Key: Hashable, Sendable {
+        /// The renderer's identity (engine, version, voice, rate).
+        public var voice: String
+        public var text: String
+
+        public init(voice: String, text: String) {
+            self.voice = voice
+            self.text = text
+        }
+
+        var identity: String { "\(voice)|\(text)" }
+
+        /// FNV-1a 64 of the identity, in hex: a file name with no character from the text.
+        var fileName: String {
+            let hash = PhraseCache.fnv1a(identity.utf8)
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex + ".clip"
+        }
+    }
+
+    public let directory: String
+    public let maximumBytes: Int
+    static let magic = Array("QBVOICE1".utf8)
+    /// A phrase is a sentence or two; 60 s is what the renderer gives at most.
+    static let maximumFrames = 60 * SoundClip.sampleRate
+    static let maximumIdentityBytes = 4_096
+    private let lock = NSLock()
+
+    public init(directory: String, maximumBytes: Int = 32 << 20) {
+        self.directory = directory
+        self.maximumBytes = maximumBytes
+    }
+
+    public func path(for key: Key) -> String { (directory as NSString).appendingPathComponent(key.fileName) }
+
+    /// Whether a clip for `key` is kept (read, it may still turn out damaged: then it is
+    /// rendered again when said).
+    public func has(_ key: Key) -> Bool {
+        var info = stat()
+        return lstat(path(for: key), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// The clip, or nil when it is not there or cannot be trusted (a damaged file is removed).
+    public func clip(for key: Key) -> SoundClip? {
+        let path = path(for: key)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path, maximumBytes: Self.fileBytes(identity: Self.maximumIdentityBytes, frames: Self.maximumFrames))
+        } catch {
+            discard(path)
+            return nil
+        }
+        guard let samples = Self.decode(bytes, identity: key.identity) else {
+            discard(path)
+            return nil
+        }
+        // Used now: the last to go when the cache is trimmed.
+        _ = utimes(path, nil)
+        return SoundClip(samples: samples, channels: 1)
+    }
+
+    /// Keeps a mono 48 kHz clip (written whole to a temporary file, then renamed: a crash
+    /// never leaves half a clip under the phrase's name), then trims the cache. `replacing`
+    /// false keeps a clip already there (the one that may have been played).
+    public func store(_ clip: SoundClip, for key: Key, replacing: Bool = true) throws {
+        guard clip.channels == 1, clip.frameCount > 0, clip.frameCount <= Self.maximumFrames else { return }
+        let samples = clip.samples
+        let identity = Array(key.identity.utf8)
+        guard identity.count <= Self.maximumIdentityBytes else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if !replacing, has(key) { return }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var data = Self.magic
+        Self.append(UInt32(identity.count), to: &data)
+        data += identity
+        Self.append(UInt32(SoundClip.sampleRate), to: &data)
+        Self.append(UInt32(samples.count), to: &data)
+        let sampleBytes = samples.withUnsafeBytes { Array($0) }
+        Self.append(Self.fnv1a(sampleBytes), to: &data)
+        data += sampleBytes
+        let final = path(for: key)
+        let temporary = final + ".tmp"
+        unlink(temporary)
+        try Data(data).write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, final) == 0 else {
+            unlink(temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
+        trimLocked()
+    }
+
+    /// Removes the least recently used clips until the cache fits `maximumBytes`.
+    public func trim() {
+        lock.lock()
+        defer { lock.unlock() }
+        trimLocked()
+    }
+
+    /// The clips kept and their bytes.
+    public var usage: (files: Int, bytes: Int) {
+        let files = entries()
+        return (files.count, files.reduce(0) { $0 + $1.bytes })
+    }
+
+    private func trimLocked() {
+        var files = entries()
+        var total = files.reduce(0) { $0 + $1.bytes }
+        guard total > maximumBytes else { return }
+        files.sort { $0.used < $1.used }
+        for file in files where total > maximumBytes {
+            unlink(file.path)
+            total -= file.bytes
+        }
+    }
+
+    private func entries() -> [(path: String, bytes: Int, used: Double)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { $0.hasSuffix(".clip") }.compactMap { name in
+            let path = (directory as NSString).appendingPathComponent(name)
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return (path, Int(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        }
+    }
+
+    private func discard(_ path: String) { unlink(path) }
+
+    static func fileBytes(identity: Int, frames: Int) -> Int { magic.count + 4 + identity + 4 + 4 + 8 + 2 * frames }
+
+    /// The samples when `bytes` is a whole clip file for `identity`.
+    static func decode(_ bytes: [UInt8], identity: String) -> [Int16]? {
+        var at = 0
+        func take(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, bytes.count - at >= n else { return nil }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        func uint(_ n: Int) -> UInt64? {
+            take(n).map { $0.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        }
+        guard take(magic.count).map(Array.init) == magic,
+              let identityLength = uint(4), identityLength <= UInt64(maximumIdentityBytes),
+              let stored = take(Int(identityLength)), Array(stored) == Array(identity.utf8),
+              uint(4) == UInt64(SoundClip.sampleRate),
+              let frames = uint(4), frames > 0, frames <= UInt64(maximumFrames),
+              let checksum = uint(8),
+              let sampleBytes = take(2 * Int(frames)), at == bytes.count,
+              fnv1a(sampleBytes) == checksum
+        else { return nil }
+        return stride(from: sampleBytes.startIndex, to: sampleBytes.endIndex, by: 2).map {
+            Int16(bitPattern: UInt16(sampleBytes[$0]) | UInt16(sampleBytes[$0 + 1]) << 8)
+        }
+    }
+
+    static func append<T: FixedWidthInteger>(_ value: T, to data: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { data += $0 }
+    }
+
+    static func fnv1a<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
