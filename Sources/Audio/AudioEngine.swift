@@ -53,7 +53,7 @@ public final class AudioEngine: Sendable {
 
     private enum Command: Sendable {
         case play(SoundClip, gain: Double, token: Int)
-        case speak(SoundClip, gain: Double, token: Int)
+        case speak(SoundClip, gain: Double, token: Int, continuing: Bool)
         case cutSpeech
         case volume(Int)
         case mute(Bool)
@@ -162,11 +162,12 @@ public final class AudioEngine: Sendable {
         queue(requestedAt: requestedAt) { .play(clip, gain: gain, token: $0) }
     }
 
-    /// #35: the voice says `clip` instead of whatever it was saying, once no sound plays (the
-    /// mixer's speech lane). Returns a token as `play` does: its hand-off is the first word.
+    /// #35: the voice says `clip` instead of whatever it was saying (`continuing`: after the
+    /// pieces it is saying), once no sound plays (the mixer's speech lane). Returns a token as
+    /// `play` does: its hand-off is the piece's first sample.
     @discardableResult
-    public func speak(_ clip: SoundClip, gain: Double = 1, requestedAt: Int64? = nil) -> Int {
-        queue(requestedAt: requestedAt) { .speak(clip, gain: gain, token: $0) }
+    public func speak(_ clip: SoundClip, gain: Double = 1, continuing: Bool = false, requestedAt: Int64? = nil) -> Int {
+        queue(requestedAt: requestedAt) { .speak(clip, gain: gain, token: $0, continuing: continuing) }
     }
 
     /// #35: the voice stops mid-word; sounds play on.
@@ -323,7 +324,7 @@ public final class AudioEngine: Sendable {
             for command in commands {
                 switch command {
                 case .play(let clip, let gain, let token): mixer.play(clip, gain: gain, token: token)
-                case .speak(let clip, let gain, let token): forget(mixer.speak(clip, gain: gain, token: token))
+                case .speak(let clip, let gain, let token, let continuing): forget(mixer.speak(clip, gain: gain, token: token, continuing: continuing))
                 case .cutSpeech: forget(mixer.cutSpeech())
                 case .volume(let p): mixer.setVolume(percent: p)
                 case .mute(let m): mixer.setMuted(m)
@@ -423,15 +424,15 @@ public final class AudioEngine: Sendable {
     }
 
     /// An utterance replaced or cut before its first word: no hand-off will come for it.
-    private func forget(_ token: Int?) {
-        guard let token else { return }
-        shared.withLock { _ = $0.requested.removeValue(forKey: token) }
+    private func forget(_ tokens: [Int]) {
+        guard !tokens.isEmpty else { return }
+        shared.withLock { s in for t in tokens { s.requested[t] = nil } }
     }
 
     private func dropWhileSilent(_ commands: [Command]) {
         let dropped = commands.compactMap { c -> Int? in
             switch c {
-            case .play(_, _, let t), .speak(_, _, let t): t
+            case .play(_, _, let t), .speak(_, _, let t, _): t
             case .volume, .mute, .stopAll, .cutSpeech: nil
             }
         }

@@ -11,9 +11,12 @@ public struct Mixer: Sendable {
 
     public let outputChannels: Int
     private var voices: [Voice] = []
-    /// #35: the box's voice, one utterance at a time. It waits while a sound plays (a reveal's
-    /// sound, then its words) and, once started, plays on beside any sound.
-    private var speech: Voice?
+    /// #35: the box's voice: one utterance at a time, in pieces played one after another. It
+    /// waits while a sound plays (a reveal's sound, then its words) and, once started, plays
+    /// on beside any sound. A piece that comes after the one before it ended starts at once.
+    private var speech: [Voice] = []
+    /// The pieces queued are being said: the next goes on after the one before, sound or not.
+    private var saying = false
     /// Reused every period so the audio thread does not allocate while playing.
     private var accumulator: [Int32] = []
     /// A period of samples read from a clip's file, reused the same way.
@@ -31,7 +34,7 @@ public struct Mixer: Sendable {
     }
 
     /// Sounds playing, and the voice speaking or waiting to.
-    public var activeVoices: Int { voices.count + (speech == nil ? 0 : 1) }
+    public var activeVoices: Int { voices.count + speech.count }
 
     /// Starts a clip. `gain` is linear, 0…1. `token` comes back from `render` when the
     /// voice's first frame goes out (how the engine measures latency).
@@ -50,25 +53,30 @@ public struct Mixer: Sendable {
         updateMaster()
     }
 
-    /// #35: says `clip` instead of whatever the voice was saying, once no sound plays.
-    /// Returns the token of an utterance replaced before it started (it never will).
+    /// #35: says `clip` instead of whatever the voice was saying (or, `continuing`, after the
+    /// pieces already queued), once no sound plays. Returns the tokens of pieces dropped before
+    /// they started (they never will).
     @discardableResult
-    public mutating func speak(_ clip: SoundClip, gain: Double = 1, token: Int = 0) -> Int? {
-        let unsaid = cutSpeech()
-        if clip.frameCount > 0 { speech = Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token) }
+    public mutating func speak(_ clip: SoundClip, gain: Double = 1, token: Int = 0, continuing: Bool = false) -> [Int] {
+        let unsaid = continuing ? [] : cutSpeech()
+        if clip.frameCount > 0 { speech.append(Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token)) }
         return unsaid
     }
 
-    /// #35: the voice stops mid-word. Returns the token of an utterance that had not started.
+    /// #35: the voice stops mid-word. Returns the tokens of pieces that had not started.
     @discardableResult
-    public mutating func cutSpeech() -> Int? {
-        defer { speech = nil }
-        return speech.flatMap { $0.started ? nil : $0.token }
+    public mutating func cutSpeech() -> [Int] {
+        defer {
+            speech.removeAll()
+            saying = false
+        }
+        return speech.filter { !$0.started }.map(\.token)
     }
 
     public mutating func stopAll() {
         voices.removeAll()
-        speech = nil
+        speech.removeAll()
+        saying = false
     }
 
     /// Volume as perceived: a percentage maps onto −50 dB…0 dB, 0 % is silence.
@@ -88,7 +96,7 @@ public struct Mixer: Sendable {
         let frames = out.count / outputChannels
         var started: [Int] = []
         // The voice starts in the first period with no sound playing.
-        let speaking = speech.map { $0.started || voices.isEmpty } ?? false
+        let speaking = !speech.isEmpty && (saying || voices.isEmpty)
         guard !voices.isEmpty || speaking else {
             out.update(repeating: 0)
             return started
@@ -103,16 +111,25 @@ public struct Mixer: Sendable {
                 voices[v].started = true
                 started.append(voices[v].token)
             }
-            Self.mix(&voices[v], frames: frames, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
+            Self.mix(&voices[v], frames: frames, offset: 0, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
         }
         voices.removeAll { $0.frame >= $0.clip.frameCount }
-        if speaking, var voice = speech {
+        // Piece after piece, back to back within the period, even past a sound that started
+        // meanwhile.
+        var filled = 0
+        while speaking, filled < frames, var voice = speech.first {
             if !voice.started {
                 voice.started = true
                 started.append(voice.token)
             }
-            Self.mix(&voice, frames: frames, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
-            speech = voice.frame >= voice.clip.frameCount ? nil : voice
+            saying = true
+            filled += Self.mix(&voice, frames: frames - filled, offset: filled, master: master, outputs: outputChannels, into: &accumulator, scratch: &scratch)
+            guard voice.frame >= voice.clip.frameCount else {
+                speech[0] = voice
+                break
+            }
+            speech.removeFirst()
+            saying = !speech.isEmpty
         }
         for i in 0..<accumulator.count {
             out[i] = Int16(clamping: accumulator[i])
@@ -120,10 +137,12 @@ public struct Mixer: Sendable {
         return started
     }
 
-    /// Adds one period of `voice` to `acc` and moves it on.
+    /// Adds up to `frames` frames of `voice` to `acc` from frame `offset` and moves it on;
+    /// returns the frames it had.
+    @discardableResult
     private static func mix(
-        _ voice: inout Voice, frames: Int, master: Int32, outputs: Int, into acc: inout [Int32], scratch: inout [Int16]
-    ) {
+        _ voice: inout Voice, frames: Int, offset: Int, master: Int32, outputs: Int, into acc: inout [Int32], scratch: inout [Int16]
+    ) -> Int {
         let gain = (Int64(voice.gain) * Int64(master)) >> 16
         let n = min(frames, voice.clip.frameCount - voice.frame)
         let clipChannels = voice.clip.channels, range = voice.frame * clipChannels..<(voice.frame + n) * clipChannels
@@ -131,7 +150,8 @@ public struct Mixer: Sendable {
         case .memory(let samples):
             samples.withUnsafeBufferPointer { all in
                 acc.withUnsafeMutableBufferPointer { acc in
-                    add(UnsafeBufferPointer(rebasing: all[range]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputs)
+                    add(UnsafeBufferPointer(rebasing: all[range]), frames: n, channels: clipChannels, gain: gain,
+                        to: UnsafeMutableBufferPointer(rebasing: acc[(offset * outputs)...]), outputs: outputs)
                 }
             }
         case .file(let file):
@@ -144,16 +164,18 @@ public struct Mixer: Sendable {
             }
             scratch.withUnsafeBufferPointer { buffer in
                 acc.withUnsafeMutableBufferPointer { acc in
-                    add(UnsafeBufferPointer(rebasing: buffer[0..<range.count]), frames: n, channels: clipChannels, gain: gain, to: acc, outputs: outputs)
+                    add(UnsafeBufferPointer(rebasing: buffer[0..<range.count]), frames: n, channels: clipChannels, gain: gain,
+                        to: UnsafeMutableBufferPointer(rebasing: acc[(offset * outputs)...]), outputs: outputs)
                 }
             }
             // Cut short since it was opened: what is gone is silence, and the voice ends.
             if read < range.count {
                 voice.frame = voice.clip.frameCount
-                return
+                return n
             }
         }
         voice.frame = min(voice.frame + n, voice.clip.frameCount)
+        return n
     }
 
     /// Adds `frames` frames of `source` (the clip's own channel layout) to `acc`, scaled by the

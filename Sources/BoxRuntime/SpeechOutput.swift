@@ -80,26 +80,27 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         worker.async { [self] in
             // Superseded while it waited its turn: not rendered at all.
             guard current.withLock({ $0.generation }) == generation, let renderer = readyRenderer() else { return }
-            var samples: [Int16] = []
-            for piece in VoicePhrases.pieces(words) {
-                // A newer phrase came while this one was put together: it goes no further.
-                guard current.withLock({ $0.generation }) == generation else { return }
+            // Each piece is handed over as soon as it is ready: a cached first sentence is
+            // not held back by a later one being rendered.
+            for (index, piece) in VoicePhrases.pieces(words).enumerated() {
+                let clip: SoundClip
                 do {
-                    samples += try self.samples(of: piece, renderer: renderer)
+                    clip = SoundClip(samples: try self.samples(of: piece, renderer: renderer), channels: 1)
                 } catch {
                     counts.withLock { $0.failed += 1 }
                     logger.warning("a phrase could not be said", metadata: ["error": "\(error)"])
                     return
                 }
+                // Handed over under the lock a cut takes: a cut after this point comes after
+                // it; a newer phrase came meanwhile: this one goes no further.
+                let handed = current.withLock { c -> Bool in
+                    guard c.generation == generation else { return false }
+                    engine.speak(clip, gain: c.gain, continuing: index > 0, requestedAt: index == 0 ? requested : nil)
+                    return true
+                }
+                guard handed else { return }
             }
-            let clip = SoundClip(samples: samples, channels: 1)
-            // Handed over under the lock a cut takes: a cut after this point comes after it.
-            let handed = current.withLock { c -> Bool in
-                guard c.generation == generation else { return false }
-                engine.speak(clip, gain: c.gain, requestedAt: requested)
-                return true
-            }
-            if handed { counts.withLock { $0.said += 1 } }
+            counts.withLock { $0.said += 1 }
         }
     }
 

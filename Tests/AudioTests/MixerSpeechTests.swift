@@ -56,14 +56,14 @@ struct MixerSpeechTests {
         var m = Mixer(outputChannels: 1)
         m.speak(SoundClip(samples: [Int16](repeating: 5, count: 40), channels: 1), token: 1)
         _ = render(&m, frames: 10)
-        #expect(m.speak(SoundClip(samples: [Int16](repeating: 9, count: 40), channels: 1), token: 2) == nil, "the first had started")
+        #expect(m.speak(SoundClip(samples: [Int16](repeating: 9, count: 40), channels: 1), token: 2) == [], "the first had started")
         #expect(render(&m, frames: 10).0 == [Int16](repeating: 9, count: 10))
         m.cutSpeech()
         #expect(render(&m, frames: 10).0 == [Int16](repeating: 0, count: 10))
         #expect(m.activeVoices == 0)
         m.play(SoundClip(samples: [Int16](repeating: 1, count: 40), channels: 1))
         m.speak(SoundClip(samples: [Int16](repeating: 2, count: 40), channels: 1), token: 5)
-        #expect(m.cutSpeech() == 5, "cut before its first word: no hand-off will come")
+        #expect(m.cutSpeech() == [5], "cut before its first word: no hand-off will come")
     }
 
     @Test("mute and volume apply to the voice as to the sounds")
@@ -72,5 +72,18 @@ struct MixerSpeechTests {
         m.setMuted(true)
         m.speak(SoundClip(samples: [1_000, 1_000], channels: 1))
         #expect(render(&m, frames: 2).0 == [0, 0])
+    }
+
+    @Test("pieces follow one another back to back, even past a sound that started meanwhile; a piece after the last ended waits for sounds again")
+    func pieces() {
+        var m = Mixer(outputChannels: 1)
+        m.speak(SoundClip(samples: [Int16](repeating: 10, count: 6), channels: 1), token: 1)
+        m.speak(SoundClip(samples: [Int16](repeating: 20, count: 14), channels: 1), token: 2, continuing: true)
+        #expect(render(&m, frames: 10) == ([Int16](repeating: 10, count: 6) + [Int16](repeating: 20, count: 4), [1, 2]), "back to back")
+        m.play(SoundClip(samples: [Int16](repeating: 1, count: 20), channels: 1), token: 3)
+        #expect(render(&m, frames: 10) == ([Int16](repeating: 21, count: 10), [3]), "the second piece goes on beside the new sound")
+        m.speak(SoundClip(samples: [Int16](repeating: 40, count: 10), channels: 1), token: 4, continuing: true)
+        #expect(render(&m, frames: 10).0 == [Int16](repeating: 1, count: 10), "the voice had ended: the new piece waits for the sound")
+        #expect(render(&m, frames: 10) == ([Int16](repeating: 40, count: 10), [4]))
     }
 }
