@@ -149,7 +149,7 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         counts.withLock { $0.piecesRendered += 1 }
         // The clip said is the one kept (it replaces a damaged one, or one the cache filler
         // rendered meanwhile), so what was heard is what the cache holds.
-        keep(clip, key, replacing: true)
+        if !renderer.keepsClips { keep(clip, key, replacing: true) }
         return clip.samples
     }
 
@@ -180,7 +180,11 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                 let key = PhraseCache.Key(voice: renderer.identity, text: piece)
                 guard !cache.has(key) else { continue }
                 do {
-                    keep(try renderer.render(piece), key, replacing: false)
+                    if renderer.keepsClips {
+                        try renderer.prepare(piece)
+                    } else {
+                        keep(try renderer.render(piece), key, replacing: false)
+                    }
                     rendered += 1
                     counts.withLock { $0.piecesPrepared += 1 }
                 } catch {
@@ -210,16 +214,19 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
 }
 
 extension RenderedSpeech {
-    /// The box's voice as `run` starts it: eSpeak NG on `$QUESTBOX_ESPEAK_DATA` (or its own
-    /// data folder), the voice for the box's locale unless the parent chose one.
+    /// The box's voice as `run` starts it: eSpeak NG in its own process (`questbox voice
+    /// serve`, at idle priority: its CPU time, heap and page faults never touch the box's
+    /// threads), keeping clips in `cacheDirectory`; eSpeak NG's data from
+    /// `$QUESTBOX_ESPEAK_DATA` (or its own folder); the voice for the box's locale unless the
+    /// parent chose one.
     public static func espeak(
-        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String?,
+        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String,
         environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> RenderedSpeech {
-        let dataPath = environment["QUESTBOX_ESPEAK_DATA"].flatMap { $0.isEmpty ? nil : $0 }
         let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
-        return RenderedSpeech(engine: engine, choice: choice, cache: cacheDirectory.map { PhraseCache(directory: $0) }, logger: logger) { choice throws(SpeechError) in
-            try EspeakSpeech(voice: .init(name: choice.voiceName(locale: locale), rate: choice.rate), dataPath: dataPath)
+        let cache = PhraseCache(directory: cacheDirectory)
+        return RenderedSpeech(engine: engine, choice: choice, cache: cache, logger: logger) { choice throws(SpeechError) in
+            try VoiceProcess(voice: choice.voiceName(locale: locale), rate: choice.rate, cache: cache)
         }
     }
 }

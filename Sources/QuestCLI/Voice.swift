@@ -1,6 +1,7 @@
 import ArgumentParser
 import Audio
 import BoardProfile
+import CEventLoop
 import Foundation
 import Logging
 import Speech
@@ -9,7 +10,7 @@ import Speech
 struct VoiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice", abstract: "The box's voice (eSpeak NG): say a phrase on the speaker, or render it to a WAV file.",
-        subcommands: [Say.self])
+        subcommands: [Say.self, Serve.self])
 
     struct Say: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -67,6 +68,57 @@ struct VoiceCommand: ParsableCommand {
             let statistics = engine.statistics
             guard let played = statistics.device else { throw CLIError("no sound device would open (\(candidates.joined(separator: ", "))): see questbox doctor") }
             print("said in \(length) s on \(played)")
+        }
+    }
+}
+
+extension VoiceCommand {
+    /// The box's voice process (`VoiceProcess` starts it): renders phrases into the clip cache
+    /// at idle priority, one request per line on standard input, until it closes.
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The running box's voice renderer (started by `questbox run`; not for people).", shouldDisplay: false)
+        @Option(name: .long) var voice = "en-us"
+        @Option(name: .long) var rate = 150
+        @Option(name: .long) var cache: String
+
+        func run() throws {
+            _ = qb_idle_priority()
+            let speech: EspeakSpeech
+            do {
+                speech = try EspeakSpeech(voice: .init(name: voice, rate: rate), dataPath: ProcessInfo.processInfo.environment["QUESTBOX_ESPEAK_DATA"])
+            } catch {
+                Self.answer("error\t\(error)")
+                throw ExitCode(1)
+            }
+            let phrases = PhraseCache(directory: cache)
+            Self.answer("ready\t\(speech.identity)")
+            while let line = Swift.readLine(strippingNewline: true) {
+                let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, parts[0] == "say" || parts[0] == "keep" else {
+                    Self.answer("error\tnot a request: \"\(SpeakableText.cleaned(String(line.prefix(40))))\"")
+                    continue
+                }
+                let words = String(parts[1].prefix(4 * SpeakableText.maximumCharacters))
+                let key = PhraseCache.Key(voice: speech.identity, text: words)
+                // `say`: a clip the box can read now (a damaged one is rendered again);
+                // `keep`: one kept already stays.
+                let kept = parts[0] == "say" ? phrases.clip(for: key) != nil : phrases.has(key)
+                if kept {
+                    Self.answer("ok")
+                    continue
+                }
+                do {
+                    try phrases.store(try speech.render(words), for: key, replacing: parts[0] == "say")
+                    Self.answer("ok")
+                } catch {
+                    Self.answer("error\t\(error)")
+                }
+            }
+        }
+
+        static func answer(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
     }
 }

@@ -7,6 +7,15 @@ public protocol SpeechRenderer: Sendable {
     /// What makes its clips what they are (engine, version, voice, rate): the phrase cache's
     /// clips are kept per identity.
     var identity: String { get }
+    /// Whether it keeps what it renders in the phrase cache itself (the voice process).
+    var keepsClips: Bool { get }
+    /// Renders `text` for later: into the cache when it keeps clips (nothing is returned).
+    func prepare(_ text: String) throws(SpeechError)
+}
+
+extension SpeechRenderer {
+    public var keepsClips: Bool { false }
+    public func prepare(_ text: String) throws(SpeechError) { _ = try render(text) }
 }
 
 /// One line saying what went wrong, naming the voice, the text's problem or the data folder.

@@ -1,6 +1,6 @@
 """What the box played, as captured by hil-capture from the loopback card, on the same
 CLOCK_MONOTONIC time line as the presses. Pure Python (the guest has no numpy)."""
-import array, re, struct
+import array, os, re, struct
 
 RATE = 48000
 
@@ -122,3 +122,60 @@ def locate(signal, clip, start, end, window):
         if best is None or worst < best[2]:
             best = (at, gain, worst)
     return best
+
+
+def voice_clips(folder):
+    """{words: samples} of every clip the box's voice kept (PhraseCache's files in the data
+    folder's voice/: "QBVOICE1", the key's length and text "voice|words", rate, frames, a
+    checksum, 16-bit samples)."""
+    clips = {}
+    if not os.path.isdir(folder):
+        return clips
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".clip"):
+            continue
+        data = open(os.path.join(folder, name), "rb").read()
+        if data[:8] != b"QBVOICE1":
+            continue
+        n = struct.unpack("<I", data[8:12])[0]
+        identity = data[12:12 + n].decode()
+        rate, frames = struct.unpack("<II", data[12 + n:20 + n])
+        samples = array.array("h")
+        samples.frombytes(data[28 + n:28 + n + 2 * frames])
+        if rate == RATE and len(samples) == frames:
+            clips[identity.split("|", 1)[1]] = samples
+    return clips
+
+
+def words_heard(signal, clips, start, end, gain, tolerance=8):
+    """The box's voice in signal[start:end]: the kept clips heard there one after another,
+    sample for sample (each within `tolerance` of gain × clip), as (words, first frame,
+    frames heard); the last may be cut short at `end` or where the voice was cut. Each piece
+    is found by its first loud sample, so pieces may be back to back or apart."""
+    loud = {w: next((k for k, x in enumerate(c) if abs(round(gain * x)) > 200), None) for w, c in clips.items()}
+    heard, at = [], start
+    while at < end:
+        onset = next((k for k in range(at, end) if abs(signal[k]) > 200), None)
+        if onset is None:
+            break
+        best = None
+        for words, clip in clips.items():
+            k0 = loud[words]
+            if k0 is None or onset - k0 < at:
+                continue
+            begin = onset - k0
+            n = min(len(clip), end - begin, k0 + 480)
+            if n > 0 and all(abs(signal[begin + i] - gain * clip[i]) <= tolerance for i in range(n)):
+                # The longest stretch that matches: the whole clip, or up to where it was cut.
+                length = k0 + 480
+                while length < min(len(clip), end - begin) and abs(signal[begin + length] - gain * clip[length]) <= tolerance:
+                    length += 1
+                if best is None or length > best[2]:
+                    best = (words, begin, length)
+        if best is None:
+            break
+        heard.append(best)
+        at = best[1] + best[2]
+        if best[2] < len(clips[best[0]]):
+            break                                          # cut short: the voice stopped there
+    return heard

@@ -2,9 +2,12 @@
 """Inside the VM: checks scenario 1 (#6) from what quest.py saw, the stored history and the
 loopback capture. Exits 2 when the only problems are garbled sounds and the box's log
 (RUN_LOG) says the card played silence because the box was late: a host stall, not a fault.
-usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG]"""
+With VOICE_DIR (the data folder's voice/: the box speaks on a board with no screen, #35), each
+reveal's words must follow its sound, sample for sample the clips the box kept, and say the
+time the task took.
+usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG [VOICE_DIR]]"""
 import json, sys
-from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples
+from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples, voice_clips, words_heard
 from box import COLORS, Outputs
 
 quest, history = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -88,6 +91,10 @@ print("LED/buzzer: changes seen", len(outputs), "latencies ms",
 
 # --- the reveal sounds on the loopback card ----------------------------------------------
 stop_clip = wav_samples(f"{sounds}/stop.wav")
+voice = voice_clips(sys.argv[7]) if len(sys.argv) > 7 else None
+check(voice is None or len(voice) > 0, "the box kept no clips of its voice")
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+RATING_WORDS = {"spot_on": "Nailed it!", "close": "Close!", "off": "Curious!", "way_off": "Discovery!"}
 for i, rating in enumerate(expected_ratings):
     press_t = presses[f"stop{i}"]["t"]
     reveal = wav_samples(f"{sounds}/reveal_{rating}.wav")
@@ -111,7 +118,25 @@ for i, rating in enumerate(expected_ratings):
     _, r_worst = fit(rest, reveal, r_at, len(reveal))
     check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})", sound=True)
     start_ms = (capture.time_of(s_at + r_at) - press_t) * 1000
-    end = capture.last_sound_before(s_at + r_at, s_at + r_at + len(reveal) + RATE)
+    reveal_end = s_at + r_at + len(reveal)
+    words_from = None
+    if voice:
+        # The words follow the reveal's sound, until the next press cuts them.
+        next_frame = capture.frame_at(presses[f"next{i}"]["t"])
+        heard = words_heard(capture.left, voice, reveal_end, min(next_frame + 960, len(capture.left)), r_gain)
+        said = " ".join(w for w, _, _ in heard)
+        if check(heard, f"task {i + 1}: no words of the box's voice after the reveal", sound=True):
+            words_from = heard[0][1]
+            gap_ms = (words_from - reveal_end) * 1000 / RATE
+            took = round(history[i]["actualSeconds"]) if i < len(history) else None
+            took_words = f"It took {NUMBERS[took]} second{'s' if took != 1 else ''}." if took is not None and took <= 10 else None
+            check(heard[0][0] in ("Noted.", RATING_WORDS[rating]), f"task {i + 1}: the reveal's words began \"{heard[0][0]}\"")
+            check(took_words in [w for w, _, _ in heard], f"task {i + 1}: the words \"{said}\" do not say \"{took_words}\"", sound=True)
+            check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True)
+            cut = [w for w, _, n in heard if n < len(voice[w])]
+            print(f"task {i + 1} voice: \"{said}\" from {gap_ms:.1f} ms after the reveal's end, "
+                  f"{len(heard)} kept clips sample for sample{'; cut by the next press in ' + repr(cut[0]) if cut else ''}")
+    end = capture.last_sound_before(s_at + r_at, words_from if words_from is not None else reveal_end + RATE)
     wav_last = max(k for k, x in enumerate(reveal) if round(r_gain * x) != 0)
     heard_ms, wav_ms = (end - s_at - r_at) * 1000 / RATE, wav_last * 1000 / RATE
     check(start_ms <= 100, f"task {i + 1}: the reveal started {start_ms:.1f} ms after the stop press (limit 100)")

@@ -1,0 +1,64 @@
+import Audio
+import BoxRuntime
+import Foundation
+import Speech
+import TestSupport
+import Testing
+
+/// #35: the box's voice in a process of its own (`questbox voice serve`), rendering into the
+/// clip cache: what it says is read back from the cache, a missing data folder is one error,
+/// hostile words never end it, and it ends when the box closes its input.
+@Suite("The voice process", .serialized)
+struct VoiceProcessTests {
+    let questbox = productPath("questbox")
+
+    func cache() -> PhraseCache { PhraseCache(directory: temporaryDirectory() + "/voice") }
+
+    @Test("a phrase said is rendered into the cache and read back; said again it is read, not rendered")
+    func says() throws {
+        let phrases = cache()
+        let voice = try VoiceProcess(voice: "en-us", rate: 150, cache: phrases, executable: questbox)
+        #expect(voice.identity.hasPrefix("espeak-ng ") && voice.identity.hasSuffix(" en-us 150"))
+        let clip = try voice.render("Tooth Time.")
+        #expect(clip.durationSeconds > 0.3 && clip.durationSeconds < 3)
+        #expect(clip.peakDBFS > -20, "speech, not silence")
+        let key = PhraseCache.Key(voice: voice.identity, text: "Tooth Time.")
+        let modified = try FileManager.default.attributesOfItem(atPath: phrases.path(for: key))[.modificationDate] as? Date
+        usleep(20_000)
+        #expect(try voice.render("Tooth Time.").samples == clip.samples, "the kept clip, not a new rendering")
+        let after = try FileManager.default.attributesOfItem(atPath: phrases.path(for: key))[.creationDate] as? Date
+        #expect(modified != nil && after != nil)
+        try voice.prepare("Go!")
+        #expect(phrases.has(PhraseCache.Key(voice: voice.identity, text: "Go!")))
+    }
+
+    @Test("hostile words: other scripts, emoji, 80 characters, control characters, brackets never end it")
+    func hostile() throws {
+        let voice = try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: questbox)
+        for words in ["Zähne putzen", "歯を磨く", "🦷🪥✨", String(repeating: "Tidy the whole desk ", count: 4), "tab\there\nnew line\u{7}", "<speak>[[h@'loU]]</speak>"] {
+            let clip = try voice.render(words)
+            #expect(clip.frameCount >= 0, "\(words)")
+        }
+        #expect(try voice.render("Go!").frameCount > 0, "still answering")
+    }
+
+    @Test("a missing eSpeak NG data folder or an unknown voice: one SpeechError naming it")
+    func refusals() throws {
+        // The data folder comes from the environment the box was started with.
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUESTBOX_ESPEAK_DATA"] = "/nowhere/espeak-ng-data"
+        do {
+            _ = try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: questbox, environment: environment)
+            Issue.record("started without its data")
+        } catch {
+            #expect(error.description.contains("/nowhere/espeak-ng-data"), "\(error)")
+        }
+        do {
+            _ = try VoiceProcess(voice: "xx-nolanguage", rate: 150, cache: cache(), executable: questbox)
+            Issue.record("an unknown voice started")
+        } catch {
+            #expect(error.description.contains("xx-nolanguage"), "\(error)")
+        }
+        #expect(throws: SpeechError.self) { try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: "/nonexistent/questbox") }
+    }
+}
