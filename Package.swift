@@ -160,7 +160,7 @@ let package = Package(
             dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"],
             exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "BoxRuntime", "QuestCore", "TestSupport", "questbox"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "BoxRuntime", "QuestCore", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "Speech", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(

@@ -89,6 +89,7 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                 } catch {
                     counts.withLock { $0.failed += 1 }
                     logger.warning("a phrase could not be said", metadata: ["error": "\(error)"])
+                    dropIfUnusable(renderer)
                     return
                 }
                 // Handed over under the lock a cut takes: a cut after this point comes after
@@ -121,8 +122,20 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         if speaking { worker.async { [self] in _ = readyRenderer() } }
     }
 
-    /// On the worker: the renderer for the current choice, made if need be.
+    /// A renderer that can say nothing more (its process was killed) is made again for the
+    /// next phrase; if that fails, the voice is unavailable (one line) until settings change.
+    private func dropIfUnusable(_ renderer: any SpeechRenderer) {
+        guard !renderer.isUsable else { return }
+        current.withLock { c in if c.renderer.map({ $0 as AnyObject }) === (renderer as AnyObject) { c.renderer = nil } }
+    }
+
+    /// Made once at a time (the worker and the cache filler both ask).
+    private let making = NSLock()
+
+    /// On the worker or the filler: the renderer for the current choice, made if need be.
     private func readyRenderer() -> (any SpeechRenderer)? {
+        making.lock()
+        defer { making.unlock() }
         let (renderer, unavailable, choice) = current.withLock { ($0.renderer, $0.unavailable, $0.choice) }
         if let renderer { return renderer }
         guard !unavailable else { return nil }
@@ -189,6 +202,7 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                     counts.withLock { $0.piecesPrepared += 1 }
                 } catch {
                     logger.warning("a phrase could not be prepared", metadata: ["error": "\(error)"])
+                    dropIfUnusable(renderer)
                 }
             }
             let usage: (files: Int, bytes: Int) = cache?.usage ?? (0, 0)
@@ -220,13 +234,13 @@ extension RenderedSpeech {
     /// `$QUESTBOX_ESPEAK_DATA` (or its own folder); the voice for the box's locale unless the
     /// parent chose one.
     public static func espeak(
-        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String,
+        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String, executable: String = VoiceProcess.thisProgram(),
         environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> RenderedSpeech {
         let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
         let cache = PhraseCache(directory: cacheDirectory)
         return RenderedSpeech(engine: engine, choice: choice, cache: cache, logger: logger) { choice throws(SpeechError) in
-            try VoiceProcess(voice: choice.voiceName(locale: locale), rate: choice.rate, cache: cache)
+            try VoiceProcess(voice: choice.voiceName(locale: locale), rate: choice.rate, cache: cache, executable: executable)
         }
     }
 }

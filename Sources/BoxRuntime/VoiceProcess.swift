@@ -21,6 +21,11 @@ public final class VoiceProcess: SpeechRenderer, @unchecked Sendable {
     public var identity: String { identityStore }
     private var identityStore = ""
     public var keepsClips: Bool { true }
+    public var isUsable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return broken == nil
+    }
     private let cache: PhraseCache
     private let process: Process
     private let input: FileHandle
@@ -37,6 +42,8 @@ public final class VoiceProcess: SpeechRenderer, @unchecked Sendable {
         voice: String, rate: Int, cache: PhraseCache, executable: String = VoiceProcess.thisProgram(), environment: [String: String]? = nil
     ) throws(SpeechError) {
         self.cache = cache
+        // A request written after the process died must be an error here, not SIGPIPE ending the box.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["voice", "serve", "--voice", voice, "--rate", String(rate), "--cache", cache.directory]
@@ -62,6 +69,9 @@ public final class VoiceProcess: SpeechRenderer, @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// The process's id (tests, `ps`).
+    public var processID: Int32 { process.processIdentifier }
 
     public func render(_ text: String) throws(SpeechError) -> SoundClip {
         let words = Self.oneLine(text)

@@ -11,10 +11,13 @@ public protocol SpeechRenderer: Sendable {
     var keepsClips: Bool { get }
     /// Renders `text` for later: into the cache when it keeps clips (nothing is returned).
     func prepare(_ text: String) throws(SpeechError)
+    /// False once it can say nothing more (its process ended): a new one is made.
+    var isUsable: Bool { get }
 }
 
 extension SpeechRenderer {
     public var keepsClips: Bool { false }
+    public var isUsable: Bool { true }
     public func prepare(_ text: String) throws(SpeechError) { _ = try render(text) }
 }
 

@@ -1,6 +1,8 @@
 import Audio
 import BoxRuntime
 import Foundation
+import Logging
+import QuestCore
 import Speech
 import TestSupport
 import Testing
@@ -60,5 +62,37 @@ struct VoiceProcessTests {
             #expect(error.description.contains("xx-nolanguage"), "\(error)")
         }
         #expect(throws: SpeechError.self) { try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: "/nonexistent/questbox") }
+    }
+
+    @Test("the box's voice with its process: said from the cache; a killed process is started again for the next phrase, the box never ends")
+    func restarted() throws {
+        let directory = temporaryDirectory() + "/voice"
+        let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        engine.start()
+        defer { engine.stop() }
+        let voice = RenderedSpeech.espeak(engine: engine, choice: VoiceChoice(), cacheDirectory: directory, executable: questbox,
+                                          logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        voice.say("Tooth Time. Your guess: two minutes.")
+        voice.settle()
+        #expect(voice.phrasesSaid == 1 && voice.statistics.piecesRendered == 2)
+        // The process, found by its cache folder, killed.
+        let killed = Self.processes(containing: directory)
+        #expect(killed.count == 1)
+        for pid in killed { kill(pid, SIGKILL) }
+        usleep(100_000)
+        voice.say("Go!")
+        voice.settle()
+        voice.say("Go!")
+        voice.settle()
+        #expect(voice.phrasesSaid == 2, "said again with a new process (\(voice.statistics))")
+        #expect(Self.processes(containing: directory).count == 1)
+    }
+
+    static func processes(containing text: String) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
+            guard let pid = Int32(name), let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+            let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            return line.contains("voice serve") && line.contains(text) ? pid : nil
+        }
     }
 }
