@@ -3,6 +3,7 @@ import Audio
 import BoardProfile
 import CEventLoop
 import Foundation
+import QuestCore
 import Logging
 import Speech
 
@@ -21,7 +22,7 @@ struct VoiceCommand: ParsableCommand {
                 """)
         @Argument(help: "What to say (at most \(SpeakableText.maximumCharacters) characters are said).") var text: String
         @Option(name: .long, help: "Write the speech to this WAV file instead of playing it.") var to: String?
-        @Option(name: .long, help: "The eSpeak NG voice (en-us, en-gb, de, fr, … ; a variant as en-us+f3).") var voice = "en-us"
+        @Option(name: .long, help: "The eSpeak NG voice (en-us, en-gb, de, fr, … ; a variant as en-us+f3; default: the box's, en-us+m3).") var voice = "en-us+\(VoiceChoice.defaultVariant)"
         @Option(name: .long, help: "Words per minute (\(EspeakSpeech.Voice.rateRange.lowerBound)–\(EspeakSpeech.Voice.rateRange.upperBound)).") var rate = 150
         @Option(name: .long, help: "Board profile whose sound card plays it (default: $QUESTBOX_BOARD).") var board: String?
         @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (default: $QUESTBOX_SOUND).") var sound: String?
@@ -84,6 +85,8 @@ extension VoiceCommand {
 
         func run() throws {
             _ = qb_idle_priority()
+            // The box closing the pipe is the end of the work, not a signal: see `answer`.
+            signal(SIGPIPE, SIG_IGN)
             let speech: EspeakSpeech
             do {
                 speech = try EspeakSpeech(voice: .init(name: voice, rate: rate), dataPath: ProcessInfo.processInfo.environment["QUESTBOX_ESPEAK_DATA"])
@@ -117,8 +120,13 @@ extension VoiceCommand {
             }
         }
 
+        /// One answer line; the box gone (its end of the pipe closed) ends this process quietly.
         static func answer(_ line: String) {
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            do {
+                try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+            } catch {
+                Foundation.exit(0)
+            }
         }
     }
 }

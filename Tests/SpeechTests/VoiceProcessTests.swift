@@ -95,4 +95,23 @@ struct VoiceProcessTests {
             return line.contains("voice serve") && line.contains(text) ? pid : nil
         }
     }
+
+    @Test("the box gone mid-request (its end of the pipe closed): the process ends quietly, exit 0, nothing on stderr")
+    func boxGone() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: questbox)
+        process.arguments = ["voice", "serve", "--cache", temporaryDirectory() + "/voice"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        try output.fileHandleForReading.close()
+        try input.fileHandleForWriting.write(contentsOf: Data("say\tGo!\nsay\tTooth Time.\n".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(said.isEmpty, "\(said.prefix(300))")
+    }
 }

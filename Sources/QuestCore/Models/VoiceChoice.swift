@@ -32,8 +32,15 @@ public struct VoiceChoice: Equatable, Sendable {
         }
     }
 
-    /// The voice to speak in: the chosen one, else the one for the box's locale (`LANG`).
-    public func voiceName(locale: String) -> String { language ?? Self.language(forLocale: locale) }
+    /// eSpeak NG's variant the box speaks in unless a voice is chosen: of the voices Debian
+    /// ships, `+m3` put the most of its energy in the 2–5 kHz band where consonants are told
+    /// apart ("fifteen" from "fifty"), at the same evenness and the shortest length
+    /// (docs/sound.md, `scripts/voice-compare.sh`).
+    public static let defaultVariant = "m3"
+
+    /// The voice to speak in: the chosen one, else the one for the box's locale (`LANG`) in
+    /// the default variant ("en_US.UTF-8" → "en-us+m3").
+    public func voiceName(locale: String) -> String { language ?? "\(Self.language(forLocale: locale))+\(Self.defaultVariant)" }
 
     /// An eSpeak NG voice's name as the box takes it: 1–32 of a–z, A–Z, 0–9, `-`, `_`, `+`
     /// (never a path, a space or a shell character).
