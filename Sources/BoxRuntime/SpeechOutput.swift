@@ -22,9 +22,10 @@ public protocol SpeechOutput: AnyObject {
     func prepare(_ phrases: [String])
 }
 
-/// The box's voice: each phrase rendered on a worker thread (eSpeak NG takes tens of
-/// milliseconds, never on the event loop) and handed to the engine's speech lane. A phrase
-/// superseded (by a newer one or a cut) before it is rendered or handed over is dropped.
+/// The box's voice: each phrase put together on a worker thread, never on the event loop (in
+/// the box the rendering itself happens in the voice process, `VoiceProcess`), and handed to
+/// the engine's speech lane. A phrase superseded (by a newer one or a cut) before it is
+/// rendered or handed over is dropped.
 /// A phrase is said in pieces (`VoicePhrases.pieces`), each read from the `PhraseCache` when
 /// it is there and rendered (and kept) when not; `prepare` fills the cache ahead.
 /// The renderer is made on the worker when the box first needs it (a box that does not speak

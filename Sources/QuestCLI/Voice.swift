@@ -11,7 +11,7 @@ import Speech
 struct VoiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice", abstract: "The box's voice (eSpeak NG): say a phrase on the speaker, or render it to a WAV file.",
-        subcommands: [Say.self, Serve.self])
+        subcommands: [Say.self, Prepare.self, Serve.self])
 
     struct Say: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -127,6 +127,47 @@ extension VoiceCommand {
             } catch {
                 Foundation.exit(0)
             }
+        }
+    }
+}
+
+extension VoiceCommand {
+    /// The clips the box will say, rendered now (the running box does the same in the
+    /// background at start and when routines or the voice change).
+    struct Prepare: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render what the box can say ahead (quest and task names, every guess, the ratings) into its voice cache.",
+            discussion: "The running box fills the cache by itself, in the background; this does it now, e.g. after importing routines on a slow Pi.")
+        @OptionGroup var options: DataOptions
+
+        func run() throws {
+            let db = try options.open(access: .readOnly)
+            let world = try db.loadWorld(calendar: Calendar.current, bootID: "voice-prepare", taskMemory: true)
+            let choice = try db.settings().voice
+            try db.close()
+            let environment = ProcessInfo.processInfo.environment
+            let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
+            let speech: EspeakSpeech
+            do {
+                speech = try EspeakSpeech(voice: .init(name: choice.voiceName(locale: locale), rate: choice.rate), dataPath: environment["QUESTBOX_ESPEAK_DATA"])
+            } catch {
+                throw CLIError("\(error)")
+            }
+            let cache = PhraseCache(directory: (options.directory as NSString).appendingPathComponent("voice"))
+            let pieces = Array(Set(VoicePhrases.knownAhead(world: world).flatMap(VoicePhrases.pieces))).sorted()
+            var rendered = 0
+            for piece in pieces {
+                let key = PhraseCache.Key(voice: speech.identity, text: piece)
+                guard cache.clip(for: key) == nil else { continue }
+                do {
+                    try cache.store(try speech.render(piece), for: key)
+                } catch {
+                    throw CLIError("\(cache.directory): \(error)")
+                }
+                rendered += 1
+            }
+            let usage = cache.usage
+            print("\(pieces.count) phrases in \(speech.voice.name) at \(speech.voice.rate) words a minute: \(rendered) rendered, \(pieces.count - rendered) kept already; \(usage.files) clips, \(usage.bytes / 1024) kB in \(cache.directory)")
         }
     }
 }

@@ -5,12 +5,6 @@ import Testing
 /// then its words), is replaced by newer words, stops at a cut, and sounds beside it once started.
 @Suite("The mixer's voice")
 struct MixerSpeechTests {
-    func render(_ mixer: inout Mixer, frames: Int) -> ([Int16], [Int]) {
-        var out = [Int16](repeating: 99, count: frames * mixer.outputChannels)
-        let started = out.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
-        return (out, started)
-    }
-
     @Test("with nothing playing the words start at once, sample for sample, at their gain")
     func atOnce() {
         var m = Mixer(outputChannels: 1)

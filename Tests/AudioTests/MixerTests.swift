@@ -3,12 +3,6 @@ import Testing
 
 @Suite("The mixer")
 struct MixerTests {
-    func render(_ mixer: inout Mixer, frames: Int) -> ([Int16], [Int]) {
-        var out = [Int16](repeating: 99, count: frames * mixer.outputChannels)
-        let started = out.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
-        return (out, started)
-    }
-
     @Test("idle output is silence")
     func idle() {
         var m = Mixer(outputChannels: 2)

@@ -120,3 +120,11 @@ func samples(atPath path: String) throws -> [Int16] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     return data.withUnsafeBytes { raw in (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) } }
 }
+
+/// One period of `frames` frames from the mixer (the buffer starts as 99s: what is not written
+/// shows), and the tokens of voices that started in it.
+func render(_ mixer: inout Mixer, frames: Int) -> ([Int16], [Int]) {
+    var out = [Int16](repeating: 99, count: frames * mixer.outputChannels)
+    let started = out.withUnsafeMutableBufferPointer { mixer.render(into: $0) }
+    return (out, started)
+}

@@ -1,4 +1,5 @@
 import Audio
+import BoxRuntime
 import Foundation
 import Testing
 import TestSupport
@@ -99,5 +100,28 @@ struct VoiceCommandTests {
 
         let empty = try runProcess(questbox, ["voice", "say", "\u{07}", "--to", wav])
         #expect(empty.status != 0 && empty.stderr.contains("nothing to say"), "\(empty.stderr)")
+    }
+
+    @Test("voice prepare renders every phrase the stored routines can say into the box's cache, once; the box's voice process reads them")
+    func prepare() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let questbox = productPath("questbox")
+        let routine = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/example-routine.json").path
+        #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
+        let first = try runProcess(questbox, ["voice", "prepare", "--data", dir])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("en-us+m3 at 150 words a minute"), "\(first.stdout)")
+        let count = first.stdout.split(separator: " ").first.flatMap { Int($0) } ?? 0
+        #expect(count > 80 && first.stdout.contains(": \(count) rendered, 0 kept already"), "\(first.stdout)")
+        let again = try runProcess(questbox, ["voice", "prepare", "--data", dir])
+        #expect(again.stdout.contains(": 0 rendered, \(count) kept already"), "\(again.stdout)")
+        // The box's voice process finds the same clips: said, read, not rendered.
+        let cache = PhraseCache(directory: dir + "/voice")
+        let voice = try VoiceProcess(voice: "en-us+m3", rate: 150, cache: cache, executable: questbox)
+        let tooth = cache.clip(for: PhraseCache.Key(voice: voice.identity, text: "Tooth Time."))
+        #expect(tooth != nil)
+        #expect(try voice.render("Tooth Time.").samples == tooth?.samples)
     }
 }
