@@ -161,6 +161,8 @@ extension VoiceCommand {
                 guard cache.clip(for: key) == nil else { continue }
                 do {
                     try cache.store(try speech.render(piece), for: key)
+                } catch let error as PhraseCache.CacheError {
+                    throw CLIError(error.description)
                 } catch {
                     throw CLIError("\(cache.directory): \(error)")
                 }

@@ -9,6 +9,11 @@ import InputFiles
 /// regular file reads as missing (and is rendered again), never as a crash or wrong words.
 /// Bounded: past `maximumBytes` the least recently used files go.
 public final class PhraseCache: @unchecked Sendable {
+    /// One line naming the folder and what went wrong.
+    public struct CacheError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// What a clip was rendered from: the same words in another voice or rate are another clip.
     public struct Key: Hashable, Sendable {
         /// The renderer's identity (engine, version, voice, rate).
@@ -96,10 +101,17 @@ public final class PhraseCache: @unchecked Sendable {
         let final = path(for: key)
         let temporary = final + ".tmp"
         unlink(temporary)
-        try Data(data).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, final) == 0 else {
+        do {
+            try Data(data).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            // A full card leaves no half clip behind.
             unlink(temporary)
-            throw CocoaError(.fileWriteUnknown)
+            throw CacheError(description: "\(directory): cannot keep a clip (\(error.localizedDescription))")
+        }
+        guard rename(temporary, final) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CacheError(description: "\(directory): cannot keep a clip (\(reason))")
         }
         trimLocked()
     }
