@@ -84,11 +84,19 @@ struct LinkEndToEndTests {
         let config = observer.wait(for: "homeassistant/button/\(node)/remind/config", seconds: 20) { !$0.isEmpty }
         #expect(config != nil, "\(rig.linkLog)")
         #expect(observer.wait(for: base + "/availability", seconds: 5) { $0 == "online" } != nil)
-        // And the broker keeps them: a subscriber that comes later gets them retained.
+        // The whole republish (13 configs), before a later subscriber comes: what the link publishes
+        // while a subscriber is connected reaches it live, without the retained flag.
+        func configs(_ o: Observer) -> Int { o.latest(under: "homeassistant/").filter { $0.key.hasSuffix("/config") && !$0.value.isEmpty }.count }
+        for _ in 0..<250 where configs(observer) < 13 { usleep(20_000) }
+        #expect(configs(observer) == 13, "\(rig.linkLog)")
+        // And the broker keeps them: a subscriber that comes later gets every one, retained.
         let later = try Observer(port: broker.port)
-        #expect(later.wait(for: "homeassistant/button/\(node)/remind/config", seconds: 5) { !$0.isEmpty } != nil)
         #expect(later.wait(for: base + "/availability", seconds: 5) { $0 == "online" } != nil)
-        #expect(later.heard.filter { $0.topic.hasSuffix("/config") || $0.topic == base + "/availability" }.allSatisfy { $0.retained })
+        for _ in 0..<250 where configs(later) < 13 { usleep(20_000) }
+        #expect(configs(later) == 13)
+        let kept = later.heard.filter { $0.topic.hasSuffix("/config") || $0.topic == base + "/availability" }
+        let firsts = Dictionary(kept.map { ($0.topic, $0.retained) }, uniquingKeysWith: { first, _ in first })
+        #expect(firsts.count == 14 && firsts.values.allSatisfy { $0 }, "not retained: \(firsts.filter { !$0.value }.keys.sorted())")
 
         kill(rig.link!.processIdentifier, SIGKILL)
         rig.link!.waitUntilExit()
