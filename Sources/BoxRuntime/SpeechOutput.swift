@@ -189,9 +189,13 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         filler.async { [self] in
             let started = questbox_monotonic_nanos()
             var rendered = 0
-            for piece in Set(phrases.flatMap(VoicePhrases.pieces)).sorted() {
-                guard filling.withLock({ $0.generation }) == generation, let renderer = readyRenderer(), let cache else { return }
+            let pieces = phrases.flatMap(VoicePhrases.pieces)
+            guard !pieces.isEmpty, let cache, let voice = readyRenderer()?.identity else { return }
+            for piece in cache.missing(pieces, voice: voice) {
+                // A respawned renderer (its process killed) has the same identity.
+                guard filling.withLock({ $0.generation }) == generation, let renderer = readyRenderer() else { return }
                 let key = PhraseCache.Key(voice: renderer.identity, text: piece)
+                // Said (and kept) meanwhile.
                 guard !cache.has(key) else { continue }
                 do {
                     if renderer.keepsClips {
@@ -206,7 +210,7 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                     dropIfUnusable(renderer)
                 }
             }
-            let usage: (files: Int, bytes: Int) = cache?.usage ?? (0, 0)
+            let usage = cache.usage
             logger.info("voice cache ready", metadata: [
                 "rendered": "\(rendered)", "ms": "\((questbox_monotonic_nanos() - started) / 1_000_000)",
                 "clips": "\(usage.files)", "kB": "\(usage.bytes / 1024)",
@@ -231,17 +235,15 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
 extension RenderedSpeech {
     /// The box's voice as `run` starts it: eSpeak NG in its own process (`questbox voice
     /// serve`, at idle priority: its CPU time, heap and page faults never touch the box's
-    /// threads), keeping clips in `cacheDirectory`; eSpeak NG's data from
+    /// threads), keeping clips in `cache`; eSpeak NG's data from
     /// `$QUESTBOX_ESPEAK_DATA` (or its own folder); the voice for the box's locale unless the
     /// parent chose one.
     public static func espeak(
-        engine: AudioEngine, choice: VoiceChoice, cacheDirectory: String, executable: String = VoiceProcess.thisProgram(),
+        engine: AudioEngine, choice: VoiceChoice, cache: PhraseCache, executable: String = VoiceProcess.thisProgram(),
         environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> RenderedSpeech {
-        let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
-        let cache = PhraseCache(directory: cacheDirectory)
-        return RenderedSpeech(engine: engine, choice: choice, cache: cache, logger: logger) { choice throws(SpeechError) in
-            try VoiceProcess(voice: choice.voiceName(locale: locale), rate: choice.rate, cache: cache, executable: executable)
+        RenderedSpeech(engine: engine, choice: choice, cache: cache, logger: logger) { choice throws(SpeechError) in
+            try VoiceProcess(voice: choice.voiceName(environment: environment), rate: choice.rate, cache: cache, executable: executable)
         }
     }
 }

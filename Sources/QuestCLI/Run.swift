@@ -7,6 +7,7 @@ import Foundation
 import GPIO
 import Logging
 import QuestStore
+import Speech
 import SystemClock
 
 struct RunCommand: ParsableCommand {
@@ -79,7 +80,7 @@ struct RunCommand: ParsableCommand {
         defer { panel?.stop() }
         let logged = LoggingDisplayOutput(logger: logger)
         let voice = RenderedSpeech.espeak(
-            engine: engine, choice: settings.voice, cacheDirectory: (options.directory as NSString).appendingPathComponent("voice"), logger: logger)
+            engine: engine, choice: settings.voice, cache: PhraseCache(dataDirectory: options.directory), logger: logger)
         let daemon = try BoxDaemon(
             board: gpio, database: db, clock: clock, sound: audio, speech: voice,
             display: panel.map { PanelDisplayOutput(panel: $0, besides: logged) } ?? logged,

@@ -7,6 +7,7 @@ import GPIO
 import InputFiles
 import Logging
 import QuestCore
+import Speech
 import QuestStore
 import SystemClock
 
@@ -164,7 +165,7 @@ extension SimulateCommand {
             allowPress: true, soundDevice: { engine.statistics.device })
         // The voice as the box has it (rendered, played on the same engine), and its words noted.
         let voice = RenderedSpeech.espeak(
-            engine: engine, choice: settings.voice, cacheDirectory: (options.directory as NSString).appendingPathComponent("voice"), logger: logger)
+            engine: engine, choice: settings.voice, cache: PhraseCache(dataDirectory: options.directory), logger: logger)
         let daemon = try BoxDaemon(
             board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]),
             speech: SpeechOutputs([output, voice]), display: output,

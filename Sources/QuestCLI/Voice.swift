@@ -37,7 +37,7 @@ struct VoiceCommand: ParsableCommand {
         func run() throws {
             let clip: SoundClip
             do {
-                let speech = try EspeakSpeech(voice: .init(name: voice, rate: rate), dataPath: ProcessInfo.processInfo.environment["QUESTBOX_ESPEAK_DATA"])
+                let speech = try EspeakSpeech(voice: .init(name: voice, rate: rate))
                 clip = try speech.render(text)
             } catch {
                 throw CLIError("\(error)")
@@ -89,7 +89,7 @@ extension VoiceCommand {
             signal(SIGPIPE, SIG_IGN)
             let speech: EspeakSpeech
             do {
-                speech = try EspeakSpeech(voice: .init(name: voice, rate: rate), dataPath: ProcessInfo.processInfo.environment["QUESTBOX_ESPEAK_DATA"])
+                speech = try EspeakSpeech(voice: .init(name: voice, rate: rate))
             } catch {
                 Self.answer("error\t\(error)")
                 throw ExitCode(1)
@@ -145,20 +145,19 @@ extension VoiceCommand {
             let world = try db.loadWorld(calendar: Calendar.current, bootID: "voice-prepare", taskMemory: true)
             let choice = try db.settings().voice
             try db.close()
-            let environment = ProcessInfo.processInfo.environment
-            let locale = environment["LC_ALL"] ?? environment["LANG"] ?? "C"
+            // Background work beside a running box (rendering happens on this thread): the box's timing comes first.
+            _ = qb_nice_this_thread(19)
             let speech: EspeakSpeech
             do {
-                speech = try EspeakSpeech(voice: .init(name: choice.voiceName(locale: locale), rate: choice.rate), dataPath: environment["QUESTBOX_ESPEAK_DATA"])
+                speech = try EspeakSpeech(voice: .init(name: choice.voiceName(environment: ProcessInfo.processInfo.environment), rate: choice.rate))
             } catch {
                 throw CLIError("\(error)")
             }
-            let cache = PhraseCache(directory: (options.directory as NSString).appendingPathComponent("voice"))
-            let pieces = Array(Set(VoicePhrases.knownAhead(world: world).flatMap(VoicePhrases.pieces))).sorted()
+            let cache = PhraseCache(dataDirectory: options.directory)
+            let pieces = Set(VoicePhrases.knownAhead(world: world).flatMap(VoicePhrases.pieces))
             var rendered = 0
-            for piece in pieces {
+            for piece in cache.missing(Array(pieces), voice: speech.identity, reading: true) {
                 let key = PhraseCache.Key(voice: speech.identity, text: piece)
-                guard cache.clip(for: key) == nil else { continue }
                 do {
                     try cache.store(try speech.render(piece), for: key)
                 } catch let error as PhraseCache.CacheError {

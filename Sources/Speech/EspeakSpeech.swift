@@ -37,10 +37,16 @@ public final class EspeakSpeech: SpeechRenderer {
         var path: String?
     }
 
+    /// The data folder a process is told to use (`QUESTBOX_ESPEAK_DATA`; tests and the HIL
+    /// rig point it elsewhere), or nil for eSpeak NG's own.
+    public static func dataPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        environment["QUESTBOX_ESPEAK_DATA"]
+    }
+
     /// Starts eSpeak NG on its data folder (nil: the one it was built with, Debian's
-    /// /usr/lib/<arch>/espeak-ng-data) and checks the voice. A missing or damaged data folder
-    /// or an unknown voice is a `SpeechError`, never a crash.
-    public init(voice: Voice = Voice(), dataPath: String? = nil) throws(SpeechError) {
+    /// /usr/lib/<arch>/espeak-ng-data; by default the one `dataPath()` names) and checks the
+    /// voice. A missing or damaged data folder or an unknown voice is a `SpeechError`, never a crash.
+    public init(voice: Voice = Voice(), dataPath: String? = EspeakSpeech.dataPath()) throws(SpeechError) {
         guard Voice.rateRange.contains(voice.rate) else {
             throw SpeechError("voice.rate: \(voice.rate) is not \(Voice.rateRange.lowerBound)–\(Voice.rateRange.upperBound) words per minute")
         }

@@ -48,6 +48,20 @@ public final class PhraseCache: @unchecked Sendable {
         self.maximumBytes = maximumBytes
     }
 
+    /// The box's cache: `voice/` in its data folder.
+    public convenience init(dataDirectory: String) {
+        self.init(directory: (dataDirectory as NSString).appendingPathComponent("voice"))
+    }
+
+    /// Of `pieces`, those with no clip kept for `voice`, each once, in order: what is left to
+    /// render. `reading`: each kept clip is read and checked (a damaged one is missing).
+    public func missing(_ pieces: [String], voice: String, reading: Bool = false) -> [String] {
+        Set(pieces).sorted().filter { piece in
+            let key = Key(voice: voice, text: piece)
+            return reading ? clip(for: key) == nil : !has(key)
+        }
+    }
+
     public func path(for key: Key) -> String { (directory as NSString).appendingPathComponent(key.fileName) }
 
     /// Whether a clip for `key` is kept (read, it may still turn out damaged: then it is

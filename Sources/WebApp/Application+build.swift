@@ -16,6 +16,12 @@ public protocol AppArguments: Sendable {
     var databasePath: String { get }
     var socketPath: String { get }
     var resourcesDirectory: String { get }
+    /// How long a connection may take and how many there may be (#31).
+    var connectionLimits: ConnectionLimits { get }
+}
+
+extension AppArguments {
+    public var connectionLimits: ConnectionLimits { ConnectionLimits() }
 }
 
 /// Everything a controller needs; one per process.
@@ -122,7 +128,7 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
     return WebServer(
         responder: router.buildResponder(),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "questbox"),
-        logger: logger)
+        logger: logger, limits: arguments.connectionLimits)
 }
 
 func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock()) async throws -> WebServices {

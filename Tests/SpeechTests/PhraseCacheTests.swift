@@ -58,6 +58,22 @@ struct PhraseCacheTests {
         #expect(cache.clip(for: key) == nil)
     }
 
+    @Test("what is left to render: each missing piece once, in order; reading, a damaged clip is missing too; the box's cache is voice/ in its data folder")
+    func missing() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cache = PhraseCache(dataDirectory: dir)
+        #expect(cache.directory == dir + "/voice")
+        try cache.store(clip(100), for: key)
+        try cache.store(clip(100), for: PhraseCache.Key(voice: key.voice, text: "Go!"))
+        let pieces = ["Tooth Time.", "Go!", "Tidy Desk.", "Close!", "Tidy Desk."]
+        #expect(cache.missing(pieces, voice: key.voice) == ["Close!", "Tidy Desk."])
+        #expect(cache.missing(pieces, voice: "another voice") == ["Close!", "Go!", "Tidy Desk.", "Tooth Time."])
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: cache.path(for: key)))
+        #expect(cache.missing(pieces, voice: key.voice) == ["Close!", "Tidy Desk."], "not read: a file is there")
+        #expect(cache.missing(pieces, voice: key.voice, reading: true) == ["Close!", "Tidy Desk.", "Tooth Time."])
+    }
+
     @Test("a FIFO or a folder where a clip should be is missing, not a hang or a crash")
     func specialFiles() throws {
         let dir = folder()

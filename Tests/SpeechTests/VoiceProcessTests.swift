@@ -70,7 +70,7 @@ struct VoiceProcessTests {
         let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         engine.start()
         defer { engine.stop() }
-        let voice = RenderedSpeech.espeak(engine: engine, choice: VoiceChoice(), cacheDirectory: directory, executable: questbox,
+        let voice = RenderedSpeech.espeak(engine: engine, choice: VoiceChoice(), cache: PhraseCache(directory: directory), executable: questbox,
                                           logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         voice.say("Tooth Time. Your guess: two minutes.")
         voice.settle()

@@ -18,6 +18,9 @@ struct TestArguments: AppArguments {
     var socketPath: String
     var resourcesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/WebApp/Resources").path
+    /// The deadlines are tested in `WebServerTests`; here they would only cut a live test's
+    /// connection when a loaded machine holds the test process back for more than 10 s.
+    var connectionLimits = ConnectionLimits(headSeconds: 600, idleSeconds: 600)
 
     static func fresh(routines: [Routine] = []) throws -> (TestArguments, QuestDatabase) {
         let dir = NSTemporaryDirectory() + "questbox-web-\(UUID().uuidString.prefix(8))"

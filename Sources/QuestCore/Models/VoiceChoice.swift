@@ -42,6 +42,9 @@ public struct VoiceChoice: Equatable, Sendable {
     /// the default variant ("en_US.UTF-8" → "en-us+m3").
     public func voiceName(locale: String) -> String { language ?? "\(Self.language(forLocale: locale))+\(Self.defaultVariant)" }
 
+    /// The same, the locale read from a process's environment as POSIX does (`LC_ALL`, then `LANG`).
+    public func voiceName(environment: [String: String]) -> String { voiceName(locale: environment["LC_ALL"] ?? environment["LANG"] ?? "C") }
+
     /// An eSpeak NG voice's name as the box takes it: 1–32 of a–z, A–Z, 0–9, `-`, `_`, `+`
     /// (never a path, a space or a shell character).
     public static func isVoiceName(_ name: String) -> Bool {
