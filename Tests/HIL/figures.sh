@@ -5,6 +5,8 @@
 #   Tests/HIL/figures.sh
 #   FIGURES_BOARD=questbox-sim-oled Tests/HIL/figures.sh   the same with the box drawing every
 #       screen on an SSD1306 (i2c-stub at 0x3c), to show its timing is unchanged (#14)
+#   FIGURES_VOICE=off Tests/HIL/figures.sh   the box's voice off (default: auto, which speaks on
+#       a board with no screen), to show the voice costs the presses nothing (#35)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
@@ -22,7 +24,9 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 board=${FIGURES_BOARD:-questbox-sim}
 [[ -f Boards/$board.yaml ]] || { echo "figures: no board profile Boards/$board.yaml" >&2; exit 1; }
-Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" > "$out"
+voice=${FIGURES_VOICE:-auto}
+[[ $voice =~ ^(auto|on|off)$ ]] || { echo "figures: FIGURES_VOICE=$voice is not auto, on or off" >&2; exit 1; }
+Tests/HIL/vm.sh -t 1200 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -34,7 +38,8 @@ def row(name, a, b): print(f"| {name} | {a} | {b} |")
 print(f"Measured in one VM run: Debian's 6.1 kernel under qemu TCG (2 vCPUs on a {sys.argv[3]}-core {sys.argv[2]} host), gpio-sim, snd-aloop.")
 print(f"capture gaps (recorder overruns): {r['capture_gaps']}")
 print(f"questbox: release build (Swift runtime linked statically), `questbox run` on the {r['board']} board"
-      f"{', drawing every screen on ' + r['display'] + ' (its own thread)' if r['display'] else ''}. "
+      f"{', drawing every screen on ' + r['display'] + ' (its own thread)' if r['display'] else ''}, "
+      f"{'speaking (' + str(r['voice']['clips']) + ' phrases kept in its voice cache)' if r['voice']['on'] else 'its voice off'}. "
       "gpiozero 2.0.1.post3 with LGPIOFactory (lgpio 0.2.2.0) on the same chip.\n")
 print("| figure | questbox | gpiozero |")
 print("|---|---|---|")
@@ -60,6 +65,14 @@ skipped = q["audio_skipped"]
 why = "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped)))
 row("press → first captured audio sample: p50 / p99 (ms)",
     f"{pct(a, 50):.1f} / {pct(a, 99):.1f} (n={len(a)}, lock-in and stop presses{'; left out: ' + why if why else ''})", "–")
+v = r["voice"]
+if v["on"]:
+    def why(skipped): return "; left out: " + "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped))) if skipped else ""
+    o, g = v["offer_ms"], v["go_gap_ms"]
+    row("press → first sample of a cached phrase (a next press: the task's name, no sound before it): p50 / p99 / max (ms)",
+        f"{pct(o, 50):.1f} / {pct(o, 99):.1f} / {max(o, default=float('nan')):.1f} (n={len(o)}, each its kept clip sample for sample{why(v['offer_skipped'])})", "–")
+    row("lock_in.wav's last frame → \"Go!\"'s first: p50 / max (ms)",
+        f"{pct(g, 50):.1f} / {max(g, default=float('nan')):.1f} (n={len(g)}{why(v['go_skipped'])})", "–")
 inj = r["injection"]
 print(f"\ninjection: a press's pull write took p50 {inj['write_p50_ms']:.3f} / p99 {inj['write_p99_ms']:.3f} / max {inj['write_max_ms']:.3f} ms; "
       f"the box's kernel timestamp fell inside the write call for {inj['stamps_inside']} of {inj['presses']} presses, "

@@ -165,7 +165,7 @@ box.wait_for_quest()
 time.sleep(0.5)
 t = box.tap(LOCK)                            # start: estimating (white)
 time.sleep(1.0)
-presses, led_calls = [], []
+presses, offers, led_calls = [], [], []
 
 
 def tap_lock():
@@ -185,15 +185,17 @@ TASKS = 30                                   # 60 presses; the routine has as ma
 tracing(True, functions=(RAISE,) + SETS, events=("sched:sched_switch", "sched:sched_waking"),
         filters=(("events/sched/sched_waking/filter", f"pid == {new_pid}"),
                  ("events/sched/sched_switch/filter", f"prev_pid == {new_pid} || next_pid == {new_pid}")))
-phase("the quest", int(TASKS * 6.5) + 60)
+# Paced so that, with the voice on (#35), the reveal's words and the next task's name and
+# guess end before the next press: each press is then made in silence, its first sample its own.
+phase("the quest", int(TASKS * 13.2) + 60)
 realtime(True)
 for task in range(TASKS):
-    t = tap_lock(); presses.append(t)       # lock-in: cyan, lock_in.wav
+    t = tap_lock(); presses.append(t)       # lock-in: cyan, lock_in.wav (then "Go!")
     time.sleep(2.2)
     t = box.tap(STOP, hold=0.04); presses.append(t)   # stop.wav
-    time.sleep(2.3)                                    # the reveal plays out
-    t = tap_lock()                                     # next: white (after the last: summary)
-    time.sleep(1.8)
+    time.sleep(7.0)                                    # the reveal plays out (and its words)
+    t = tap_lock(); offers.append(t)                   # next: white; no sound: the task and guess said
+    time.sleep(3.8)
 realtime(False)
 phase("reading the quest's trace", 60)
 quest_calls = tracing(False)
@@ -203,5 +205,6 @@ results["questbox"]["led_traced_missing"] = traced.count(None)
 results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid
 results["audio_presses"] = presses
+results["offer_presses"] = offers[:-1]       # the last "next" ends the quest: the summary
 signal.alarm(0)
 print(json.dumps(results))
