@@ -14,6 +14,8 @@ final class StoreFollower {
     private let logger: Logger
     /// The calendar before the stored first weekday is applied (each read applies it anew).
     private let baseCalendar: Calendar
+    /// The store's file name: its changes (and its WAL's, `<name>-wal`) are the ones followed.
+    private let storeName: String
     /// The inotify watch on the data directory (-1: none; changes then apply on `reload`).
     let watchFD: Int32
     /// The version of the world the box holds.
@@ -37,6 +39,7 @@ final class StoreFollower {
         baseCalendar = calendar
         self.logger = logger
         let directory = (database.path as NSString).deletingLastPathComponent
+        storeName = (database.path as NSString).lastPathComponent
         watchFD = qb_inotify_directory(directory.isEmpty ? "." : directory)
         if watchFD < 0 {
             logger.warning("cannot watch the data directory; changes by other programs apply on `reload`", metadata: [
@@ -51,7 +54,8 @@ final class StoreFollower {
     /// The watch woke the loop: look at the version when the box is next idle, and keep
     /// looking a while if it has not moved yet.
     func watchFired() {
-        _ = qb_inotify_drain(watchFD)
+        // Another file in the folder (the voice's cache folder made, a log): not the store.
+        guard qb_inotify_drain_named(watchFD, storeName) > 0 else { return }
         rechecksLeft = StoreRecheckSchedule.gapsMs
         checkDue = true
     }
@@ -62,7 +66,7 @@ final class StoreFollower {
     /// when the box is next idle.
     func ownWriteDone() {
         guard watchFD >= 0 else { return }
-        if qb_inotify_drain(watchFD) > 0 { checkDue = true }
+        if qb_inotify_drain_named(watchFD, storeName) > 0 { checkDue = true }
     }
 
     /// Whether another connection committed since the world was read. When the version has

@@ -261,6 +261,20 @@ struct DaemonTests {
         rig.stop()
     }
 
+    @Test("idle: a folder or file made beside the store (the voice's cache, a log) wakes the loop once, and it does not look at the store for it")
+    func otherFilesIgnored() throws {
+        let rig = try rig(routines: [])
+        usleep(400_000)
+        let before = rig.daemon.wakeups
+        try FileManager.default.createDirectory(atPath: rig.directory + "/voice", withIntermediateDirectories: false)
+        try Data("a line\n".utf8).write(to: URL(fileURLWithPath: rig.directory + "/box.log"))
+        usleep(800_000)
+        // Following the store, each event would start ten seconds of looks (30, 100, 200, 250 ms …).
+        let woke = rig.daemon.wakeups - before
+        #expect((1...2).contains(woke), "woke \(woke) times")
+        rig.stop()
+    }
+
     @Test("a blinking LED wakes the loop only for its steps")
     func blinkWakeups() throws {
         let rig = try rig(routines: [Self.everyDay])  // a quest is available: slow blink (150 ms on, 2850 off)

@@ -33,18 +33,18 @@ public struct VoiceSchedule: Codable, Equatable, Sendable {
 extension Reducer {
     /// Called after every step: what the step showed, said when the schedule says so.
     mutating func followVoice() {
-        let shown = effects.reversed().lazy.compactMap { effect -> Screen? in
-            if case .display(let screen) = effect { return screen } else { return nil }
-        }.first
-        let reminded = effects.lazy.compactMap { effect -> String? in
-            if case .persist(.reminderSounded(_, let name, _)) = effect { return name } else { return nil }
-        }.first
         guard state.voice.speaks, !state.world.settings.soundMuted else {
             // Turned off or muted: nothing waits to be said.
             if state.voice.settling != nil { dropSettling() }
             return
         }
+        let shown = effects.reversed().lazy.compactMap { effect -> Screen? in
+            if case .display(let screen) = effect { return screen } else { return nil }
+        }.first
         guard let shown else { return }
+        let reminded = effects.lazy.compactMap { effect -> String? in
+            if case .persist(.reminderSounded(_, let name, _)) = effect { return name } else { return nil }
+        }.first
         let topic = Self.topic(of: shown)
         let previous = state.voice.topic
         guard topic != previous || reminded != nil else { return }
