@@ -45,6 +45,8 @@ enum WatchText {
         case "buzzer": text = "buzzer \(m.pattern ?? "?")"
         case "sound": text = "sound  \(m.sound ?? "?")"
         case "reminder": text = "reminder \(DisplayText.escaped(m.routine ?? "?"))"
+        case "speak": text = "say    \(DisplayText.escaped(m.words ?? "?"))"
+        case "speech-cut": text = "say    (cut)"
         case "reflection": text = "reflection \(DisplayText.escaped(m.reflection?.weekIdentifier ?? "?")) offered"
         case "box": text = "box    \(m.box.map { "\($0.phase) · data v\($0.dataVersion) · unsaved \($0.unsavedPlays)" } ?? "?")"
         default: text = "\(m.type) \(m.event ?? "")"

@@ -26,7 +26,7 @@ board=${FIGURES_BOARD:-questbox-sim}
 [[ -f Boards/$board.yaml ]] || { echo "figures: no board profile Boards/$board.yaml" >&2; exit 1; }
 voice=${FIGURES_VOICE:-auto}
 [[ $voice =~ ^(auto|on|off)$ ]] || { echo "figures: FIGURES_VOICE=$voice is not auto, on or off" >&2; exit 1; }
-Tests/HIL/vm.sh -t 1200 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
+Tests/HIL/vm.sh -t 1800 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -60,6 +60,9 @@ loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("que
 row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")
 row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
 row("memory of its own: PSS / USS (MB)", f"{q['pss_mb']:.1f} / {q['uss_mb']:.1f}", f"{z['pss_mb']:.1f} / {z['uss_mb']:.1f}")
+if "voice_process_mb" in q:
+    m = q["voice_process_mb"]
+    row("its voice process (`questbox voice serve`): RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")
 a = q["audio_samples"]
 skipped = q["audio_skipped"]
 why = "; ".join(f"{skipped.count(k)} {k}" for k in sorted(set(skipped)))

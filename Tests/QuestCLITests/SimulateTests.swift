@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
-import QuestCLI
+@testable import QuestCLI
+import BoxProtocol
 import QuestCore
 import Testing
 @testable import QuestStore
@@ -326,3 +327,14 @@ import Audio
 import BoxProtocol
 import BoxRuntime
 enum TerminalGPIOHelp { static let text = TerminalGPIO.help }
+
+@Suite("#35: watch's lines for the voice")
+struct WatchVoiceLineTests {
+    @Test("what the box says is a line of its own, escaped; a cut says so")
+    func speakLines() {
+        let said = WatchText.line(for: .event("speak") { $0.words = "Tidy Desk. Your guess: two minutes.\u{1B}[2J" })
+        #expect(said.contains("say    Tidy Desk. Your guess: two minutes."))
+        #expect(!said.contains("\u{1B}"))
+        #expect(WatchText.line(for: .event("speech-cut")).hasSuffix(" say    (cut)\n"))
+    }
+}

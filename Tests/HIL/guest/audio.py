@@ -147,12 +147,20 @@ def voice_clips(folder):
     return clips
 
 
-def words_heard(signal, clips, start, end, gain, tolerance=8):
+def first_loud(clips, gain):
+    """Each clip's first sample loud enough to find it by (above 200 at `gain`), or None."""
+    return {w: next((k for k, x in enumerate(c) if abs(round(gain * x)) > 200), None) for w, c in clips.items()}
+
+
+def words_heard(signal, clips, start, end, gain, tolerance=8, loud=None):
     """The box's voice in signal[start:end]: the kept clips heard there one after another,
     sample for sample (each within `tolerance` of gain × clip), as (words, first frame,
     frames heard); the last may be cut short at `end` or where the voice was cut. Each piece
-    is found by its first loud sample, so pieces may be back to back or apart."""
-    loud = {w: next((k for k, x in enumerate(c) if abs(round(gain * x)) > 200), None) for w, c in clips.items()}
+    is found by its first loud sample, so pieces may be back to back or apart. `loud`: the
+    clips' `first_loud` at this gain, when many calls share them (under emulation it is the
+    slow part)."""
+    if loud is None:
+        loud = first_loud(clips, gain)
     heard, at = [], start
     while at < end:
         onset = next((k for k in range(at, end) if abs(signal[k]) > 200), None)
@@ -165,7 +173,9 @@ def words_heard(signal, clips, start, end, gain, tolerance=8):
                 continue
             begin = onset - k0
             n = min(len(clip), end - begin, k0 + 480)
-            if n > 0 and all(abs(signal[begin + i] - gain * clip[i]) <= tolerance for i in range(n)):
+            # From the loud sample on first: another clip differs there at once.
+            if n > 0 and all(abs(signal[begin + i] - gain * clip[i]) <= tolerance for i in range(min(k0, n), n)) \
+                    and all(abs(signal[begin + i] - gain * clip[i]) <= tolerance for i in range(min(k0, n))):
                 # The longest stretch that matches: the whole clip, or up to where it was cut.
                 length = k0 + 480
                 while length < min(len(clip), end - begin) and abs(signal[begin + length] - gain * clip[length]) <= tolerance:

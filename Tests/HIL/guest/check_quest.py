@@ -4,8 +4,10 @@ loopback capture. Exits 2 when the only problems are garbled sounds and the box'
 (RUN_LOG) says the card played silence because the box was late: a host stall, not a fault.
 With VOICE_DIR (the data folder's voice/: the box speaks on a board with no screen, #35), each
 reveal's words must follow its sound, sample for sample the clips the box kept, and say the
-time the task took.
-usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG [VOICE_DIR]]"""
+time the task took; with SAID (`questbox watch --json` of the run), the words heard must be
+the words the box's `speak` event after that stop press said (up to where the next press cut
+them).
+usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG [VOICE_DIR [SAID]]]"""
 import json, sys
 from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples, voice_clips, words_heard
 from box import COLORS, Outputs
@@ -93,6 +95,19 @@ print("LED/buzzer: changes seen", len(outputs), "latencies ms",
 stop_clip = wav_samples(f"{sounds}/stop.wav")
 voice = voice_clips(sys.argv[7]) if len(sys.argv) > 7 else None
 check(voice is None or len(voice) > 0, "the box kept no clips of its voice")
+# The `speak` event after each stop press's "press" event, in the box's own order.
+said_after_stop = []
+if len(sys.argv) > 8:
+    waiting = False
+    for line in open(sys.argv[8]):
+        m = json.loads(line)
+        if m.get("event") == "press" and m.get("button") == "stop" and m.get("pressed") is True:
+            waiting = True
+        elif m.get("event") == "speak" and waiting:
+            said_after_stop.append(m.get("words", ""))
+            waiting = False
+    check(len(said_after_stop) == len(expected_ratings),
+          f"the box's socket told {len(said_after_stop)} reveal words for {len(expected_ratings)} tasks")
 NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 RATING_WORDS = {"spot_on": "Nailed it!", "close": "Close!", "off": "Curious!", "way_off": "Discovery!"}
 for i, rating in enumerate(expected_ratings):
@@ -134,6 +149,12 @@ for i, rating in enumerate(expected_ratings):
             check(took_words in [w for w, _, _ in heard], f"task {i + 1}: the words \"{said}\" do not say \"{took_words}\"", sound=True)
             check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True)
             cut = [w for w, _, n in heard if n < len(voice[w])]
+            if i < len(said_after_stop):
+                # Whole pieces as said, the last perhaps cut: the heard words begin the told ones.
+                told = said_after_stop[i]
+                whole = " ".join(w for w, _, n in heard if n >= len(voice[w]))
+                check(told.startswith(whole) and (cut or whole == told),
+                      f"task {i + 1}: heard \"{said}\", the box said it said \"{told}\"", sound=True)
             print(f"task {i + 1} voice: \"{said}\" from {gap_ms:.1f} ms after the reveal's end, "
                   f"{len(heard)} kept clips sample for sample{'; cut by the next press in ' + repr(cut[0]) if cut else ''}")
     end = capture.last_sound_before(s_at + r_at, words_from if words_from is not None else reveal_end + RATE)

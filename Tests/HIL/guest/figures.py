@@ -61,6 +61,15 @@ for name, pid in (("questbox", daemon_pid), ("gpiozero", zero_pid)):
     results[name] = {"idle_cpu_ms_per_s": (a[0] - b[0]) / 30 * 1000, "idle_wakeups_per_s": (a[1] - b[1]) / 30,
                      "threads_wakeups_per_s": threads, "rss_mb": a[3] / 1024,
                      "pss_mb": memory["pss"] / 1024, "uss_mb": memory["uss"] / 1024}
+# #35: the box's voice process (`questbox voice serve`, its child), when it speaks.
+for pid in os.listdir("/proc"):
+    try:
+        if pid.isdigit() and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1] == str(daemon_pid) \
+                and b"voice\0serve" in open(f"/proc/{pid}/cmdline", "rb").read():
+            memory = memory_kb(int(pid))
+            results["questbox"]["voice_process_mb"] = {k: v / 1024 for k, v in memory.items()}
+    except (FileNotFoundError, ProcessLookupError):
+        continue
 
 # --- 2. 200 intervals of 0.5–30 s, measured by both at once --------------------------------
 rng = random.Random(2026)
