@@ -123,7 +123,8 @@ let package = Package(
         // #34: the box in the house: what is told (pure), libmosquitto, and the link's process.
         .target(name: "HomeLink", dependencies: ["QuestCore"]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // libespeak-ng is opened when the box first speaks (dlopen), not linked (see its header).
+        .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Speech", dependencies: ["CEspeakNG", "Audio", "QuestCore", "InputFiles"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         // libcurl for the pushes to phones (its setopt is variadic: a C function over it).

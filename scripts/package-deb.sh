@@ -115,6 +115,8 @@ mkdir -p "$stage/src/debian"
 printf 'Source: questbox\n\nPackage: questbox\nArchitecture: any\n' > "$stage/src/debian/control"
 depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" -e"$root/usr/bin/questbox-link" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# The voice's library is opened when the box first speaks (dlopen), so no program names it.
+depends="$depends, libespeak-ng1"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" deploy/debian/control.in > "$root/DEBIAN/control"

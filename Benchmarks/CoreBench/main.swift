@@ -71,6 +71,8 @@ if CommandLine.arguments.contains("--press-path") {
     let wallStart = end.addingTimeInterval(-12 * 3600)
     for _ in 0..<max(20, iterations) {
         var state = QuestState(world: world, rules: GameRules())
+        // #35: `--voice`, the box speaking (its words are made in the step).
+        state.voice.speaks = CommandLine.arguments.contains("--voice")
         let t0: MonotonicNanos = 1_000_000_000
         state = QuestMachine.start(state, env: QuestEnvironment(now: wallStart, newID: UUID())).0
         var t = t0
@@ -93,7 +95,7 @@ if CommandLine.arguments.contains("--press-path") {
             edge("next", .lock)
         }
     }
-    print("machine step per press edge, µs (\(max(20, iterations)) quests of 10 tasks):")
+    print("machine step per press edge, µs (\(max(20, iterations)) quests of 10 tasks, voice \(CommandLine.arguments.contains("--voice") ? "on" : "off")):")
     for kind in ["start quest", "lock-in", "stop (reveal)", "next"] {
         let v = (byKind[kind] ?? []).sorted()
         guard !v.isEmpty else { continue }

@@ -57,12 +57,13 @@ public final class EspeakSpeech: SpeechRenderer {
                 guard engine.path == dataPath else { throw SpeechError("eSpeak NG already runs on \(engine.path ?? "its own data folder")") }
                 return rate
             }
+            guard qb_espeak_load() == 0 else { throw SpeechError(String(cString: qb_espeak_load_error())) }
             // eSpeak NG falls back to its own folder when the one given is missing, and may
             // stop the process on a folder without its phoneme tables: the folder it settled on
             // is checked here first, so a missing one is one line.
-            espeak_ng_InitializePath(dataPath)
+            qb_espeak_ng_InitializePath(dataPath)
             var settled: UnsafePointer<CChar>? = nil
-            _ = espeak_Info(&settled)
+            _ = qb_espeak_Info(&settled)
             let folder = settled.map { String(cString: $0) } ?? ""
             if let dataPath, folder != dataPath {
                 throw SpeechError("eSpeak NG data \(dataPath): no such folder with eSpeak NG's data (phontab)")
@@ -71,15 +72,15 @@ public final class EspeakSpeech: SpeechRenderer {
                 throw SpeechError("eSpeak NG data \(folder.isEmpty ? "(its own folder)" : folder): no phontab (is espeak-ng-data installed?)")
             }
             var context: espeak_ng_ERROR_CONTEXT? = nil
-            let status = espeak_ng_Initialize(&context)
-            espeak_ng_ClearErrorContext(&context)
+            let status = qb_espeak_ng_Initialize(&context)
+            qb_espeak_ng_ClearErrorContext(&context)
             guard status == ENS_OK else {
                 throw SpeechError("eSpeak NG data \(dataPath ?? "(its own folder)"): \(Self.message(status))")
             }
-            let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+            let output = qb_espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
             guard output == ENS_OK else { throw SpeechError("eSpeak NG output: \(Self.message(output))") }
-            espeak_SetSynthCallback(collect)
-            let rate = Int(espeak_ng_GetSampleRate())
+            qb_espeak_SetSynthCallback(collect)
+            let rate = Int(qb_espeak_ng_GetSampleRate())
             guard rate > 0 else { throw SpeechError("eSpeak NG gave no sample rate") }
             engine.ready = rate
             engine.path = dataPath
@@ -88,7 +89,7 @@ public final class EspeakSpeech: SpeechRenderer {
         let version = try Self.engine.withLock { _ throws(SpeechError) -> String in
             try Self.select(voice)
             var path: UnsafePointer<CChar>? = nil
-            return espeak_Info(&path).map { String(cString: $0) } ?? "?"
+            return qb_espeak_Info(&path).map { String(cString: $0) } ?? "?"
         }
         identity = "espeak-ng \(version) \(voice.name) \(voice.rate)"
     }
@@ -102,7 +103,7 @@ public final class EspeakSpeech: SpeechRenderer {
             try Self.select(voice)
             let collector = Collector(engineRate: engineRate)
             let status = cleaned.withCString { pointer in
-                espeak_ng_Synthesize(pointer, cleaned.utf8.count + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
+                qb_espeak_ng_Synthesize(pointer, cleaned.utf8.count + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
                                      Unmanaged.passUnretained(collector).toOpaque())
             }
             guard status == ENS_OK else { throw SpeechError("eSpeak NG could not say \"\(cleaned.prefix(40))\": \(Self.message(status))") }
@@ -112,14 +113,14 @@ public final class EspeakSpeech: SpeechRenderer {
     }
 
     private static func select(_ voice: Voice) throws(SpeechError) {
-        let chosen = espeak_ng_SetVoiceByName(voice.name)
+        let chosen = qb_espeak_ng_SetVoiceByName(voice.name)
         guard chosen == ENS_OK else { throw SpeechError("voice.language: eSpeak NG has no voice \"\(voice.name)\" (\(message(chosen)))") }
-        _ = espeak_ng_SetParameter(espeakRATE, Int32(voice.rate), 0)
+        _ = qb_espeak_ng_SetParameter(espeakRATE, Int32(voice.rate), 0)
     }
 
     static func message(_ status: espeak_ng_STATUS) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
-        espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
+        qb_espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.isEmpty ? "status \(status.rawValue)" : text
     }

@@ -8,7 +8,7 @@ time the task took; with SAID (`questbox watch --json` of the run), the words he
 the words the box's `speak` event after that stop press said (up to where the next press cut
 them).
 usage: check_quest.py QUEST.json HISTORY.json CAPTURE.raw CAPTURE.times SOUNDS_DIR [RUN_LOG [VOICE_DIR [SAID]]]"""
-import json, sys
+import json, os, re, sys
 from audio import Capture, RATE, locate, fit, logged_underruns, wav_samples, voice_clips, words_heard
 from box import COLORS, Outputs
 
@@ -18,6 +18,41 @@ presses = {p["label"]: p for p in quest["presses"]}
 outputs = [(t, tuple(s)) for t, s in quest["outputs"]]
 problems = []
 garbled = []                       # the problems that are a sound's content or length
+
+def draw(path, signal, spans, start, end):
+    """An SVG of signal[start:end] (what the loopback card recorded) with each span (label,
+    first frame, frames, colour) marked under it: a person sees the reveal's sound, then the
+    words, each piece where it was heard."""
+    from xml.sax.saxutils import escape
+    width, wave_h, band_h = 960, 160, 22
+    per = max(1, (end - start) // width)
+    rows = len(spans)
+    height = wave_h + 20 + rows * (band_h + 4) + 24
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           'font-family="sans-serif" font-size="12">', f'<rect width="{width}" height="{height}" fill="#fff"/>']
+    mid = wave_h / 2
+    bars = []
+    for x in range(width):
+        chunk = signal[start + x * per:start + (x + 1) * per] or [0]
+        lo, hi = min(chunk), max(chunk)
+        bars.append(f"M{x + 0.5},{mid - hi / 32768 * mid:.1f}V{mid - lo / 32768 * mid + 0.5:.1f}")
+    out.append(f'<path d="{"".join(bars)}" stroke="#345" stroke-width="1"/>')
+    def x_of(frame): return (frame - start) / per
+    for k, (label, first, frames, colour) in enumerate(spans):
+        y = wave_h + 20 + k * (band_h + 4)
+        x0, x1 = max(0, x_of(first)), min(width, x_of(first + frames))
+        out.append(f'<rect x="{x0:.1f}" y="{y}" width="{max(1, x1 - x0):.1f}" height="{band_h}" fill="{colour}" opacity="0.8"/>')
+        out.append(f'<text x="{x0 + 4:.1f}" y="{y + 15}" fill="#000">{escape(label)}</text>')
+        out.append(f'<line x1="{x0:.1f}" y1="0" x2="{x0:.1f}" y2="{y}" stroke="{colour}" stroke-dasharray="3,3"/>')
+    seconds = (end - start) / RATE
+    for s in range(int(seconds) + 1):
+        x = x_of(start + s * RATE)
+        out.append(f'<text x="{x + 2:.1f}" y="{height - 6}" fill="#555">{s} s</text>')
+        out.append(f'<line x1="{x:.1f}" y1="{height - 20}" x2="{x:.1f}" y2="{height - 14}" stroke="#555"/>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
 
 def check(ok, message, sound=False):
     if not ok:
@@ -150,11 +185,18 @@ for i, rating in enumerate(expected_ratings):
             check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True)
             cut = [w for w, _, n in heard if n < len(voice[w])]
             if i < len(said_after_stop):
-                # Whole pieces as said, the last perhaps cut: the heard words begin the told ones.
-                told = said_after_stop[i]
+                # Whole pieces as said, the last perhaps cut (or the next press came between two):
+                # the heard words begin the told ones, in the box's pieces (VoicePhrases.pieces).
+                told = " ".join(p for p in re.split(r"(?<=[.!?]) +", said_after_stop[i].strip()) if p)
                 whole = " ".join(w for w, _, n in heard if n >= len(voice[w]))
-                check(told.startswith(whole) and (cut or whole == told),
+                ended_at_press = heard[-1][1] + heard[-1][2] >= next_frame - RATE // 100
+                check(told.startswith(whole) and (whole == told or cut or ended_at_press),
                       f"task {i + 1}: heard \"{said}\", the box said it said \"{told}\"", sound=True)
+            picture = os.environ.get("VOICE_PICTURE")
+            if picture and i == 0:
+                spans = [("stop.wav", s_at, len(stop_clip), "#f0a030"), (f"reveal_{rating}.wav", s_at + r_at, len(reveal), "#e07020")]
+                spans += [(f"“{w}”", b, n, "#4a90d0") for w, b, n in heard]
+                draw(picture, capture.left, spans, max(0, s_at - RATE // 10), min(len(capture.left), heard[-1][1] + heard[-1][2] + RATE // 5))
             print(f"task {i + 1} voice: \"{said}\" from {gap_ms:.1f} ms after the reveal's end, "
                   f"{len(heard)} kept clips sample for sample{'; cut by the next press in ' + repr(cut[0]) if cut else ''}")
     end = capture.last_sound_before(s_at + r_at, words_from if words_from is not None else reveal_end + RATE)

@@ -1,2 +1,0 @@
-#include <espeak-ng/speak_lib.h>
-#include <espeak-ng/espeak_ng.h>
