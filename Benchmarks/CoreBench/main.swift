@@ -64,6 +64,8 @@ if CommandLine.arguments.contains("--breakdown") {
 // of a ten-task quest (the edges the daemon feeds it, with a fresh environment each), timed
 // edge by edge. The HIL figures measure the whole way on a kernel; this is the pure part.
 if CommandLine.arguments.contains("--press-path") {
+    // #35: `--voice`, the box speaking (its words are made in the step).
+    let voiced = CommandLine.arguments.contains("--voice")
     let tasks = (1...10).map { RoutineTask(id: UUID(), name: "task-\($0)", displayName: "Task \($0)") }
     let routine = Routine(id: UUID(), name: "morning", displayName: "Morning", activeDays: Array(1...7), tasks: tasks)
     let world = QuestWorld(routines: [routine], calendar: calendar, bootID: "bench")
@@ -71,8 +73,7 @@ if CommandLine.arguments.contains("--press-path") {
     let wallStart = end.addingTimeInterval(-12 * 3600)
     for _ in 0..<max(20, iterations) {
         var state = QuestState(world: world, rules: GameRules())
-        // #35: `--voice`, the box speaking (its words are made in the step).
-        state.voice.speaks = CommandLine.arguments.contains("--voice")
+        state.voice.speaks = voiced
         let t0: MonotonicNanos = 1_000_000_000
         state = QuestMachine.start(state, env: QuestEnvironment(now: wallStart, newID: UUID())).0
         var t = t0
@@ -95,7 +96,7 @@ if CommandLine.arguments.contains("--press-path") {
             edge("next", .lock)
         }
     }
-    print("machine step per press edge, µs (\(max(20, iterations)) quests of 10 tasks, voice \(CommandLine.arguments.contains("--voice") ? "on" : "off")):")
+    print("machine step per press edge, µs (\(max(20, iterations)) quests of 10 tasks, voice \(voiced ? "on" : "off")):")
     for kind in ["start quest", "lock-in", "stop (reveal)", "next"] {
         let v = (byKind[kind] ?? []).sorted()
         guard !v.isEmpty else { continue }

@@ -51,6 +51,10 @@ struct VoiceSettingsTests {
         #expect(VoiceChoice().voiceName(locale: "en_US.UTF-8") == "en-us+m3", "the box's default variant")
         #expect(VoiceChoice().voiceName(locale: "de_DE") == "de-de+m3")
         #expect(VoiceChoice(language: "en-gb").voiceName(locale: "de_DE") == "en-gb", "a chosen voice as it is")
+        // The locale from a process's environment as POSIX reads it: LC_ALL before LANG, else C.
+        #expect(VoiceChoice().voiceName(environment: ["LC_ALL": "fr_FR.UTF-8", "LANG": "de_DE"]) == "fr-fr+m3")
+        #expect(VoiceChoice().voiceName(environment: ["LANG": "de_DE"]) == "de-de+m3")
+        #expect(VoiceChoice().voiceName(environment: [:]) == "en-us+m3")
         #expect(VoiceChoice.language(forLocale: "de_DE.UTF-8") == "de-de")
         #expect(VoiceChoice.language(forLocale: "fr") == "fr")
         #expect(VoiceChoice.language(forLocale: "C.UTF-8") == "en-us")
