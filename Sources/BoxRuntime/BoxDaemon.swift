@@ -140,16 +140,12 @@ public final class BoxDaemon: @unchecked Sendable {
             signalFD = qb_signalfd_term()
             guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
         }
-        let prefetched = qb_prefetch_mapped_code()
-        logger.debug("code read ahead", metadata: ["files": "\(prefetched)"])
-        let rehearsed = QuestRehearsal.run(world: state.world, rules: state.rules, wallClock: clock.wallNow())
-        logger.debug("quest rehearsed", metadata: ["effects": "\(rehearsed.count)"])
+        StartUpMemory.readCodeAhead(logger: logger)
         startUp()
         day.arm(for: state.world)
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
         onReady?()
-        // The rehearsal and the first screen freed more than the box keeps using: give it back.
-        qb_release_free_memory()
+        StartUpMemory.release(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger)
         if loopPriority > 0 {
             let error = qb_loop_realtime(loopPriority)
             if error == 0 {

@@ -2,12 +2,14 @@
 #include "ceventloop.h"
 
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -56,6 +58,59 @@ int qb_prefetch_mapped_code(void) {
     }
     fclose(maps);
     return advised;
+}
+
+struct code_release {
+    long page;
+    int segments;
+};
+
+// Read-only segments only: a writable one (and the RELRO part the loader wrote and then made
+// read-only) holds private copies of pages, which MADV_DONTNEED would throw away.
+static int release_object_code(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    struct code_release *release = context;
+    const char *name = info->dlpi_name;
+    // The program itself (empty name) and the libraries it loaded from files; not the vDSO.
+    if (name && name[0] && name[0] != '/') return 0;
+    uintptr_t relro_start = 0, relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO) {
+            relro_start = info->dlpi_addr + ph->p_vaddr;
+            relro_end = relro_start + ph->p_memsz;
+        }
+    }
+    uintptr_t page = (uintptr_t)release->page;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || ph->p_filesz == 0) continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_filesz;
+        if (relro_end > relro_start && start < relro_end && relro_start < end) continue;
+        // Whole pages inside the segment: a page it shares with a neighbour stays mapped.
+        start = (start + page - 1) & ~(page - 1);
+        end &= ~(page - 1);
+        if (end <= start) continue;
+        if (madvise((void *)start, end - start, MADV_DONTNEED) == 0) release->segments++;
+    }
+    return 0;
+}
+
+int qb_release_code_mappings(void) {
+    struct code_release release = { .page = sysconf(_SC_PAGESIZE), .segments = 0 };
+    if (release.page <= 0) return -1;
+    dl_iterate_phdr(release_object_code, &release);
+    return release.segments;
+}
+
+long qb_resident_kb(void) {
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (!statm) return -1;
+    long size = 0, resident = -1;
+    if (fscanf(statm, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(statm);
+    long page = sysconf(_SC_PAGESIZE);
+    return resident < 0 || page <= 0 ? -1 : resident * (page / 1024);
 }
 
 void qb_release_free_memory(void) {

@@ -26,6 +26,17 @@ int qb_idle_priority(void);
 /// files advised, -1 if /proc/self/maps cannot be read.
 int qb_prefetch_mapped_code(void);
 
+/// Unmaps the pages of code and read-only data the process has touched so far, in the program
+/// and its libraries (MADV_DONTNEED on their read-only segments; writable and RELRO segments
+/// are left alone). The page cache keeps them: what runs next maps its pages again with a minor
+/// fault. Called once start-up is done, so the code only start-up ran (opening the store, the
+/// board profile, time zone and locale) stops counting against the box (#36). Returns the
+/// number of segments released, -1 if the page size is unknown.
+int qb_release_code_mappings(void);
+
+/// The process's resident memory in KiB (/proc/self/statm), -1 if unreadable.
+long qb_resident_kb(void);
+
 /// Puts the calling thread on SCHED_FIFO at `priority` with SCHED_RESET_ON_FORK (threads and
 /// processes it starts get the normal policy). 0 on success, else the errno (EPERM when
 /// neither root, CAP_SYS_NICE nor RLIMIT_RTPRIO allow it).
