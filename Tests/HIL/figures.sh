@@ -60,6 +60,9 @@ loop = sum(v for k, v in q["threads_wakeups_per_s"].items() if k.startswith("que
 row("idle wake-ups per s (context switches, all threads)", f"{q['idle_wakeups_per_s']:.1f} (event loop {loop:.1f})", f"{z['idle_wakeups_per_s']:.1f}")
 row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
 row("memory of its own: PSS / USS (MB)", f"{q['pss_mb']:.1f} / {q['uss_mb']:.1f}", f"{z['pss_mb']:.1f} / {z['uss_mb']:.1f}")
+if "after_quest_memory_mb" in q:
+    m = q["after_quest_memory_mb"]
+    row("memory after the 30-task quest: RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")
 if "voice_process_mb" in q:
     m = q["voice_process_mb"]
     row("its voice process (`questbox voice serve`): RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")

@@ -59,7 +59,7 @@ for name, pid in (("questbox", daemon_pid), ("gpiozero", zero_pid)):
     threads = {k: (a[2][k] - b[2].get(k, 0)) / 30 for k in a[2]}
     memory = memory_kb(pid)
     results[name] = {"idle_cpu_ms_per_s": (a[0] - b[0]) / 30 * 1000, "idle_wakeups_per_s": (a[1] - b[1]) / 30,
-                     "threads_wakeups_per_s": threads, "rss_mb": a[3] / 1024,
+                     "threads_wakeups_per_s": threads, "rss_mb": memory["rss"] / 1024,
                      "pss_mb": memory["pss"] / 1024, "uss_mb": memory["uss"] / 1024}
 # #35: the box's voice process (`questbox voice serve`, its child), when it speaks.
 for pid in os.listdir("/proc"):
@@ -213,6 +213,10 @@ results["questbox"]["led_traced"] = [x for x in traced if x is not None]
 results["questbox"]["led_traced_missing"] = traced.count(None)
 results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid
+# #36: what the box holds once a quest has been played (its code mapped again, the world read
+# again after the quest's writes), beside what it holds idle after start (section 1).
+time.sleep(3)
+results["questbox"]["after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 results["audio_presses"] = presses
 results["offer_presses"] = offers[:-1]       # the last "next" ends the quest: the summary
 signal.alarm(0)
