@@ -4,6 +4,9 @@
 # --symbol-ordering-file). Why: the kernel maps a program's code 64 kB at a time around each
 # page it touches, so the few thousand functions the box runs, scattered over 22 MB of code,
 # kept 13 MB of it resident; laid out together they fill a few MB (docs/daemon.md, memory).
+# Two groups, in this order: what runs once the box is ready (idle, a quest, the world read
+# again), then what only start-up runs. Once ready the box hands back the pages start-up
+# mapped (StartUpMemory.release), and the code it then maps again lies together.
 #
 # Run it after changes that add code to the daemon's start, idle or press path; a function
 # the file does not name still works, it only lands among the cold code. It takes about a
@@ -24,12 +27,15 @@ trap 'rm -rf "$work"' EXIT
 for program in daemon-figures questbox; do
     objcopy --strip-debug "$RELEASE_BIN/$program" "$work/$program"
 done
+# A profile is dumped when the box hands back start-up's pages: daemon.callgrind.1 is start-up,
+# the last dump what ran after it.
 profile() {
     local name=$1
     shift
     valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no --dump-instr=no \
+        --dump-before='$s10BoxRuntime13StartUpMemoryO7release*' \
         --callgrind-out-file="$work/$name.callgrind" "$@" >"$work/$name.log" 2>&1 || true
-    [[ -s $work/$name.callgrind ]] || { cat "$work/$name.log" >&2; echo "hot-code: no profile from $name" >&2; exit 1; }
+    compgen -G "$work/$name.callgrind*" >/dev/null || { cat "$work/$name.log" >&2; echo "hot-code: no profile from $name" >&2; exit 1; }
 }
 
 echo "hot-code: the daemon on fake buttons: start, idle, a quest (under valgrind)" >&2
@@ -43,11 +49,17 @@ QUESTBOX_DATA=$work/data profile run "$work/questbox" run --board "$PWD/Boards/q
 grep -q "questbox-sim\|gpio\|GPIO" "$work/run.log" || { cat "$work/run.log" >&2; echo "hot-code: questbox run did not get to its GPIO chip" >&2; exit 1; }
 
 # Every function entered (fn=) or called (cfn=), by its symbol; addresses with no symbol out.
-sed -n 's/^c\?fn=//p' "$work"/*.callgrind | grep -v '^0x' | LC_ALL=C sort -u >"$work/hot-code.order"
+functions() { sed -n 's/^c\?fn=//p' "$@" | grep -v '^0x' | LC_ALL=C sort -u; }
+[[ -s $work/daemon.callgrind.1 ]] || { echo "hot-code: no dump at StartUpMemory.release: the daemon never got ready" >&2; exit 1; }
+after_ready=$(ls "$work"/daemon.callgrind* | grep -v 'callgrind\.1$')
+functions $after_ready >"$work/ready.order"
+functions "$work"/*.callgrind* | LC_ALL=C comm -23 - "$work/ready.order" >"$work/start.order"
+(($(wc -l <"$work/ready.order") > 500)) || { echo "hot-code: only $(wc -l <"$work/ready.order") functions ran after start-up" >&2; exit 1; }
+cat "$work/ready.order" "$work/start.order" >"$work/hot-code.order"
 count=$(wc -l <"$work/hot-code.order")
 ((count > 1000)) || { echo "hot-code: only $count functions recorded: not written" >&2; exit 1; }
 mv "$work/hot-code.order" deploy/link/hot-code.order
 # SwiftPM does not know the link reads this file: remove the linked programs so the next build
 # links them again with the new order.
 rm -f "$RELEASE_BIN"/questbox "$RELEASE_BIN"/questbox-web "$RELEASE_BIN"/daemon-figures
-echo "hot-code: deploy/link/hot-code.order names $count functions (the next release build lays them out)" >&2
+echo "hot-code: deploy/link/hot-code.order names $count functions, $(wc -l <"$work/ready.order") run once the box is ready (the next release build lays them out)" >&2
