@@ -80,6 +80,13 @@ static int release_object_code(struct dl_phdr_info *info, size_t size, void *con
             relro_start = info->dlpi_addr + ph->p_vaddr;
             relro_end = relro_start + ph->p_memsz;
         }
+        // An object with text relocations had its code pages written by the loader: they
+        // are private copies too, so none of its segments is released.
+        if (ph->p_type == PT_DYNAMIC) {
+            for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr); d->d_tag != DT_NULL; d++) {
+                if (d->d_tag == DT_TEXTREL || (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL))) return 0;
+            }
+        }
     }
     uintptr_t page = (uintptr_t)release->page;
     for (int i = 0; i < info->dlpi_phnum; i++) {
