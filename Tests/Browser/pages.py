@@ -408,6 +408,14 @@ def touch_kiosk(path):
     stop = driver.find_element(By.CSS_SELECTOR, "nav.touch button[data-button='stop']")
     ActionChains(driver).click_and_hold(stop).pause(3.6).release().perform()
     check(box_screen(path, "idle", timeout=3) is not None, "/kiosk: STOP held on the glass did not pause the quest")
+    # The release reaches the box before the parent unpairs: an "up" sent after the unpair is
+    # refused, and the box would go on holding STOP for the glass (a LOCK press then starts
+    # nothing; CI saw it once).
+    deadline = time.time() + 5
+    while time.time() < deadline and not any("button=stop" in (b or "") and "action=up" in (b or "") and status == 204
+                                              for _, b, status in driver.execute_script("return window.__presses")):
+        time.sleep(0.05)
+    check(time.time() < deadline, f"/kiosk: STOP's release was not taken (presses {driver.execute_script('return window.__presses')})")
     # Unpaired by the parent: the next press is refused and the page drops its buttons.
     driver.switch_to.window(parent_tab)
     unpair = driver.find_element(By.CSS_SELECTOR, ".kiosks form button")
