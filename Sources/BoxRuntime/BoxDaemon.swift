@@ -143,9 +143,10 @@ public final class BoxDaemon: @unchecked Sendable {
         StartUpMemory.readCodeAhead(logger: logger)
         startUp()
         day.arm(for: state.world)
+        // Ready means a press finds its code mapped: start-up's pages go back first.
+        StartUpMemory.release(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger)
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
         onReady?()
-        StartUpMemory.release(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger)
         if loopPriority > 0 {
             let error = qb_loop_realtime(loopPriority)
             if error == 0 {
