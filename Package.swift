@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "StoreBench", dependencies: ["QuestStore", "HistoryFixtures"], path: "Benchmarks/StoreBench"),
         .executableTarget(
             name: "DaemonFigures",
-            dependencies: ["BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "SystemClock", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BoxRuntime", "GPIO", "BoardProfile", "QuestStore", "SystemClock", "CEventLoop", "HistoryFixtures", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/DaemonFigures"),
         .executableTarget(
             name: "SoundFigures",

@@ -16,6 +16,7 @@
 //   runs them under valgrind)
 import BoardProfile
 import BoxRuntime
+import CEventLoop
 import Foundation
 import GPIO
 import HistoryFixtures
@@ -29,11 +30,8 @@ let idleSeconds = arguments.firstIndex(of: "--idle-seconds").flatMap { arguments
 let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Boards"
 
 func residentMB() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return -1 }
-    return kb / 1024
+    let kb = qb_resident_kb()
+    return kb < 0 ? -1 : Double(kb) / 1024
 }
 
 func cpuSeconds() -> Double {
