@@ -12,6 +12,12 @@ public enum BoxProtocol {
     public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim", "remind", "mute"]
 }
 
+/// A button pushed over the socket (`press`, `touch`): "down" holds it until "up"; "tap"
+/// is a press whose release the box's debounce read finds.
+public enum SocketPress: String, CaseIterable, Sendable {
+    case down, up, tap
+}
+
 /// One line from a client.
 public struct BoxRequest: Codable, Equatable, Sendable {
     public var command: String

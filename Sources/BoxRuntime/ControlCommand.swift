@@ -26,12 +26,6 @@ extension BoxDaemon {
     }
 }
 
-/// A button pushed over the socket: "down" holds it until "up"; "tap" is a press whose
-/// release the debounce read finds.
-enum SocketPress: String, CaseIterable, Sendable {
-    case down, up, tap
-}
-
 /// One socket request, checked: what the box is asked to do, or the one-line error the
 /// client gets (naming the field and the value). Deciding is pure; the daemon carries it out.
 enum ControlCommand: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import BoxProtocol
 import CEventLoop
 import GPIO
 import Logging

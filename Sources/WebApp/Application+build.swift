@@ -44,6 +44,8 @@ public struct WebServices: Sendable {
     let presence: PresenceCheck
     /// Touch kiosks asking to be paired (#33), until a parent enters their code.
     let kioskPairing: KioskPairingRequests
+    /// The paired kiosks' presses, to the box in order, with the buttons each holds (#33).
+    let kioskPresses: KioskPresses
     /// Whether the player's pages answer only paired browsers (#33, `web.player-pages`).
     let playerPages: PlayerPagesSetting
     /// `questbox doctor`, run for the health page.
@@ -112,6 +114,7 @@ public struct WebServices: Sendable {
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
         kioskPairing = KioskPairingRequests(clock: clock)
+        kioskPresses = KioskPresses(box: box)
         playerPages = PlayerPagesSetting(database: database, clock: clock)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)

@@ -400,6 +400,15 @@ def touch_kiosk(path):
         time.sleep(0.02)
     check(started is not None, f"/kiosk: a tap on LOCK did not reach the box (presses {driver.execute_script('return window.__presses')}, box {ask_box(path, {'command': 'state'}).get('screen')})")
     print(f"kiosk touch: LOCK tap → box screen in {round((time.time() - sent) * 1000)} ms")
+    # The tap's down and up went one after the other, in that order (an up that overtook its
+    # down would leave LOCK held on the box; CI saw it once).
+    def lock_actions():
+        return [re.search(r"action=(\w+)", b or "").group(1) for _, b, _ in driver.execute_script("return window.__presses")
+                if "button=lock" in (b or "") and re.search(r"action=(\w+)", b or "")]
+    deadline = time.time() + 5
+    while time.time() < deadline and len(lock_actions()) < 2:
+        time.sleep(0.05)
+    check(lock_actions()[:2] == ["down", "up"], f"/kiosk: the LOCK tap's presses: {lock_actions()}")
     if started == "reflection":
         time.sleep(0.4)
         ActionChains(driver).click(lock).perform()
@@ -408,9 +417,8 @@ def touch_kiosk(path):
     stop = driver.find_element(By.CSS_SELECTOR, "nav.touch button[data-button='stop']")
     ActionChains(driver).click_and_hold(stop).pause(3.6).release().perform()
     check(box_screen(path, "idle", timeout=3) is not None, "/kiosk: STOP held on the glass did not pause the quest")
-    # The release reaches the box before the parent unpairs: an "up" sent after the unpair is
-    # refused, and the box would go on holding STOP for the glass (a LOCK press then starts
-    # nothing; CI saw it once).
+    # The release reaches the box before the parent unpairs (were it later, the unpairing
+    # would let STOP go: TouchKioskTests).
     deadline = time.time() + 5
     while time.time() < deadline and not any("button=stop" in (b or "") and "action=up" in (b or "") and status == 204
                                               for _, b, status in driver.execute_script("return window.__presses")):

@@ -18,6 +18,8 @@ final class FakeBox: Sendable {
     let claims = Mutex<[(name: String, reset: Bool, action: String)]>([])
     /// The `touch` presses asked (#33), as "button action".
     let touches = Mutex<[String]>([])
+    /// How long the box takes to answer a command (ms), as a busy box does.
+    let replyDelaysMs = Mutex<[String: UInt32]>([:])
 
     var commands: [String] { received.withLock { $0 } }
 
@@ -69,6 +71,7 @@ final class FakeBox: Sendable {
                 if command == "touch" {
                     touches.withLock { $0.append("\(object["button"] as? String ?? "") \(object["action"] as? String ?? "tap")") }
                 }
+                if let delay = replyDelaysMs.withLock({ $0[command] }) { usleep(delay * 1000) }
                 if let refusal = refusals.withLock({ $0[command] }) {
                     send(#"{"type":"reply","command":"\#(command)","ok":false,"error":"\#(refusal)"}"#, to: client)
                     continue

@@ -85,17 +85,61 @@ struct TouchKioskTests {
             #expect(try await stranger.post(client, "/kiosk/press", [("button", "stop"), ("action", "tap")]).status == .forbidden)
             #expect(box.touches.withLock { $0.count } == 2)
 
-            // The parent's list, then unpairing: the kiosk's next press is refused.
+            // The parent's list, then unpairing while STOP is held on the glass: the box lets
+            // it go (the kiosk's own "up" would be refused), and the kiosk's next press is refused.
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "stop"), ("action", "down")]).status == .noContent)
             (_, page) = try await parent.get(client, "/parent/kiosks")
             #expect(page.contains("Kitchen display"))
             #expect(page.contains("presses the box"))
             #expect(page.components(separatedBy: "name=\"csrf\" value=\"\(parent.csrf)\"").count == 4, "each form has the token (pair, this browser, unpair)")
             let id = try #require(try db.pairedKiosks().first?.id)
             #expect(try await parent.post(client, "/parent/kiosks/\(id)/unpair", []).status == .seeOther)
+            #expect(box.touches.withLock { $0 } == ["lock down", "lock up", "stop down", "stop up"], "unpairing lets STOP go")
             #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "tap")]).status == .forbidden)
+            #expect(try await kiosk.post(client, "/kiosk/press", [("button", "stop"), ("action", "up")]).status == .forbidden)
+            #expect(box.touches.withLock { $0.count } == 4)
             (_, page) = try await kiosk.get(client, "/kiosk")
             #expect(!page.contains("data-touch") && page.contains("Use this screen's buttons"))
         }
+    }
+
+    @Test("a kiosk's presses reach the box one at a time in the order they came (a tap's up never overtakes its down), and a hold never lifted is let go after the limit, once")
+    func pressesInOrder() async throws {
+        let (args, _) = try TestArguments.fresh()
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let presses = KioskPresses(box: BoxLink(socketPath: args.socketPath), holdLimitNanos: 400_000_000)
+        let kitchen: Int64 = 7
+        // The box takes 300 ms over each touch: the up, sent 50 ms after the down, waits for it.
+        box.replyDelaysMs.withLock { $0["touch"] = 300 }
+        let started = ContinuousClock.now
+        let down = Task { try await presses.press(.lock, .down) { kitchen } }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let up = try await presses.press(.lock, .up) { kitchen }
+        let elapsed = ContinuousClock.now - started
+        guard case .success = try await down.value, case .success = up else { Issue.record("a press was not answered"); return }
+        #expect(box.touches.withLock { $0 } == ["lock down", "lock up"])
+        #expect(elapsed >= .milliseconds(600), "the up went only once the down was answered: \(elapsed)")
+        #expect(await presses.held.isEmpty)
+        box.replyDelaysMs.withLock { $0 = [:] }
+
+        // A hold whose lift never comes (the page closed): the box gets its "up" after the limit.
+        _ = try await presses.press(.stop, .down) { kitchen }
+        let heldSince = ContinuousClock.now
+        #expect(await presses.held == [7: [.stop]])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while box.touches.withLock({ $0.count }) < 4, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        #expect(ContinuousClock.now - heldSince >= .milliseconds(400), "not before the limit")
+        #expect(box.touches.withLock { $0.suffix(2) } == ["stop down", "stop up"])
+        #expect(await presses.held.isEmpty)
+        // A hold lifted in time is not let go again by its limit; a kiosk gone presses nothing.
+        _ = try await presses.press(.up, .down) { kitchen }
+        _ = try await presses.press(.up, .up) { kitchen }
+        try await Task.sleep(nanoseconds: 700_000_000)
+        #expect(box.touches.withLock { $0.suffix(3) } == ["stop up", "up down", "up up"])
+        let gone = try await presses.press(.lock, .tap) { nil }
+        #expect(gone == nil)
+        #expect(box.touches.withLock { $0.count } == 6)
     }
 
     @Test("a parent pairs the browser in hand; the box refusing a touch is a 409, an offline box a 503")

@@ -31,16 +31,19 @@ struct KioskController {
             let token = KioskPairingRequests.token(of: request)
             return PairingState(paired: try services.pairedKiosk(request) != nil, code: token.flatMap(services.kioskPairing.code(for:)))
         }
-        // A paired kiosk's button: the same press as the box's own, through its socket.
+        // A paired kiosk's button: the same press as the box's own, through its socket, in
+        // the order the kiosk's presses came (`KioskPresses`).
         router.post("/kiosk/press") { request, _ in
             let form = try await services.changeForm(request, limit: 256)
-            guard try services.pairedKiosk(request)?.canPress == true else {
-                throw HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
+            guard try services.pairedKiosk(request)?.canPress == true, let token = KioskPairingRequests.token(of: request) else {
+                throw Self.notPaired
             }
             guard let button = form.value("button").flatMap(ButtonRole.init(rawValue:)),
-                  let action = form.value("action"), ["down", "up", "tap"].contains(action)
+                  let action = form.value("action").flatMap(SocketPress.init(rawValue:))
             else { throw HTTPError(.badRequest, message: "Send a button (lock, stop, up, down) and an action (down, up, tap).") }
-            switch await services.box.exchange(BoxRequest(command: "touch", button: button.rawValue, action: action)) {
+            let database = services.database
+            switch try await services.kioskPresses.press(button, action, kiosk: { try database.pairedKiosk(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
+            case nil: throw Self.notPaired
             case .success: return Response(status: .noContent)
             case .failure(.refused(let reason)): throw HTTPError(.conflict, message: reason)
             case .failure(.offline): throw HTTPError(.serviceUnavailable, message: "The box is offline.")
@@ -60,6 +63,8 @@ struct KioskController {
                 body: ResponseBody(asyncSequence: events.stream()))
         }
     }
+
+    static let notPaired = HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
 
     func kiosk(_ request: Request, onTheBox: Bool) async throws -> Response {
         var view = KioskView(await services.box.state())

@@ -30,6 +30,8 @@ struct KiosksController {
             guard let id = context.parameters.get("id").flatMap(Int64.init), try services.database.unpairKiosk(id: id) else {
                 throw HTTPError(.notFound, message: "No paired kiosk of that number.")
             }
+            // Whatever it held down on the box goes up: its "up" would now be refused.
+            await services.kioskPresses.letGo(kiosk: id)
             services.logger.notice("touch kiosk unpaired", metadata: ["kiosk": "\(id)"])
             return Response.redirect(to: "/parent/kiosks?done=unpaired")
         }

@@ -74,15 +74,20 @@
 
   // #33: a paired kiosk's buttons press the box as its own do: down when the finger lands,
   // up when it lifts (so a 3 s hold works), a tap from the keyboard. The box debounces and
-  // guards them; a press it refuses changes nothing here.
+  // guards them; a press it refuses changes nothing here. Presses go one after another: two
+  // requests at once may arrive the other way round, and an "up" before its "down" would
+  // leave the button held on the box.
   const touch = document.querySelector("nav.touch");
   if (touch && document.body.dataset.touch === "1") {
     const csrf = touch.dataset.csrf || "";
+    let sending = Promise.resolve();
     const send = function (button, action) {
       const body = new URLSearchParams({ csrf: csrf, button: button, action: action });
-      fetch("/kiosk/press", { method: "POST", body: body, credentials: "same-origin", cache: "no-store" })
-        .then(function (r) { if (r.status === 403) location.reload(); })  // unpaired (or a stale page)
-        .catch(function () { /* the web app restarting: the next press tries again */ });
+      sending = sending.then(function () {
+        return fetch("/kiosk/press", { method: "POST", body: body, credentials: "same-origin", cache: "no-store", signal: AbortSignal.timeout(5000) })
+          .then(function (r) { if (r.status === 403) location.reload(); })  // unpaired (or a stale page)
+          .catch(function () { /* the web app restarting: the next press tries again */ });
+      });
     };
     for (const b of touch.querySelectorAll("button[data-button]")) {
       const role = b.dataset.button;
