@@ -7,4 +7,9 @@ source scripts/setup.sh
 install_missing_packages mosquitto mosquitto-clients openssl
 scripts/check-house.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
-swift test --skip-build
+# The web app's tests run in a process of their own: their in-process servers answer on
+# Swift's cooperative threads (one per core), which the daemon's and the CLI's tests hold
+# while they wait on real time and subprocesses; on a loaded 2-core machine a server then
+# missed its 10 s window (WebServerTests.tooLargeCloses).
+swift test --skip-build --skip '^WebAppTests\.'
+swift test --skip-build --filter '^WebAppTests\.'
