@@ -16,6 +16,10 @@ actor KioskPresses {
 
     let box: BoxLink
     let holdLimitNanos: UInt64
+    /// Waits out a hold's limit (a test opens it when it likes).
+    let waitOut: @Sendable (UInt64) async -> Void
+    /// Holds whose limit is still running or whose let-go has not yet been decided.
+    private(set) var limitsRunning = 0
     /// The buttons each kiosk (by its pairing's id) holds down on the box.
     private(set) var held: [Int64: Set<ButtonRole>] = [:]
     /// Each down's number: a hold that ends is never let go again by its own time limit.
@@ -24,9 +28,11 @@ actor KioskPresses {
     /// The last press or let-go on its way: the next one waits for it.
     private var last: Task<Void, Never>?
 
-    init(box: BoxLink, holdLimitNanos: UInt64 = KioskPresses.defaultHoldLimitNanos) {
+    init(box: BoxLink, holdLimitNanos: UInt64 = KioskPresses.defaultHoldLimitNanos,
+         waitOut: @escaping @Sendable (UInt64) async -> Void = { try? await Task.sleep(nanoseconds: $0) }) {
         self.box = box
         self.holdLimitNanos = holdLimitNanos
+        self.waitOut = waitOut
     }
 
     /// Sends one press of the kiosk `kiosk()` names (its pairing's id, nil when it may not
@@ -71,12 +77,18 @@ actor KioskPresses {
 
     /// After the limit, the hold (if it is still this one) is let go, in turn.
     private func expire(kiosk id: Int64, button: ButtonRole, hold: UInt64) {
-        let limit = holdLimitNanos
+        let limit = holdLimitNanos, waitOut = waitOut
+        limitsRunning += 1
         Task { [self] in
-            try? await Task.sleep(nanoseconds: limit)
-            _ = try? await inTurn { presses in await presses.release(kiosk: id, only: (button, hold)) }
+            await waitOut(limit)
+            _ = try? await inTurn { presses in
+                await presses.release(kiosk: id, only: (button, hold))
+                await presses.limitEnded()
+            }
         }
     }
+
+    private func limitEnded() { limitsRunning -= 1 }
 
     /// Sends "up" for the kiosk's held buttons (or one hold of them, if it is still held).
     private func release(kiosk id: Int64, only: (button: ButtonRole, hold: UInt64)?) async {
