@@ -9,8 +9,15 @@ extension BoxDaemon {
         let watched = server?.hasSubscribers == true
         let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
         let checkingBefore = state.buttonCheck
+        let wasIdle = if case .idle = state.phase { true } else { false }
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
+        // #36: a while after a quest the pages it mapped go back (a quest in play keeps them).
+        if case .idle = state.phase {
+            if !wasIdle { pagesBackAt = clock.monotonicNanos() + pagesBackAfterQuestNanos }
+        } else {
+            pagesBackAt = nil
+        }
         if state.buttonCheck != checkingBefore {
             // Ended by its time limit or a quest: nobody holds it any more.
             if !state.buttonCheck { holds.buttonCheckEnded() }

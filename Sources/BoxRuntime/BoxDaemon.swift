@@ -58,6 +58,11 @@ public final class BoxDaemon: @unchecked Sendable {
     private var nextWatchdogPing: MonotonicNanos?
     private let counters = NSLock()
     private var wakeupCount = 0
+    private var releaseCount = 0
+    /// When the pages a quest mapped go back (#36): a while after the box turned idle.
+    var pagesBackAt: MonotonicNanos?
+    /// How long after a quest they go back (tests shorten it; set before `run`).
+    public var pagesBackAfterQuestNanos = StartUpMemory.afterQuestDelayNanos
 
     /// Loads the world from the store and prepares the loop's descriptors.
     public init(
@@ -125,6 +130,8 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Times `poll` returned: the measure of wake-ups (0 while idle).
     public var wakeups: Int { counters.withLock { wakeupCount } }
+    /// How many times a quest's pages went back since start (#36).
+    public var memoryReleasesAfterQuests: Int { counters.withLock { releaseCount } }
 
     /// Ends `run` from another thread.
     public func requestShutdown() { qb_eventfd_signal(wakeFD) }
@@ -258,6 +265,12 @@ public final class BoxDaemon: @unchecked Sendable {
         outputs.advance(to: now)
         if let at = persist.retryAt, at <= now { retryWrites(at: now) }
         if let at = follower.recheckAt, at <= now, follower.hasChanged() { reload(reason: "store changed") }
+        if let at = pagesBackAt, at <= now {
+            pagesBackAt = nil
+            StartUpMemory.releaseAfterQuest(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger) { [counters] in
+                counters.withLock { self.releaseCount += 1 }
+            }
+        }
         if let ping = nextWatchdogPing, ping <= now, let interval = watchdogInterval {
             _ = qb_sd_notify("WATCHDOG=1")
             nextWatchdogPing = now + interval
@@ -267,7 +280,7 @@ public final class BoxDaemon: @unchecked Sendable {
     /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
         let idleClient = server?.idleDeadline.map { MonotonicNanos(clamping: $0) }
-        let deadlines = [timers.next?.atNanos, outputs.nextChangeAt, nextWatchdogPing, persist.retryAt, follower.recheckAt, idleClient].compactMap { $0 }
+        let deadlines = [timers.next?.atNanos, outputs.nextChangeAt, nextWatchdogPing, persist.retryAt, follower.recheckAt, idleClient, pagesBackAt].compactMap { $0 }
         _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
     }
 }

@@ -20,14 +20,29 @@ enum StartUpMemory {
     /// does not fault it in (first-use work delayed the first reveal by about 30 ms on the
     /// emulated box, and a Pi reads from its SD card); the loop's idle code maps itself back
     /// at its next wake-up.
-    static func release(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger) {
+    static func release(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, after: String = "start-up") {
         let before = qb_resident_kb()
         let segments = qb_release_code_mappings()
         let rehearsed = QuestRehearsal.run(world: world, rules: rules, wallClock: wallClock)
         qb_release_free_memory()
-        logger.info("start-up memory released", metadata: [
-            "segments": "\(segments)", "rehearsedEffects": "\(rehearsed.count)",
+        logger.info("memory released", metadata: [
+            "after": "\(after)", "segments": "\(segments)", "rehearsedEffects": "\(rehearsed.count)",
             "residentKB": "\(before) -> \(qb_resident_kb())",
         ])
+    }
+
+    /// A quest maps the code of its screens, words and writes (on a speaking box some 3 MB,
+    /// HIL figures), and the box then waits for the rest of the day. A minute after it turns
+    /// idle those pages go back the same way, on a thread of their own: the loop is never held
+    /// (what it runs meanwhile comes back from the page cache), and the next quest is rehearsed
+    /// as at start.
+    static let afterQuestDelayNanos: MonotonicNanos = 60_000_000_000
+    private static let releaser = DispatchQueue(label: "questbox-memory", qos: .utility)
+
+    static func releaseAfterQuest(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, done: @escaping @Sendable () -> Void) {
+        releaser.async {
+            release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: "quest")
+            done()
+        }
     }
 }

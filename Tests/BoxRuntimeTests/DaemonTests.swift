@@ -69,6 +69,7 @@ struct DaemonTests {
     /// `prepare` writes to the store before the daemon opens it.
     func rig(
         routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, loopPriority: Int32 = 0,
+        pagesBackAfterQuestNanos: MonotonicNanos? = nil,
         prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
     ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
@@ -90,6 +91,7 @@ struct DaemonTests {
         let daemon = try BoxDaemon(
             board: board, database: db, clock: clock, sound: sound, display: display,
             calendar: Calendar.current, rules: rules, control: control?(dir + "/questbox.sock"), logger: logger)
+        if let pagesBackAfterQuestNanos { daemon.pagesBackAfterQuestNanos = pagesBackAfterQuestNanos }
         let finished = NSCondition()
         let thread = Thread {
             do { try daemon.run(handleSignals: false, loopPriority: loopPriority) } catch { Issue.record("daemon failed: \(error)") }
@@ -204,6 +206,31 @@ struct DaemonTests {
         #expect(rig.gpio.history.contains { $0.1 == 7 && $0.2 })  // the buzzer tapped
         #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
     }
+
+    @Test("#36: a while after a quest ends, the pages it mapped go back (off the loop), once; while a quest is in play they stay")
+    func pagesBackAfterQuest() throws {
+        let rig = try rig(routines: [Self.everyDay], pagesBackAfterQuestNanos: 300_000_000)
+        try rig.press("BTN_LOCK")  // start the quest
+        usleep(800_000)
+        #expect(rig.daemon.memoryReleasesAfterQuests == 0, "a quest in play keeps its pages")
+        // STOP held 3 s abandons the quest (GAME-7): the box is idle again (lifted only later,
+        // so however late the loop reads the edges the hold is 3 s long).
+        try rig.gpio.edge(line: "BTN_STOP", rising: true, atNanos: rig.now())
+        let deadline = Date().addingTimeInterval(30)
+        while rig.daemon.memoryReleasesAfterQuests == 0 && Date() < deadline { usleep(50_000) }
+        #expect(rig.daemon.memoryReleasesAfterQuests == 1, "the quest was abandoned: the box is idle, its pages go back")
+        try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: rig.now())
+        usleep(600_000)
+        #expect(rig.daemon.memoryReleasesAfterQuests == 1, "once per quest, not again while idle")
+        // The box still plays after its pages went back.
+        try rig.press("BTN_LOCK")
+        usleep(300_000)
+        rig.stop()
+        #expect(!isIdle(rig.daemon.state.phase), "a press after the release starts the quest")
+        #expect(rig.daemon.memoryReleasesAfterQuests == 1)
+    }
+
+    func isIdle(_ phase: QuestPhase) -> Bool { if case .idle = phase { true } else { false } }
 
     @Test("a save that fails (the card turned read-only) is shown as not saved, kept in memory and written once the store recovers")
     func failedSave() throws {

@@ -62,7 +62,12 @@ row("resident memory (MB)", f"{q['rss_mb']:.1f}", f"{z['rss_mb']:.1f}")
 row("memory of its own: PSS / USS (MB)", f"{q['pss_mb']:.1f} / {q['uss_mb']:.1f}", f"{z['pss_mb']:.1f} / {z['uss_mb']:.1f}")
 if "after_quest_memory_mb" in q:
     m = q["after_quest_memory_mb"]
-    row("memory after the 30-task quest: RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")
+    row("memory 3 s after the 30-task quest (its summary on show): RSS / PSS / USS, of them no file's (MB)",
+        f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}, {m.get('anon', float('nan')):.1f}", "–")
+if "idle_after_quest_memory_mb" in q:
+    m = q["idle_after_quest_memory_mb"]
+    row("memory idle after the quest (the summary gone, the quest's pages handed back; 100 s on): RSS / PSS / USS, of them no file's (MB)",
+        f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}, {m.get('anon', float('nan')):.1f}", "–")
 if "voice_process_mb" in q:
     m = q["voice_process_mb"]
     row("its voice process (`questbox voice serve`): RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")

@@ -219,6 +219,12 @@ results["quest_pid"] = new_pid
 # again after the quest's writes), beside what it holds idle after start (section 1).
 time.sleep(3)
 results["questbox"]["after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
+# And once the summary has timed out (30 s) and the box, idle for a minute, has handed back
+# the pages the quest mapped: what it then holds for the rest of the day (3 s after the
+# press, the summary's words are still being played).
+phase("the box idle after the quest", 160)
+time.sleep(100)
+results["questbox"]["idle_after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 results["audio_presses"] = presses
 results["offer_presses"] = offers[:-1]       # the last "next" ends the quest: the summary
 signal.alarm(0)

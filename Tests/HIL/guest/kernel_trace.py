@@ -125,16 +125,17 @@ def percentile(values, p):
 
 
 def memory_kb(pid):
-    """{"rss", "pss", "uss"} in kB from /proc/PID/smaps_rollup: RSS counts every page mapped,
-    PSS shares each shared page among the processes mapping it, USS (private pages) is what
-    the process alone holds."""
+    """{"rss", "pss", "uss", "anon"} in kB from /proc/PID/smaps_rollup: RSS counts every page
+    mapped, PSS shares each shared page among the processes mapping it, USS (private pages) is
+    what the process alone holds, anon the pages no file backs (heap, stacks)."""
     fields = {}
     for line in open(f"/proc/{pid}/smaps_rollup"):
         parts = line.split()
         if len(parts) >= 2 and parts[1].isdigit():
             fields[parts[0].rstrip(":")] = int(parts[1])
     return {"rss": fields.get("Rss", 0), "pss": fields.get("Pss", 0),
-            "uss": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)}
+            "uss": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0),
+            "anon": fields.get("Anonymous", 0)}
 
 
 def process_usage(pid):
