@@ -37,12 +37,16 @@ enum StartUpMemory {
     /// (what it runs meanwhile comes back from the page cache), and the next quest is rehearsed
     /// as at start.
     static let afterQuestDelayNanos: MonotonicNanos = 60_000_000_000
-    private static let releaser = DispatchQueue(label: "questbox-memory", qos: .utility)
 
+    /// A thread that ends when the work is done, not a dispatch queue: libdispatch's worker
+    /// pool, once started, keeps a timer that wakes the idle box every second.
     static func releaseAfterQuest(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, done: @escaping @Sendable () -> Void) {
-        releaser.async {
+        let thread = Thread {
             release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: "quest")
             done()
         }
+        thread.name = "questbox-memory"
+        thread.stackSize = 256 * 1024
+        thread.start()
     }
 }
