@@ -3,7 +3,7 @@
 would, while recording the LED and buzzer lines. Prints JSON: the presses (CLOCK_MONOTONIC
 s), the injected lock-in → stop intervals, and every output change.
 usage: quest.py SYSFS_DIR"""
-import json, sys, time
+import json, os, sys, time
 from box import Box, OutputRecorder, LOCK, STOP, DOWN, now
 
 # (task duration s, "down" presses before lock-in). The first suggestion is 2:00; seven
@@ -28,7 +28,14 @@ def press(label, line, hold=0.08):
 press("start", LOCK)
 time.sleep(1.0)
 injected = []
+# QUEST_BEFORE_LAST=PATH: the last task waits (at most 90 s) until PATH exists, so a scenario
+# can let what it threw at the box during the first tasks end first (house: the flood).
+before_last = os.environ.get("QUEST_BEFORE_LAST")
 for i, (duration, downs) in enumerate(PLAN):
+    if before_last and i == len(PLAN) - 1:
+        deadline = time.monotonic() + 90
+        while not os.path.exists(before_last) and time.monotonic() < deadline:
+            time.sleep(0.1)
     for _ in range(downs):
         box.tap(DOWN)
         time.sleep(0.25)
