@@ -20,13 +20,15 @@ actor KioskPresses {
     let waitOut: @Sendable (UInt64) async -> Void
     /// Holds whose limit is still running or whose let-go has not yet been decided.
     private(set) var limitsRunning = 0
-    /// The buttons each kiosk (by its pairing's id) holds down on the box.
-    private(set) var held: [Int64: Set<ButtonRole>] = [:]
-    /// Each down's number: a hold that ends is never let go again by its own time limit.
+    /// The buttons each kiosk (by its pairing's id) holds down on the box, each with its
+    /// down's number: a hold that ends is never let go again by its own time limit.
     private var holds: [Int64: [ButtonRole: UInt64]] = [:]
     private var nextHold: UInt64 = 0
     /// The last press or let-go on its way: the next one waits for it.
     private var last: Task<Void, Never>?
+
+    /// The buttons each kiosk holds down on the box.
+    var held: [Int64: Set<ButtonRole>] { holds.mapValues { Set($0.keys) } }
 
     init(box: BoxLink, holdLimitNanos: UInt64 = KioskPresses.defaultHoldLimitNanos,
          waitOut: @escaping @Sendable (UInt64) async -> Void = { try? await Task.sleep(nanoseconds: $0) }) {
@@ -65,7 +67,6 @@ actor KioskPresses {
         switch action {
         case .down:
             guard case .success = answer else { break }
-            held[id, default: []].insert(button)
             nextHold += 1
             holds[id, default: [:]][button] = nextHold
             expire(kiosk: id, button: button, hold: nextHold)
@@ -104,8 +105,7 @@ actor KioskPresses {
     }
 
     private func forget(kiosk id: Int64, button: ButtonRole) {
-        held[id]?.remove(button)
         holds[id]?[button] = nil
-        if held[id]?.isEmpty == true { held[id] = nil; holds[id] = nil }
+        if holds[id]?.isEmpty == true { holds[id] = nil }
     }
 }
