@@ -82,6 +82,10 @@ public final class HomeLinkService {
     /// page can be a few seconds behind (one write per `houseWriteSeconds` at most).
     private var unwritten: [String: HouseBox] = [:]
     private var lastHouseWrite = -Double.infinity
+    /// The house's commands, bounded (a flood costs a count, not a line or a request each).
+    private var commandGate = HouseCommandGate()
+    private var droppedUntold = 0
+    private var lastDropTold = -Double.infinity
     static let houseWriteSeconds = 5.0
     private lazy var notifier = PushNotifier(
         logger: logger, caFile: options.caFile, timeoutMs: options.pushTimeoutMs, delays: options.pushRetryDelays,
@@ -115,6 +119,7 @@ public final class HomeLinkService {
         }
         followBox(at: t)
         handleBroker()
+        tellIgnored(at: monotonicSeconds())
         if !unwritten.isEmpty, t - lastHouseWrite >= Self.houseWriteSeconds {
             lastHouseWrite = t
             writeHouse()
@@ -180,6 +185,7 @@ public final class HomeLinkService {
     }
 
     private func shutDown() {
+        tellIgnored(at: .infinity)
         notifier.stop()
         if configuration != nil { record(mqtt: "the link stopped") }
         disconnect()
@@ -268,7 +274,7 @@ public final class HomeLinkService {
     private func handleBroker() {
         guard let connection, let configuration else { return }
         let (incoming, dropped) = connection.drain()
-        if dropped > 0 { logger.warning("MQTT: messages from the broker dropped (too many at once)", metadata: ["dropped": "\(dropped)"]) }
+        droppedUntold += dropped
         for message in incoming {
             switch message {
             case .connected:
@@ -286,22 +292,45 @@ public final class HomeLinkService {
         }
     }
 
+    /// A flood told once per window: the commands ignored after the window's first, and the
+    /// messages the full inbox dropped unread.
+    private func tellIgnored(at t: Double) {
+        if let summary = commandGate.summary(at: t) {
+            var metadata: Logger.Metadata = ["ignored": "\(summary.total)"]
+            for (reason, count) in summary.counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { metadata[reason.rawValue] = "\(count)" }
+            logger.warning("MQTT commands ignored", metadata: metadata)
+        }
+        if droppedUntold > 0, t - lastDropTold >= HouseCommandGate.windowSeconds {
+            logger.warning("MQTT: messages from the broker dropped (too many at once)", metadata: ["dropped": "\(droppedUntold)"])
+            droppedUntold = 0
+            lastDropTold = t
+        }
+    }
+
     private func received(topic: String, payload: [UInt8], retained: Bool, _ configuration: LinkConfiguration) {
         if let (id, apply) = HeardBox.parse(topic: topic, payload: payload, ownID: boxID) {
             heardOf(id, payload.isEmpty && topic.hasSuffix("/state"), apply)
             return
         }
-        let text = String(decoding: payload.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if topic == configuration.topics.remindCommand || topic == configuration.topics.muteCommand {
-            logger.info("MQTT command received", metadata: ["topic": "\(topic)", "retained": "\(retained)"])
-        }
-        if topic == configuration.topics.remindCommand, !retained {
-            command(BoxRequest(command: "remind"))
-        } else if topic == configuration.topics.muteCommand, !retained {
-            switch text.uppercased() {
-            case "ON": command(BoxRequest(command: "mute", action: "on"))
-            case "OFF": command(BoxRequest(command: "mute", action: "off"))
-            default: logger.warning("MQTT: mute takes ON or OFF", metadata: ["payload": "\(DisplayText.escaped(String(text.prefix(20))))"])
+            let isRemind = topic == configuration.topics.remindCommand
+            let asked = HouseCommandGate.command(remind: isRemind, payload: payload)
+            switch commandGate.admit(asked, retained: retained, at: monotonicSeconds()) {
+            case .pass:
+                logger.info("MQTT command received", metadata: ["topic": "\(topic)"])
+                switch asked {
+                case .remind: command(BoxRequest(command: "remind"))
+                case .mute(let on): command(BoxRequest(command: "mute", action: on ? "on" : "off"))
+                case .notACommand: break
+                }
+            case .ignored(let reason, tell: true):
+                // The first of its window; the rest of the window is counted (`tellIgnored`).
+                logger.warning("MQTT command ignored", metadata: [
+                    "topic": "\(topic)", "reason": "\(reason.rawValue)",
+                    "payload": "\(DisplayText.escaped(String(decoding: payload.prefix(20), as: UTF8.self)))",
+                ])
+            case .ignored(_, tell: false):
+                break
             }
         } else if topic.hasSuffix("/config"), !payload.isEmpty, !configTopics.isEmpty, !configTopics.contains(topic) {
             // A config of this box that it no longer has (a routine deleted while the link was
@@ -357,6 +386,7 @@ public final class HomeLinkService {
         do {
             let reply = try box.request(request, timeoutMs: 2_000) { boxSaid($0) }
             if reply.ok == true {
+                if request.command == "remind" { commandGate.reminderTaken(at: monotonicSeconds()) }
                 logger.notice("MQTT command", metadata: ["command": "\(request.command)", "action": "\(request.action ?? "-")"])
             } else {
                 logger.warning("MQTT command refused", metadata: ["command": "\(request.command)", "error": "\(reply.error ?? "?")"])

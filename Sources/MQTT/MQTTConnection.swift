@@ -53,6 +53,9 @@ public final class MQTTConnection: @unchecked Sendable {
     public static let maximumInFlight = 64
     /// What the inbox holds at most (a flood of messages on the box's topics is cut here).
     public static let maximumInbox = 256
+    /// The largest payload kept (the box's own topics carry a few hundred bytes; a 5 MB one,
+    /// 40 times over, took the link past its unit's memory limit).
+    public static let maximumPayload: Int32 = 16 * 1024
 
     private let handle: OpaquePointer
     private let subscriptions: [String]
@@ -108,6 +111,11 @@ public final class MQTTConnection: @unchecked Sendable {
         }
         mosquitto_message_callback_set(handle) { _, object, message in
             guard let connection = MQTTConnection.from(object), let message = message?.pointee, let topic = message.topic else { return }
+            // A full inbox or an outsized payload is counted and dropped before anything is copied.
+            guard message.payloadlen <= MQTTConnection.maximumPayload, connection.hasRoom() else {
+                connection.state.withLock { $0.dropped += 1 }
+                return
+            }
             let payload = message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
             connection.receive(.message(topic: String(cString: topic), payload: payload, retained: message.retain))
         }
@@ -179,6 +187,8 @@ public final class MQTTConnection: @unchecked Sendable {
             if $0.inbox.count < Self.maximumInbox { $0.inbox.append(incoming) } else { $0.dropped += 1 }
         }
     }
+
+    private func hasRoom() -> Bool { state.withLock { $0.inbox.count < Self.maximumInbox } }
 
     public var isConnected: Bool { state.withLock { $0.connected } }
 
