@@ -3,8 +3,12 @@
 (swift-argument-parser's JSON of every command, option and abstract), so the page says what
 --help says and cannot drift from it.
     scripts/manpage.py PROGRAM NAME VERSION > NAME.1
+$QUESTBOX_RUN_WITH, when set, is a command the program runs under (an arm64 program on an
+amd64 machine: "qemu-aarch64-static -L SYSROOT").
 """
 import json
+import os
+import shlex
 import subprocess
 import sys
 
@@ -49,7 +53,8 @@ def command_section(cmd, path, out):
 
 def main():
     program, name, version = sys.argv[1:4]
-    dump = subprocess.run([program, "--experimental-dump-help"], check=True, capture_output=True, text=True).stdout
+    runner = shlex.split(os.environ.get("QUESTBOX_RUN_WITH", ""))
+    dump = subprocess.run(runner + [program, "--experimental-dump-help"], check=True, capture_output=True, text=True).stdout
     root = json.loads(dump)["command"]
     has_commands = any(c.get("shouldDisplay", True) and c["commandName"] != "help" for c in root.get("subcommands", []))
     out = [

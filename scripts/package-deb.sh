@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Debian package questbox_<version>_<arch>.deb from a release build with the Swift
 # runtime linked statically (the Pi needs no Swift installed):
-#   scripts/package-deb.sh [OUT_DIR]        (default: .build/deb; prints the package's path)
+#   scripts/package-deb.sh [--arch arm64] [OUT_DIR]   (default: .build/deb; prints the package's path)
+# --arch arm64 on an amd64 machine cross-builds the Pi's package (scripts/arm64-toolchain.sh:
+# Debian sid's Swift in a root of its own, a trixie arm64 sysroot; nothing goes on the host).
 # /usr/bin/questbox, questbox-web and questbox-link; boards, sounds and the web app's templates under
 # /usr/share/questbox/; the services; a sysusers.d user (gpio, audio, i2c) and a tmpfiles.d
 # folder for /var/lib/questbox; /etc/default/questbox (the board) as a conffile. Depends is
@@ -11,20 +13,45 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 install_missing_packages dpkg-dev patchelf
-out=$(realpath -m "${1:-.build/deb}")
-version=$(scripts/version.sh)
 arch=$(dpkg --print-architecture)
+out_dir=.build/deb
+while (($#)); do
+    case $1 in
+        --arch) arch=${2:?--arch needs an architecture}; shift 2 ;;
+        --arch=*) arch=${1#--arch=}; shift ;;
+        -*) echo "package: unknown option $1" >&2; exit 2 ;;
+        *) out_dir=$1; shift ;;
+    esac
+done
+cross=
+if [[ $arch != "$(dpkg --print-architecture)" ]]; then
+    [[ $arch == arm64 && $(dpkg --print-architecture) == amd64 ]] \
+        || { echo "package: --arch $arch: only arm64, cross-built on amd64" >&2; exit 2; }
+    cross=arm64
+    source scripts/arm64-toolchain.sh
+    arm64_prepare
+fi
+out=$(realpath -m "$out_dir")
+version=$(scripts/version.sh)
 # The maintainer: $DEBFULLNAME <$DEBEMAIL>, else the newest commit's author.
 maintainer="${DEBFULLNAME:-$(git log -1 --format=%an 2>/dev/null || echo "TimeQuest Box developers")} <${DEBEMAIL:-$(git log -1 --format=%ae 2>/dev/null || echo "questbox@example.org")}>"
 
-echo "package: release build of questbox, questbox-web and questbox-link (the first takes several minutes)" >&2
-# Linked afresh every time (seconds): SwiftPM takes a program linked with other flags (another
-# linker, the runtime not linked in) as up to date.
-rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web" "$RELEASE_BIN/questbox-link"
-for product in questbox questbox-web questbox-link; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
-bin=$RELEASE_BIN
+echo "package: $arch release build of questbox, questbox-web and questbox-link (the first takes several minutes)" >&2
+if [[ -z $cross ]]; then
+    # Linked afresh every time (seconds): SwiftPM takes a program linked with other flags
+    # (another linker, the runtime not linked in) as up to date.
+    rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web" "$RELEASE_BIN/questbox-link"
+    for product in questbox questbox-web questbox-link; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
+    bin=$RELEASE_BIN
+    checkouts=.build/checkouts
+    strip_program() { strip "$@"; }
+else
+    bin=$(arm64_build questbox questbox-web questbox-link)
+    checkouts=$ARM64_SCRATCH/checkouts
+    strip_program() { aarch64-linux-gnu-strip "$@"; }
+fi
 for program in questbox questbox-web questbox-link; do
-    if ldd "$bin/$program" | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
+    if readelf -d "$bin/$program" | grep NEEDED | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
         echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2
         exit 1
     fi
@@ -36,14 +63,14 @@ root=$stage/questbox
 install -d "$root/DEBIAN"
 for program in questbox questbox-web questbox-link; do
     install -D -m 755 "$bin/$program" "$root/usr/bin/$program"
-    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+    strip_program --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
     # The toolchain's library path is useless on the Pi: the Swift runtime is linked in.
     patchelf --remove-rpath "$root/usr/bin/$program"
 done
 # Man pages from the programs' own help (scripts/manpage.py).
 install -d "$root/usr/share/man/man1"
 for program in questbox questbox-web questbox-link; do
-    python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
+    QUESTBOX_RUN_WITH=${cross:+qemu-aarch64-static -L $arm64_root$arm64_sysroot} python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
     chmod 644 "$root/usr/share/man/man1/$program.1.gz"
 done
 share=$root/usr/share/questbox
@@ -82,11 +109,16 @@ licence_of() {  # FILE: "Apache-2.0" or the file's text
     echo
     echo "Statically linked into /usr/bin/questbox, questbox-web and questbox-link: the Swift runtime and"
     echo "Foundation, and packages of this build's resolved graph (a subset of those listed below)."
-    swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
     echo
-    echo "== Swift runtime and Foundation (swift.org) =="
-    licence_of "$swift_root/share/swift/LICENSE.txt"
-    for checkout in .build/checkouts/*/; do
+    if [[ -z $cross ]]; then
+        swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+        echo "== Swift runtime and Foundation (swift.org) =="
+        licence_of "$swift_root/share/swift/LICENSE.txt"
+    else
+        echo "== Swift runtime and Foundation (swift.org, as Debian's swiftlang $ARM64_SWIFTLANG) =="
+        cat "$arm64_root/usr/share/doc/swiftlang/copyright"
+    fi
+    for checkout in "$checkouts"/*/; do
         name=$(basename "$checkout")
         echo
         echo "== $name =="
@@ -113,7 +145,9 @@ install -D -m 644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overr
 # Depends from the programs' shared libraries (dpkg-shlibdeps wants a debian/control).
 mkdir -p "$stage/src/debian"
 printf 'Source: questbox\n\nPackage: questbox\nArchitecture: any\n' > "$stage/src/debian/control"
-depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" -e"$root/usr/bin/questbox-link" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibdeps=(dpkg-shlibdeps)
+[[ -z $cross ]] || shlibdeps=(arm64_shlibdeps)
+depends=$(cd "$stage/src" && "${shlibdeps[@]}" -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" -e"$root/usr/bin/questbox-link" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 # The voice's library is opened when the box first speaks (dlopen), so no program names it.
 depends="$depends, libespeak-ng1"

@@ -58,12 +58,13 @@ RELEASE_DIR=${QUESTBOX_RELEASE_DIR:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." &&
 # OS), which the loader otherwise reads as a 2.4 MB table at every start; and no exported
 # symbols (deploy/link/local-symbols.map).
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-RELEASE_BUILD=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro
+# RELEASE_FLAGS are the same for every architecture (the arm64 cross build uses them too).
+RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
     -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker --symbol-ordering-file="$REPO_ROOT/deploy/link/hot-code.order" -Xlinker --no-warn-symbol-ordering
-    -Xlinker --version-script="$REPO_ROOT/deploy/link/local-symbols.map"
-    --scratch-path "$RELEASE_DIR")
+    -Xlinker --version-script="$REPO_ROOT/deploy/link/local-symbols.map")
+RELEASE_BUILD=("${RELEASE_FLAGS[@]}" --scratch-path "$RELEASE_DIR")
 # The C++ library linked in too (the Swift runtime and ICU are C++; nothing else the box
 # loads is), so only the parts used are in the program, laid out with the rest: the shared
 # libstdc++ kept 1.5 MB resident. The toolchain's driver asks for -lstdc++ itself, so a linker

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The Pi's package (#50): questbox_<v>_arm64.deb cross-built here from Debian's packages alone
+# (scripts/package-deb.sh --arch arm64; the toolchain cached in /tmp/questbox-arm64), then:
+#   1. what dpkg says of it: Architecture arm64, Depends on trixie's libgpiod3 (never
+#      libgpiod2) and ALSA, its programs aarch64 with no Swift runtime needed; lintian as for
+#      amd64;
+#   2. its own programs (unpacked from the package, not the build folder) run under
+#      qemu-user with the trixie arm64 libraries: --version, the boards it installed, a routine
+#      imported and the example quest played on the virtual clock with every effect traced,
+#      byte for byte the same as this machine's build prints (quest ids aside, random); and questbox-web answers `/`.
+# What it does not do yet: the arm64 unit tests and the arm64 VM (docs/arm64.md says which).
+#   Tests/Arm64/run.sh [DEB]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/setup.sh
+source scripts/arm64-toolchain.sh
+install_missing_packages lintian curl
+fail() { echo "FAIL arm64: $*" >&2; exit 1; }
+say() { echo "arm64: $*" >&2; }
+started=$SECONDS
+arm64_prepare
+deb=${1:-$(scripts/package-deb.sh --arch arm64)}
+deb=$(realpath "$deb")
+say "package made in $((SECONDS - started)) s: $(basename "$deb"), $(du -h "$deb" | cut -f1)"
+
+# 1. What dpkg says.
+[[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || fail "Architecture is $(dpkg-deb -f "$deb" Architecture)"
+depends=$(dpkg-deb -f "$deb" Depends)
+for needed in "libgpiod3" "libasound2t64" "libsqlite3-0" "libc6 (>= " "libmosquitto1" "libespeak-ng1"; do
+    [[ $depends == *"$needed"* ]] || fail "Depends lacks $needed: $depends"
+done
+[[ $depends != *libgpiod2* ]] || fail "Depends names bookworm's libgpiod2: $depends"
+say "Depends: $depends"
+lintian --fail-on error,warning "$deb" 2>&1 | grep -v "running with root privileges" >&2 || true
+lintian --fail-on error,warning "$deb" >/dev/null 2>&1 || fail "lintian reports errors or warnings on the arm64 package (above)"
+
+unpacked=$(mktemp -d)
+trap 'rm -rf "$unpacked"; [[ -z ${web:-} ]] || kill "$web" 2>/dev/null || true' EXIT
+dpkg-deb -x "$deb" "$unpacked"
+for program in questbox questbox-web questbox-link; do
+    file "$unpacked/usr/bin/$program" | grep -q "ARM aarch64" || fail "$program is not an aarch64 program: $(file "$unpacked/usr/bin/$program")"
+    if readelf -d "$unpacked/usr/bin/$program" | grep NEEDED | grep -Eq 'libswift|libFoundation|libdispatch'; then
+        fail "$program needs the Swift runtime installed"
+    fi
+done
+
+# 2. The package's own programs under qemu-user, against this machine's build.
+qb() { arm64_run "$unpacked/usr/bin/questbox" "$@"; }
+version=$(dpkg-deb -f "$deb" Version)
+[[ $(qb --version) == "$version" ]] || fail "questbox --version says $(qb --version), the package $version"
+# The boards and sounds are found beside the program (../share/questbox), as installed.
+qb boards list > "$unpacked/boards.txt" 2>&1 || { cat "$unpacked/boards.txt" >&2; fail "boards list"; }
+for board in rpi4 rpi5 rpi-zero2w; do grep -q "^$board — " "$unpacked/boards.txt" || fail "boards list lacks $board: $(cat "$unpacked/boards.txt")"; done
+native=$(swift build --show-bin-path)/questbox
+[[ -x $native ]] || swift build --product questbox >&2
+# Both on the same fixed calendar day, so every date in the trace is the same.
+play() {  # RUNNER… : the example routine and quest, traced, in a fresh data folder
+    local data
+    data=$(mktemp -d)
+    "$@" routine import deploy/example-routine.json --data "$data" >/dev/null
+    "$@" simulate --events deploy/example-quest.events --now 2026-03-02T07:40:00Z --trace --data "$data"
+    rm -rf "$data"
+}
+# Each quest's id is random: named alike before comparing.
+same_ids() { sed -E 's/[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/QUEST-ID/g'; }
+play qb 2>&1 | same_ids > "$unpacked/arm64.txt" || { tail -n 20 "$unpacked/arm64.txt" >&2; fail "the arm64 simulate failed"; }
+play "$native" 2>&1 | same_ids > "$unpacked/native.txt" || fail "this machine's simulate failed"
+cmp -s "$unpacked/arm64.txt" "$unpacked/native.txt" \
+    || { diff "$unpacked/native.txt" "$unpacked/arm64.txt" | head -n 20 >&2; fail "the arm64 quest's trace differs from this machine's"; }
+grep -q '"effect":"sound"' "$unpacked/arm64.txt" || fail "the traced quest played no sound"
+say "the example quest on arm64: $(wc -l < "$unpacked/arm64.txt") traced lines, the same as $(uname -m)"
+
+# questbox-web answers its first page.
+port=$((20000 + RANDOM % 20000))
+data=$(mktemp -d -p "$unpacked")
+QUESTBOX_WEB_RESOURCES=$unpacked/usr/share/questbox/web arm64_run "$unpacked/usr/bin/questbox-web" --data "$data" --listen 127.0.0.1 --port "$port" \
+    > "$unpacked/web.log" 2>&1 &
+web=$!
+for _ in $(seq 300); do curl -fsS -o "$unpacked/index.html" "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.2; done
+[[ -s $unpacked/index.html ]] || { cat "$unpacked/web.log" >&2; fail "questbox-web (arm64) did not answer /"; }
+grep -qi "<html" "$unpacked/index.html" || fail "questbox-web's / is not a page"
+kill "$web" && wait "$web" 2>/dev/null || true
+web=
+echo "PASS arm64: $(basename "$deb") (Architecture arm64, Depends libgpiod3), its programs under qemu-user: the example quest traced byte for byte as on $(uname -m), questbox-web answers / ($((SECONDS - started)) s)"

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# The arm64 cross toolchain (#50), from Debian's packages alone, cached in a folder keyed by
+# its pinned versions under $QUESTBOX_ARM64_CACHE (default /tmp/questbox-arm64):
+#   sid/          a Debian sid root (debootstrap) with swiftlang $ARM64_SWIFTLANG for amd64:
+#                 the compiler (trixie's Swift is too old, and no sid package goes on the host)
+#   sid/sysroot/  a Debian trixie arm64 root, unpacked and never run: the C libraries the box
+#                 links, and the aarch64 Swift runtime of the very same swiftlang build
+#   sid/sdk/      the Swift SDK bundle that names it for SwiftPM (--swift-sdk questbox-arm64)
+# Sourced (scripts/package-deb.sh --arch arm64): `arm64_prepare` makes what is missing, and
+# `in_sid COMMAND…` runs a command in the sid root, in this checkout (bound at the same path),
+# with mounts that live in a mount namespace of its own: they vanish with it, however the
+# command ends. Run alone, it prepares and prints the cache folder.
+set -euo pipefail
+
+# The compiler (amd64) and the runtime (arm64) must be the same build: bump them together.
+ARM64_SWIFTLANG=6.2.3-1+b1
+ARM64_SUITE=trixie
+ARM64_MIRROR=${QUESTBOX_ARM64_MIRROR:-http://deb.debian.org/debian}
+ARM64_CACHE=${QUESTBOX_ARM64_CACHE:-/tmp/questbox-arm64}/swiftlang-$ARM64_SWIFTLANG-$ARM64_SUITE
+arm64_root=$ARM64_CACHE/sid
+# Paths as the compiler sees them inside the sid root.
+arm64_sysroot=/sysroot
+arm64_sdks=/sdk
+# What the box links, with headers, for arm64: libgpiod 2.x, ALSA, SQLite, libmosquitto,
+# curl (push), espeak-ng (the voice), and the C and C++ runtimes the Swift runtime needs.
+ARM64_SYSROOT_PACKAGES=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libgpiod-dev,libasound2-dev,libsqlite3-dev,libcurl4-openssl-dev,libmosquitto-dev,libespeak-ng-dev,zlib1g-dev,libxml2-dev
+arm64_checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+
+arm64_say() { echo "arm64: $*" >&2; }
+arm64_fail() { echo "arm64: $*" >&2; exit 1; }
+
+# apt with a configuration of its own (sid, amd64 and arm64), never the host's lists or status.
+arm64_apt() {
+    APT_CONFIG=$ARM64_CACHE/apt/apt.conf "$@"
+}
+
+arm64_prepare() {
+    mkdir -p "$ARM64_CACHE"
+    exec 8> "$ARM64_CACHE/lock"
+    flock 8
+    [[ -f $ARM64_CACHE/ready ]] && return 0
+    local started=$SECONDS
+    # debootstrap from the host's Debian; qemu-user-static runs what is built (tests, man pages).
+    install_missing_packages debootstrap qemu-user-static binutils-aarch64-linux-gnu
+    arm64_pin_check
+    arm64_make_sid
+    arm64_make_sysroot
+    arm64_add_runtime
+    arm64_make_sdk
+    touch "$ARM64_CACHE/ready"
+    arm64_say "toolchain ready in $((SECONDS - started)) s ($(du -sh "$ARM64_CACHE" | cut -f1) in $ARM64_CACHE)"
+}
+
+# sid's swiftlang must still be the pinned build, for amd64 and arm64 alike.
+arm64_pin_check() {
+    local apt=$ARM64_CACHE/apt
+    mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$apt/prefs.d" "$apt/debs"
+    : > "$apt/state/status"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $ARM64_MIRROR sid main" > "$apt/sources.list"
+    cat > "$apt/apt.conf" <<EOF
+Dir::State "$apt/state";
+Dir::State::status "$apt/state/status";
+Dir::Cache "$apt/cache";
+Dir::Etc::sourcelist "$apt/sources.list";
+Dir::Etc::sourceparts "$apt/sources.list.d";
+Dir::Etc::preferencesparts "$apt/prefs.d";
+APT::Architecture "amd64";
+APT::Architectures { "amd64"; "arm64"; };
+Acquire::Languages "none";
+APT::Sandbox::User "root";
+// The archive served here is a snapshot whose Release files have expired.
+Acquire::Check-Valid-Until "false";
+EOF
+    arm64_apt apt-get update -qq >&2 || arm64_fail "apt-get update for sid failed"
+    local arch have
+    for arch in amd64 arm64; do
+        have=$(arm64_apt apt-cache show "swiftlang:$arch" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+        [[ $have == "$ARM64_SWIFTLANG" ]] || arm64_fail "sid has swiftlang:$arch ${have:-none}, pinned $ARM64_SWIFTLANG: bump ARM64_SWIFTLANG in scripts/arm64-toolchain.sh (compiler and runtime together)"
+    done
+    (cd "$apt/debs" && arm64_apt apt-get download -qq "swiftlang:arm64=$ARM64_SWIFTLANG") >&2 \
+        || arm64_fail "downloading swiftlang:arm64=$ARM64_SWIFTLANG failed"
+}
+
+arm64_make_sid() {
+    [[ -f $ARM64_CACHE/sid.ready ]] && return 0
+    arm64_say "debootstrap sid with swiftlang $ARM64_SWIFTLANG (the compiler, amd64)"
+    rm -rf "$arm64_root"
+    debootstrap --variant=minbase --include=swiftlang,libc6-dev,pkgconf,git,ca-certificates,file \
+        sid "$arm64_root" "$ARM64_MIRROR" > "$ARM64_CACHE/debootstrap-sid.log" 2>&1 \
+        || { tail -n 20 "$ARM64_CACHE/debootstrap-sid.log" >&2; arm64_fail "debootstrap sid failed (log: $ARM64_CACHE/debootstrap-sid.log)"; }
+    local have
+    have=$(chroot "$arm64_root" dpkg-query -W -f='${Version}' swiftlang)
+    [[ $have == "$ARM64_SWIFTLANG" ]] || arm64_fail "the sid root has swiftlang $have, pinned $ARM64_SWIFTLANG"
+    # SwiftPM fetches the dependencies through git: this machine's URL rewrites (its package
+    # mirror, bound read-only by in_sid), and a checkout owned by someone else.
+    { sed -n '/^\[url /,/^\[/p' /etc/gitconfig 2>/dev/null | sed '$ { /^\[/d }' || true
+      printf '[safe]\n\tdirectory = *\n'; } > "$arm64_root/etc/gitconfig"
+    rm -rf "$arm64_root/var/cache/apt/archives/"*.deb
+    touch "$ARM64_CACHE/sid.ready"
+}
+
+arm64_make_sysroot() {
+    local sysroot=$arm64_root$arm64_sysroot
+    [[ -f $ARM64_CACHE/sysroot.ready ]] && return 0
+    arm64_say "the $ARM64_SUITE arm64 sysroot (unpacked, never run)"
+    rm -rf "$sysroot"
+    # --foreign only downloads and unpacks the essential set; the rest is unpacked below.
+    debootstrap --arch=arm64 --foreign --variant=minbase --include="$ARM64_SYSROOT_PACKAGES" \
+        "$ARM64_SUITE" "$sysroot" "$ARM64_MIRROR" > "$ARM64_CACHE/debootstrap-sysroot.log" 2>&1 \
+        || { tail -n 20 "$ARM64_CACHE/debootstrap-sysroot.log" >&2; arm64_fail "debootstrap $ARM64_SUITE arm64 failed"; }
+    local deb
+    for deb in "$sysroot"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    # The package list, for dpkg-shlibdeps (arm64_admin_dir) and the record.
+    mkdir -p "$ARM64_CACHE/sysroot-debs"
+    mv "$sysroot"/var/cache/apt/archives/*.deb "$ARM64_CACHE/sysroot-debs/"
+    touch "$ARM64_CACHE/sysroot.ready"
+}
+
+# The aarch64 Swift runtime and modules (swiftlang:arm64 keeps them under usr/libexec/swift)
+# into the sysroot: with -sdk the driver takes swiftrt.o from SDK/usr/lib/swift_static.
+arm64_add_runtime() {
+    local sysroot=$arm64_root$arm64_sysroot unpacked=$ARM64_CACHE/swiftlang-arm64
+    rm -rf "$unpacked" && mkdir -p "$unpacked"
+    dpkg-deb -x "$ARM64_CACHE"/apt/debs/swiftlang_*_arm64.deb "$unpacked"
+    local lib=$unpacked/usr/libexec/swift/lib
+    [[ -d $lib/swift/linux/aarch64 && -d $lib/swift_static/linux ]] \
+        || arm64_fail "swiftlang:arm64 has no aarch64 runtime under usr/libexec/swift/lib"
+    # lib/clang too: swift/clang and swift_static/clang point there (the C compiler's own headers).
+    rm -rf "$sysroot/usr/lib/swift" "$sysroot/usr/lib/swift_static" "$sysroot/usr/lib/clang"
+    cp -a "$lib/swift" "$lib/swift_static" "$lib/clang" "$sysroot/usr/lib/"
+    rm -rf "$unpacked"
+}
+
+arm64_make_sdk() {
+    local bundle=$arm64_root$arm64_sdks/questbox-arm64.artifactbundle
+    rm -rf "$bundle" && mkdir -p "$bundle/questbox-arm64"
+    # Debian's compiler calls its host x86_64-pc-linux-gnu: with only -unknown- SwiftPM finds no SDK.
+    cat > "$bundle/info.json" <<EOF
+{"schemaVersion": "1.0", "artifacts": {"questbox-arm64": {"type": "swiftSDK", "version": "$ARM64_SWIFTLANG",
+ "variants": [{"path": "questbox-arm64", "supportedTriples": ["x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu"]}]}}}
+EOF
+    cat > "$bundle/questbox-arm64/swift-sdk.json" <<EOF
+{"schemaVersion": "4.0", "targetTriples": {"aarch64-unknown-linux-gnu": {
+  "sdkRootPath": "$arm64_sysroot",
+  "swiftResourcesPath": "$arm64_sysroot/usr/lib/swift",
+  "swiftStaticResourcesPath": "$arm64_sysroot/usr/lib/swift_static",
+  "toolsetPaths": ["toolset.json"]}}}
+EOF
+    # lld links for aarch64 (a "linker" entry in the toolset fails: "invalid linker name").
+    echo '{"schemaVersion": "1.0", "swiftCompiler": {"extraCLIOptions": ["-use-ld=lld"]}}' > "$bundle/questbox-arm64/toolset.json"
+}
+
+# COMMAND… in the sid root, in this checkout, with /proc, /dev, the checkout and the package
+# mirror bound in a private mount namespace (gone with the command, whatever ends it).
+in_sid() {
+    local mirrors
+    mirrors=$(sed -n 's/^\[url "\(\/[^"]*\)"\]/\1/p' "$arm64_root/etc/gitconfig" | tr '\n' ' ')
+    unshare --mount --propagation private /usr/bin/env ROOT="$arm64_root" CHECKOUT="$arm64_checkout" MIRRORS="$mirrors" \
+        SYSROOT="$arm64_sysroot" bash -euo pipefail -c '
+        mount -t proc proc "$ROOT/proc"
+        mount --bind /dev "$ROOT/dev"
+        mkdir -p "$ROOT$CHECKOUT"
+        mount --bind "$CHECKOUT" "$ROOT$CHECKOUT"
+        for dir in $MIRRORS; do mkdir -p "$ROOT$dir" && mount --bind -o ro "$dir" "$ROOT$dir"; done
+        cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+        exec chroot "$ROOT" /usr/bin/env -i PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/root LANG=C.UTF-8 TERM=dumb \
+            PKG_CONFIG_PATH="$SYSROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$SYSROOT/usr/share/pkgconfig" \
+            PKG_CONFIG_SYSROOT_DIR="$SYSROOT" \
+            sh -c "cd \"\$0\" && exec \"\$@\"" "$CHECKOUT" "$@"' in_sid "$@"
+}
+
+# The arm64 build folder (dependencies and this project's modules, cached like .build/release-static).
+ARM64_SCRATCH=$arm64_checkout/.build/arm64-release
+
+# PRODUCT…: the release build for arm64 with the project's own flags (setup.sh's RELEASE_FLAGS),
+# the Swift runtime and libstdc++ linked in as on amd64; prints the folder of the programs.
+arm64_build() {
+    local static_cxx=$ARM64_SCRATCH/static-c++ product
+    mkdir -p "$static_cxx"
+    # The driver asks for -lstdc++ itself: a linker script of that name, found first, names the archive.
+    printf 'INPUT(%s)\n' "$arm64_sysroot/usr/lib/gcc/aarch64-linux-gnu/14/libstdc++.a" > "$static_cxx/libstdc++.so"
+    for product in "$@"; do
+        # Linked afresh (seconds), as on amd64: SwiftPM takes one linked with other flags as up to date.
+        rm -f "$ARM64_SCRATCH/aarch64-unknown-linux-gnu/release/$product"
+        in_sid swift build "${RELEASE_FLAGS[@]}" --swift-sdks-path "$arm64_sdks" --swift-sdk questbox-arm64 \
+            --scratch-path "$ARM64_SCRATCH" -Xlinker -L"$static_cxx" --product "$product" >&2 \
+            || arm64_fail "the arm64 build of $product failed"
+    done
+    echo "$ARM64_SCRATCH/aarch64-unknown-linux-gnu/release"
+}
+
+# PROGRAM ARGS…: an arm64 program run here under qemu-user, with the sysroot's libraries.
+arm64_run() {
+    qemu-aarch64-static -L "$arm64_root$arm64_sysroot" "$@"
+}
+
+# dpkg-shlibdeps for arm64 programs: a dpkg database made from the sysroot's packages (their
+# control fields, shlibs, symbols and file lists, the paths under the sysroot) stands in for
+# an arm64 system's.
+arm64_shlibdeps() {
+    local admin=$ARM64_CACHE/dpkg-admin sysroot=$arm64_root$arm64_sysroot
+    if [[ ! -f $admin/ready ]]; then
+        local deb pkg control
+        rm -rf "$admin" && mkdir -p "$admin/info" "$admin/updates"
+        echo 1 > "$admin/info/format"
+        : > "$admin/status"
+        control=$(mktemp -d)
+        for deb in "$ARM64_CACHE"/sysroot-debs/*.deb; do
+            pkg=$(dpkg-deb -f "$deb" Package)
+            # Without Multi-Arch, dpkg names the files PKG.list rather than PKG:arm64.list.
+            { dpkg-deb -f "$deb" | grep -v '^Multi-Arch:'; echo "Status: install ok installed"; echo; } >> "$admin/status"
+            rm -rf "$control" && dpkg-deb -e "$deb" "$control"
+            for file in shlibs symbols; do [[ ! -f $control/$file ]] || cp "$control/$file" "$admin/info/$pkg.$file"; done
+            dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -e 's|^\./|/|' -e 's|/$||' | grep -v '^/*$' \
+                | awk -v r="$sysroot" '{ print r $0 } /^\/lib\// { print r "/usr" $0 }' > "$admin/info/$pkg.list"
+        done
+        rm -rf "$control"
+        touch "$admin/ready"
+    fi
+    DEB_HOST_ARCH=arm64 DEB_HOST_MULTIARCH=aarch64-linux-gnu DEB_HOST_GNU_TYPE=aarch64-linux-gnu \
+        dpkg-shlibdeps --admindir="$admin" -l"$sysroot/usr/lib/aarch64-linux-gnu" "$@"
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    cd "$arm64_checkout"
+    source scripts/setup.sh
+    arm64_prepare
+    echo "$ARM64_CACHE"
+fi
