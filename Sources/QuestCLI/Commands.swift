@@ -60,7 +60,7 @@ public struct Questbox: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "questbox",
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
-        version: BuildVersion.text,
+        version: BuildVersion.described,
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
                       BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, WebCommand.self, LinkCommand.self, VoiceCommand.self, BoardsCommand.self, DisplayCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
 

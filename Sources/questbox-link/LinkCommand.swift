@@ -19,7 +19,7 @@ struct LinkCommand: ParsableCommand {
         commandName: "questbox link",
         abstract: "Tell the house about the box: an MQTT broker with Home Assistant's discovery (settings mqtt.*).",
         discussion: "Set the broker with `questbox settings set mqtt.url mqtt://HOST:1883`; docs/mqtt.md lists every topic.",
-        version: BuildVersion.text)
+        version: BuildVersion.described)
 
     @Option(name: .long, help: "Data directory (default: $QUESTBOX_DATA, /var/lib/questbox as root, ~/.local/share/questbox).") var data: String?
     @Option(name: .long, help: "A CA certificate (PEM) to trust for mqtts:// instead of the system's (default: $QUESTBOX_MQTT_CA).") var caFile: String?

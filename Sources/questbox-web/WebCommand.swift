@@ -14,7 +14,7 @@ import WebApp
 struct WebCommand: AsyncParsableCommand, AppArguments {
     static let configuration = CommandConfiguration(
         commandName: "questbox web", abstract: "Serve the web app: the kiosk view, the player's pages and the parent's area.",
-        version: BuildVersion.text)
+        version: BuildVersion.described)
 
     @Option(name: .long, help: "Address to listen on (0.0.0.0: every network of the box).") var listen = "0.0.0.0"
     @Option(name: .long, help: "TCP port.") var port = 8080

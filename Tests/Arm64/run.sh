@@ -47,7 +47,7 @@ done
 # 2. The package's own programs under qemu-user, against this machine's build.
 qb() { arm64_run "$unpacked/usr/bin/questbox" "$@"; }
 version=$(dpkg-deb -f "$deb" Version)
-[[ $(qb --version) == "$version" ]] || fail "questbox --version says $(qb --version), the package $version"
+[[ $(qb --version) == "$version (arm64)" ]] || fail "questbox --version says $(qb --version), the package $version (arm64)"
 # The boards and sounds are found beside the program (../share/questbox), as installed.
 qb boards list > "$unpacked/boards.txt" 2>&1 || { cat "$unpacked/boards.txt" >&2; fail "boards list"; }
 for board in rpi4 rpi5 rpi-zero2w; do grep -q "^$board — " "$unpacked/boards.txt" || fail "boards list lacks $board: $(cat "$unpacked/boards.txt")"; done

@@ -80,7 +80,7 @@ apt_install "/tmp/$(basename "$deb")" > "$root/tmp/install.log" 2>&1 \
 grep -q "questbox: choose the board on the web app" "$root/tmp/install.log" || fail "the install did not say where to choose the board"
 
 # The installed program alone: version, boards, a quest on the installed boards and sounds.
-[[ $(in_root questbox --version) == "$version" ]] || fail "questbox --version is not $version"
+[[ $(in_root questbox --version) == "$version ($(dpkg-deb -f "$deb" Architecture))" ]] || fail "questbox --version is not $version (its architecture): $(in_root questbox --version)"
 in_root sh -c "cd / && questbox boards list" > "$root/tmp/boards.txt"
 for board in rpi4 rpi5 rpi-zero2w questbox-sim; do
     grep -q "^$board — .*(/usr/share/questbox/boards/$board.yaml)" "$root/tmp/boards.txt" || fail "boards list lacks $board: $(cat "$root/tmp/boards.txt")"
@@ -151,7 +151,7 @@ in_root chown questbox:questbox /var/lib/questbox/backups
 in_root chmod 750 /var/lib/questbox/backups
 # Now it can: the old version backs up, the new one takes over the same data.
 apt_install "/tmp/$(basename "$deb")" > "$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "the upgrade to $version"; }
-[[ $(in_root questbox --version) == "$version" ]] || fail "after the upgrade questbox --version is $(in_root questbox --version)"
+[[ $(in_root questbox --version) == "$version ($(dpkg-deb -f "$deb" Architecture))" ]] || fail "after the upgrade questbox --version is $(in_root questbox --version)"
 (( $(backups) == backups_before + 1 )) || fail "the upgrade made $(( $(backups) - backups_before )) backups, not 1"
 history_json > "$root/tmp/after.json"
 cmp -s "$root/tmp/before.json" "$root/tmp/after.json" || { diff "$root/tmp/before.json" "$root/tmp/after.json" >&2; fail "the history changed in the upgrade"; }

@@ -273,11 +273,18 @@ struct CLITests {
         }
     }
 
-    @Test("--version: the commit it was built from, as scripts/version.sh and the Debian package name it")
+    @Test("--version: the commit it was built from, as scripts/version.sh and the Debian package name it, and the architecture (#50)")
     func version() throws {
         let printed = try run(["--version"])
         #expect(printed.status == 0 && printed.stderr.isEmpty)
-        let line = printed.stdout.trimmingCharacters(in: .newlines)
+        let said = printed.stdout.trimmingCharacters(in: .newlines)
+        // "0.1.0+git172.g5b6b795 (amd64)": the architecture by Debian's name.
+        #if arch(x86_64)
+        #expect(said.hasSuffix(" (amd64)"), "\(said)")
+        #elseif arch(arm64)
+        #expect(said.hasSuffix(" (arm64)"), "\(said)")
+        #endif
+        let line = String(said.prefix { $0 != " " })
         // 0.1.0+git172.g5b6b795, with .dirty when built from changed files.
         let parts = line.split(separator: "+", maxSplits: 1).map(String.init)
         #expect(parts.count == 2 && parts[0].split(separator: ".").count == 3 && parts[0].split(separator: ".").allSatisfy { Int($0) != nil }, "\(line)")

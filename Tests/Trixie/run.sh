@@ -152,7 +152,7 @@ in_plain apt-get update -qq >&2
 in_plain sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/$(basename "$deb")" > "$cache/install.log" 2>&1 \
     || { cat "$cache/install.log" >&2; fail "apt-get install of the trixie package failed in a fresh trixie root"; }
 in_plain dpkg-query -W -f='${Status}' libgpiod3 | grep -q "install ok installed" || fail "installing the package did not bring libgpiod3"
-[[ $(in_plain questbox --version) == "$(dpkg-deb -f "$deb" Version)" ]] || fail "questbox --version is not the package's version"
+[[ $(in_plain questbox --version) == "$(dpkg-deb -f "$deb" Version) ($(dpkg-deb -f "$deb" Architecture))" ]] || fail "questbox --version is not the package's version"
 in_plain sh -c "cd / && questbox boards list" | grep -q "^rpi5 — .*(/usr/share/questbox/boards/rpi5.yaml)" || fail "boards list on trixie lacks the installed rpi5"
 in_plain sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/example-routine.json --data /tmp/try >/dev/null && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /tmp/try" > "$cache/quest.txt" 2>&1 \
     || { cat "$cache/quest.txt" >&2; fail "simulate --events failed with the installed trixie package"; }
