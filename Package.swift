@@ -189,3 +189,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// QUESTBOX_PURE_MODULES=1 (Tests/Arm64/run.sh): only the pure modules and their tests, which
+// the arm64 build runs under qemu-user; the rest of the tests needs devices, sockets, a
+// broker and subprocesses of this machine's architecture.
+if Context.environment["QUESTBOX_PURE_MODULES"] != nil {
+    let pure: Set = [
+        "QuestCore", "InputFiles", "ScreenRender", "RoutineFormat", "BoxProtocol", "CEventLoop",
+        "QuestCoreTests", "ScreenRenderTests", "RoutineFormatTests", "BoxProtocolTests",
+    ]
+    package.targets.removeAll { !pure.contains($0.name) }
+    package.products = []
+    package.dependencies = []
+}

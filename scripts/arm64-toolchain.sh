@@ -15,6 +15,9 @@ set -euo pipefail
 # The compiler (amd64) and the runtime (arm64) must be the same build: bump them together.
 ARM64_SWIFTLANG=6.2.3-1+b1
 ARM64_SUITE=trixie
+# 3: the runtime's shared libraries too (the unit tests link them), without the overlay whose
+# library is missing.
+ARM64_RECIPE=3
 ARM64_MIRROR=${QUESTBOX_ARM64_MIRROR:-http://deb.debian.org/debian}
 ARM64_CACHE=${QUESTBOX_ARM64_CACHE:-/tmp/questbox-arm64}/swiftlang-$ARM64_SWIFTLANG-$ARM64_SUITE
 arm64_root=$ARM64_CACHE/sid
@@ -36,9 +39,17 @@ arm64_apt() {
 
 arm64_prepare() {
     mkdir -p "$ARM64_CACHE"
+    # One preparation at a time; the lock is let go once the toolchain is there (a script that
+    # prepares and then runs another that prepares again must not wait for itself).
     exec 8> "$ARM64_CACHE/lock"
     flock 8
-    [[ -f $ARM64_CACHE/ready ]] && return 0
+    arm64_prepare_locked
+    exec 8>&-
+}
+
+arm64_prepare_locked() {
+    # The steps' recipe: a change to what a step makes bumps it, and a cache made before redoes it.
+    [[ -f $ARM64_CACHE/ready && $(cat "$ARM64_CACHE/ready") == "$ARM64_RECIPE" ]] && return 0
     local started=$SECONDS
     # debootstrap from the host's Debian; qemu-user-static runs what is built (tests, man pages).
     install_missing_packages debootstrap qemu-user-static binutils-aarch64-linux-gnu
@@ -47,7 +58,7 @@ arm64_prepare() {
     arm64_make_sysroot
     arm64_add_runtime
     arm64_make_sdk
-    touch "$ARM64_CACHE/ready"
+    echo "$ARM64_RECIPE" > "$ARM64_CACHE/ready"
     arm64_say "toolchain ready in $((SECONDS - started)) s ($(du -sh "$ARM64_CACHE" | cut -f1) in $ARM64_CACHE)"
 }
 
@@ -77,8 +88,9 @@ EOF
         have=$(arm64_apt apt-cache show "swiftlang:$arch" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
         [[ $have == "$ARM64_SWIFTLANG" ]] || arm64_fail "sid has swiftlang:$arch ${have:-none}, pinned $ARM64_SWIFTLANG: bump ARM64_SWIFTLANG in scripts/arm64-toolchain.sh (compiler and runtime together)"
     done
-    (cd "$apt/debs" && arm64_apt apt-get download -qq "swiftlang:arm64=$ARM64_SWIFTLANG") >&2 \
-        || arm64_fail "downloading swiftlang:arm64=$ARM64_SWIFTLANG failed"
+    # swiftlang:arm64 has the modules and static libraries, libswiftlang:arm64 the shared ones.
+    (cd "$apt/debs" && rm -f ./*.deb && arm64_apt apt-get download -qq "swiftlang:arm64=$ARM64_SWIFTLANG" "libswiftlang:arm64=$ARM64_SWIFTLANG") >&2 \
+        || arm64_fail "downloading swiftlang:arm64 and libswiftlang:arm64 $ARM64_SWIFTLANG failed"
 }
 
 arm64_make_sid() {
@@ -122,12 +134,19 @@ arm64_add_runtime() {
     local sysroot=$arm64_root$arm64_sysroot unpacked=$ARM64_CACHE/swiftlang-arm64
     rm -rf "$unpacked" && mkdir -p "$unpacked"
     dpkg-deb -x "$ARM64_CACHE"/apt/debs/swiftlang_*_arm64.deb "$unpacked"
+    dpkg-deb -x "$ARM64_CACHE"/apt/debs/libswiftlang_*_arm64.deb "$unpacked"
     local lib=$unpacked/usr/libexec/swift/lib
-    [[ -d $lib/swift/linux/aarch64 && -d $lib/swift_static/linux ]] \
+    [[ -d $lib/swift/linux/aarch64 && -d $lib/swift_static/linux && -f $lib/swift/linux/libTesting.so ]] \
         || arm64_fail "swiftlang:arm64 has no aarch64 runtime under usr/libexec/swift/lib"
     # lib/clang too: swift/clang and swift_static/clang point there (the C compiler's own headers).
     rm -rf "$sysroot/usr/lib/swift" "$sysroot/usr/lib/swift_static" "$sysroot/usr/lib/clang"
     cp -a "$lib/swift" "$lib/swift_static" "$lib/clang" "$sysroot/usr/lib/"
+    # Debian's arm64 packages have the Testing+Foundation overlay's module but not its library
+    # (lib_Testing_Foundation.so): a test that imports both would not link. Not offered, then;
+    # nothing the tests use comes from it (attachments of Foundation's types).
+    if [[ ! -f $sysroot/usr/lib/swift/linux/lib_Testing_Foundation.so ]]; then
+        rm -f "$sysroot/usr/lib/swift/linux/Testing.swiftcrossimport/Foundation.swiftoverlay"
+    fi
     rm -rf "$unpacked"
 }
 
@@ -192,6 +211,18 @@ arm64_build() {
 # PROGRAM ARGS…: an arm64 program run here under qemu-user, with the sysroot's libraries.
 arm64_run() {
     qemu-aarch64-static -L "$arm64_root$arm64_sysroot" "$@"
+}
+
+# The pure modules' unit tests (Package.swift's QUESTBOX_PURE_MODULES: QuestCore, ScreenRender,
+# RoutineFormat, BoxProtocol) built for arm64 in debug, then run under qemu-user with the
+# runtime's shared libraries from the sysroot. Prints Swift Testing's own lines.
+arm64_unit_tests() {
+    local scratch=$arm64_checkout/.build/arm64-tests
+    in_sid env QUESTBOX_PURE_MODULES=1 swift build --build-tests --swift-sdks-path "$arm64_sdks" --swift-sdk questbox-arm64 \
+        --scratch-path "$scratch" >&2 || arm64_fail "the arm64 build of the pure modules' tests failed"
+    # The loader reads the path in the emulated system, where -L puts the sysroot at /.
+    LD_LIBRARY_PATH=/usr/lib/swift/linux arm64_run "$scratch/aarch64-unknown-linux-gnu/debug/TimeQuestBoxPackageTests.xctest" \
+        --testing-library swift-testing
 }
 
 # dpkg-shlibdeps for arm64 programs: a dpkg database made from the sysroot's packages (their
