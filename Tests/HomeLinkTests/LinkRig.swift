@@ -164,15 +164,18 @@ final class LinkRig {
     deinit { stop() }
 }
 
-/// Subscribes to everything on the broker and keeps what it hears, with when.
+/// Subscribes to everything on the broker (or to `topics`) and keeps what it hears, with when.
 final class Observer {
     let connection: MQTTConnection
     private(set) var heard: [(topic: String, payload: String, retained: Bool, at: Date)] = []
 
-    init(port: Int, tls: Bool = false, caFile: String? = nil, host: String = "127.0.0.1", username: String? = nil, password: String? = nil) throws {
+    init(
+        port: Int, tls: Bool = false, caFile: String? = nil, host: String = "127.0.0.1", username: String? = nil, password: String? = nil,
+        topics: [String] = ["#"]
+    ) throws {
         var options = MQTTConnection.Options(
             host: host, port: port, tls: tls, caFile: caFile, username: username, password: password, clientID: "observer-\(UUID().uuidString.prefix(8))")
-        options.subscriptions = ["#"]
+        options.subscriptions = topics
         connection = try MQTTConnection(options)
     }
 
