@@ -208,9 +208,11 @@ arm64_build() {
     echo "$ARM64_SCRATCH/aarch64-unknown-linux-gnu/release"
 }
 
-# PROGRAM ARGS…: an arm64 program run here under qemu-user, with the sysroot's libraries.
+# How an arm64 program runs here: under qemu-user, with the sysroot's libraries.
+ARM64_RUNNER=(qemu-aarch64-static -L "$arm64_root$arm64_sysroot")
+# PROGRAM ARGS…
 arm64_run() {
-    qemu-aarch64-static -L "$arm64_root$arm64_sysroot" "$@"
+    "${ARM64_RUNNER[@]}" "$@"
 }
 
 # The pure modules' unit tests (Package.swift's QUESTBOX_PURE_MODULES: QuestCore, ScreenRender,

@@ -70,7 +70,7 @@ done
 # Man pages from the programs' own help (scripts/manpage.py).
 install -d "$root/usr/share/man/man1"
 for program in questbox questbox-web questbox-link; do
-    QUESTBOX_RUN_WITH=${cross:+qemu-aarch64-static -L $arm64_root$arm64_sysroot} python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
+    QUESTBOX_RUN_WITH=${cross:+${ARM64_RUNNER[*]}} python3 scripts/manpage.py "$bin/$program" "$program" "$version" | gzip -9n > "$root/usr/share/man/man1/$program.1.gz"
     chmod 644 "$root/usr/share/man/man1/$program.1.gz"
 done
 share=$root/usr/share/questbox

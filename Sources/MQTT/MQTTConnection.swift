@@ -111,13 +111,16 @@ public final class MQTTConnection: @unchecked Sendable {
         }
         mosquitto_message_callback_set(handle) { _, object, message in
             guard let connection = MQTTConnection.from(object), let message = message?.pointee, let topic = message.topic else { return }
-            // A full inbox or an outsized payload is counted and dropped before anything is copied.
-            guard message.payloadlen <= MQTTConnection.maximumPayload, connection.hasRoom() else {
+            // An outsized payload is counted and dropped unread; `receive` copies a message
+            // only when the inbox has room for it.
+            guard message.payloadlen <= MQTTConnection.maximumPayload else {
                 connection.state.withLock { $0.dropped += 1 }
                 return
             }
-            let payload = message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
-            connection.receive(.message(topic: String(cString: topic), payload: payload, retained: message.retain))
+            connection.receive(.message(
+                topic: String(cString: topic),
+                payload: message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? [],
+                retained: message.retain))
         }
         // The network runs on a thread of this connection's own: connect (blocking: with
         // libmosquitto 2.0.21 and OpenSSL 3.5, as on Debian trixie, the non-blocking connect's
@@ -182,13 +185,12 @@ public final class MQTTConnection: @unchecked Sendable {
         receive(connected ? .connected : .disconnected(reason))
     }
 
-    private func receive(_ incoming: Incoming) {
+    /// Made (copied) only when the inbox has room: a flood beyond it costs a count, not a copy.
+    private func receive(_ incoming: @autoclosure () -> Incoming) {
         state.withLock {
-            if $0.inbox.count < Self.maximumInbox { $0.inbox.append(incoming) } else { $0.dropped += 1 }
+            if $0.inbox.count < Self.maximumInbox { $0.inbox.append(incoming()) } else { $0.dropped += 1 }
         }
     }
-
-    private func hasRoom() -> Bool { state.withLock { $0.inbox.count < Self.maximumInbox } }
 
     public var isConnected: Bool { state.withLock { $0.connected } }
 

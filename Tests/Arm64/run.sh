@@ -77,7 +77,7 @@ say "the example quest on arm64: $(wc -l < "$unpacked/arm64.txt") traced lines, 
 port=$((20000 + RANDOM % 20000))
 data=$(mktemp -d -p "$unpacked")
 # qemu itself in the background (not a function's subshell), so the kill below reaches it.
-QUESTBOX_WEB_RESOURCES=$unpacked/usr/share/questbox/web qemu-aarch64-static -L "$arm64_root$arm64_sysroot" \
+QUESTBOX_WEB_RESOURCES=$unpacked/usr/share/questbox/web "${ARM64_RUNNER[@]}" \
     "$unpacked/usr/bin/questbox-web" --data "$data" --listen 127.0.0.1 --port "$port" > "$unpacked/web.log" 2>&1 &
 web=$!
 for _ in $(seq 300); do curl -fsS -o "$unpacked/index.html" "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.2; done

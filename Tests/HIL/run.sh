@@ -10,7 +10,6 @@ install_missing_packages mosquitto mosquitto-clients
 Tests/HIL/prepare.sh
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
-swift build --product questbox-link -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest house underrun bounce midnight crash live reminder no-screen display)
