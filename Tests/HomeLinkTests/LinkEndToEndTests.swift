@@ -265,4 +265,34 @@ struct LinkEndToEndTests {
         for _ in 0..<300 where !rig.linkLog.contains("MQTT commands ignored") { usleep(50_000) }
         #expect(rig.linkLog.contains("MQTT commands ignored") && rig.linkLog.contains("ignored="), "\(rig.linkLog)")
     }
+
+    @Test("#47: a payload over 16 KiB is dropped unread and counted; one at the limit is kept")
+    func outsizedPayload() throws {
+        let directory = NSTemporaryDirectory() + "questbox-payload-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let broker = try Broker(directory: directory)
+        defer { broker.stop() }
+        var options = MQTTConnection.Options(host: "127.0.0.1", port: broker.port, tls: false, clientID: "payload-listener")
+        options.subscriptions = ["big/#"]
+        let listener = try MQTTConnection(options)
+        defer { listener.close() }
+        let sender = try Observer(port: broker.port, topics: [])
+        var heard: [String: Int] = [:]
+        var dropped = 0
+        var sent = false
+        for _ in 0..<250 where heard["big/kept"] == nil {
+            let (incoming, lost) = listener.drain()
+            dropped += lost
+            for case .message(let topic, let payload, _) in incoming { heard[topic] = payload.count }
+            if !sent, listener.isConnected, sender.connection.isConnected {
+                let limit = Int(MQTTConnection.maximumPayload)
+                sent = sender.connection.publish(topic: "big/dropped", payload: String(repeating: "x", count: limit + 1), retain: false)
+                    && sender.connection.publish(topic: "big/kept", payload: String(repeating: "x", count: limit), retain: false)
+            }
+            usleep(20_000)
+        }
+        #expect(heard["big/kept"] == Int(MQTTConnection.maximumPayload))
+        #expect(heard["big/dropped"] == nil && dropped == 1, "heard \(heard), dropped \(dropped)")
+    }
 }
