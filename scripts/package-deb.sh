@@ -41,16 +41,24 @@ if [[ -z $cross ]]; then
     # Linked afresh every time (seconds): SwiftPM takes a program linked with other flags
     # (another linker, the runtime not linked in) as up to date.
     rm -f "$RELEASE_BIN/questbox" "$RELEASE_BIN/questbox-web" "$RELEASE_BIN/questbox-link"
+    refresh_version_stamp "$RELEASE_DIR"
     for product in questbox questbox-web questbox-link; do swift build "${RELEASE_BUILD[@]}" --product "$product" >&2; done
     bin=$RELEASE_BIN
     checkouts=.build/checkouts
     strip_program() { strip "$@"; }
 else
+    refresh_version_stamp "$ARM64_SCRATCH"
     bin=$(arm64_build questbox questbox-web questbox-link)
     checkouts=$ARM64_SCRATCH/checkouts
     strip_program() { aarch64-linux-gnu-strip "$@"; }
 fi
+run_program() { if [[ -n $cross ]]; then arm64_run "$@"; else "$@"; fi; }
 for program in questbox questbox-web questbox-link; do
+    said=$(run_program "$bin/$program" --version 2>&1) || true
+    if [[ $said != "$version ($arch)" ]]; then
+        echo "package: $bin/$program --version says '$said', not the package's '$version ($arch)'" >&2
+        exit 1
+    fi
     if readelf -d "$bin/$program" | grep NEEDED | grep -Eq 'libswift|libFoundation|libdispatch|libBlocksRuntime'; then
         echo "package: $bin/$program needs the Swift runtime at run time (not linked statically)" >&2
         exit 1

@@ -22,6 +22,18 @@ install_missing_packages() {
 }
 install_missing_packages "${APT_PACKAGES[@]}"
 
+# SwiftPM runs the version stamp's prebuild command (Plugins/VersionStamp) only when it reads
+# the manifest again, so a build folder that last read it at another commit kept that
+# commit's version: a package made from it carried a wrong `--version`. Writes the stamp of
+# the build folder given afresh when the version moved; the build then compiles it again.
+refresh_version_stamp() {  # SCRATCH
+    local stamp
+    for stamp in "$1"/plugins/outputs/*/BuildVersion/destination/VersionStamp/Generated/BuildVersionText.swift; do
+        [[ -f $stamp ]] && "$(dirname "${BASH_SOURCE[0]}")/version.sh" --swift "$stamp"
+    done
+    return 0
+}
+
 if ! command -v swift >/dev/null 2>&1; then
     for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin "$HOME/.local/share/swiftly/bin"; do
         [[ -x "$dir/swift" ]] && export PATH="$dir:$PATH" && break
