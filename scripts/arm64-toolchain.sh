@@ -171,21 +171,35 @@ EOF
 
 # COMMAND… in the sid root, in this checkout, with /proc, /dev, the checkout and the package
 # mirror bound in a private mount namespace (gone with the command, whatever ends it).
+# $ARM64_BINDS: more folders bound, "HOST=INSIDE …" (the arm64 kernel's headers, Tests/HIL).
 in_sid() {
     local mirrors
     mirrors=$(sed -n 's/^\[url "\(\/[^"]*\)"\]/\1/p' "$arm64_root/etc/gitconfig" | tr '\n' ' ')
     unshare --mount --propagation private /usr/bin/env ROOT="$arm64_root" CHECKOUT="$arm64_checkout" MIRRORS="$mirrors" \
-        SYSROOT="$arm64_sysroot" bash -euo pipefail -c '
+        SYSROOT="$arm64_sysroot" BINDS="${ARM64_BINDS:-}" bash -euo pipefail -c '
         mount -t proc proc "$ROOT/proc"
         mount --bind /dev "$ROOT/dev"
         mkdir -p "$ROOT$CHECKOUT"
         mount --bind "$CHECKOUT" "$ROOT$CHECKOUT"
         for dir in $MIRRORS; do mkdir -p "$ROOT$dir" && mount --bind -o ro "$dir" "$ROOT$dir"; done
+        for pair in $BINDS; do mkdir -p "$ROOT${pair#*=}" && mount --bind "${pair%%=*}" "$ROOT${pair#*=}"; done
         cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
         exec chroot "$ROOT" /usr/bin/env -i PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/root LANG=C.UTF-8 TERM=dumb \
             PKG_CONFIG_PATH="$SYSROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$SYSROOT/usr/share/pkgconfig" \
             PKG_CONFIG_SYSROOT_DIR="$SYSROOT" \
             sh -c "cd \"\$0\" && exec \"\$@\"" "$CHECKOUT" "$@"' in_sid "$@"
+}
+
+# What building the arm64 kernel's modules needs in the sid root (Tests/HIL/prepare-arm64.sh):
+# the cross compiler of the kernel's own major version (its headers call aarch64-linux-gnu-gcc-14),
+# make, and pahole for the modules' BTF. Installed once, beside the toolchain.
+arm64_kernel_tools() {
+    [[ -f $ARM64_CACHE/kernel-tools.ready ]] && return 0
+    arm64_say "the cross compiler for the arm64 kernel's modules (gcc-14-aarch64-linux-gnu, in the sid root)"
+    in_sid sh -c 'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-14-aarch64-linux-gnu make dwarves' \
+        > "$ARM64_CACHE/kernel-tools.log" 2>&1 || { tail -n 20 "$ARM64_CACHE/kernel-tools.log" >&2; arm64_fail "installing the kernel's cross compiler in the sid root failed"; }
+    rm -rf "$arm64_root/var/cache/apt/archives/"*.deb
+    touch "$ARM64_CACHE/kernel-tools.ready"
 }
 
 # The arm64 build folder (dependencies and this project's modules, cached like .build/release-static).

@@ -9,9 +9,11 @@
 #      imported and the example quest played on the virtual clock with every effect traced,
 #      byte for byte the same as this machine's build prints (quest ids aside, random); and questbox-web answers `/`.
 #   3. the pure modules' unit tests (QuestCore, ScreenRender, RoutineFormat, BoxProtocol)
-#      built for arm64 and run under qemu-user.
-# What it does not do yet: BoardProfile's tests (they run the questbox program) and the arm64
-# VM (docs/arm64.md says what is left).
+#      built for arm64 and run under qemu-user;
+#   4. the arm64 machine (Tests/Arm64/hil.sh): trixie's arm64 kernel in qemu-system-aarch64
+#      with gpio-sim, the loopback card and i2c-stub, the package installed there by apt-get,
+#      the HIL doctor, quest and display against it, then purged.
+# What it does not do yet: BoardProfile's tests (they run the questbox program).
 #   Tests/Arm64/run.sh [DEB]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -93,4 +95,7 @@ ran=$(grep -E "Test run with [0-9]+ tests" "$unpacked/unit-tests.log" | tail -n 
 [[ $ran == *passed* ]] || { tail -n 40 "$unpacked/unit-tests.log" >&2; fail "the arm64 unit tests did not say they passed"; }
 echo "arm64 unit tests: $ran ($((SECONDS - tests_started)) s with the build)"
 
-echo "PASS arm64: $(basename "$deb") (Architecture arm64, Depends libgpiod3), its programs under qemu-user: the example quest traced byte for byte as on $(uname -m), questbox-web answers /; the pure modules' unit tests passed on arm64 ($((SECONDS - started)) s)"
+# 4. The arm64 machine.
+Tests/Arm64/hil.sh "$deb" || fail "the HIL scenarios in the arm64 VM"
+
+echo "PASS arm64: $(basename "$deb") (Architecture arm64, Depends libgpiod3), its programs under qemu-user: the example quest traced byte for byte as on $(uname -m), questbox-web answers /; the pure modules' unit tests passed on arm64; installed by apt-get in the arm64 VM, the HIL doctor, quest and display passed there, purged ($((SECONDS - started)) s)"

@@ -6,14 +6,21 @@
 # guest never finished.   Tests/HIL/vm.sh [-t SECONDS] -- command [args…]
 # $HIL_ROOTFS: another root to boot over instead of the host's (Tests/Trixie: a trixie root),
 # the command started in $HIL_CWD there (default: this folder, which that root must have).
+# $HIL_ARCH=arm64: the arm64 machine instead (Tests/HIL/prepare-arm64.sh: trixie's arm64
+# kernel under qemu-system-aarch64, a Cortex-A72 as in a Pi 4), booted over its own root.
 set -euo pipefail
-cache=${HIL_CACHE:-/tmp/questbox-hil}
+arch=${HIL_ARCH:-amd64}
+case $arch in
+amd64) cache=${HIL_CACHE:-/tmp/questbox-hil} ;;
+arm64) cache=${HIL_ARM64_CACHE:-/tmp/questbox-hil-arm64} ;;
+*) echo "hil: HIL_ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
+esac
 timeout_s=240
 while getopts "t:" o; do case $o in t) timeout_s=$OPTARG ;; *) exit 2 ;; esac; done
 shift $((OPTIND - 1))
 [[ ${1:-} == "--" ]] && shift
 (($#)) || { echo "usage: $0 [-t SECONDS] -- command…" >&2; exit 2; }
-[[ -f "$cache/ready" ]] || { echo "hil: run Tests/HIL/prepare.sh first" >&2; exit 2; }
+[[ -f "$cache/ready" ]] || { echo "hil: run Tests/HIL/prepare$([[ $arch == amd64 ]] || echo -arm64).sh first" >&2; exit 2; }
 abi=$(cat "$cache/abi")
 job=$(mktemp -d /tmp/questbox-hil-job.XXXXXX)
 trap 'rm -rf "$job"' EXIT
@@ -30,14 +37,24 @@ echo "${HIL_CWD:-$(pwd)}" > "$job/cwd"
 # Nothing the scenarios assert changes.
 priority=()
 if chrt -r 1 true 2>/dev/null; then priority=(chrt -r 1); elif nice -n -20 true 2>/dev/null; then priority=(nice -n -20); fi
+if [[ $arch == amd64 ]]; then
+    machine=(qemu-system-x86_64 -cpu max -m "${HIL_MEM:-512}" -kernel "$cache/vmlinux")
+    console=ttyS0
+    modules=$cache/kernel/lib/modules/$abi
+else
+    # 1 GB: the package is installed into the guest's overlay, which lives in its memory.
+    machine=(qemu-system-aarch64 -machine virt -cpu cortex-a72 -m "${HIL_MEM:-1024}" -kernel "$cache/Image")
+    console=ttyAMA0
+    modules=$cache/kernel/usr/lib/modules/$abi
+fi
 status=0
-timeout --foreground "$timeout_s" "${priority[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "${HIL_MEM:-512}" -smp "${HIL_CPUS:-2}" \
+timeout --foreground "$timeout_s" "${priority[@]}" "${machine[@]}" -accel tcg,thread=multi -smp "${HIL_CPUS:-2}" \
     -name questbox-hil,debug-threads=on \
     -nodefaults -no-user-config -nographic -no-reboot -serial "file:$job/console" \
-    -kernel "$cache/vmlinux" -initrd "$cache/initramfs.gz" \
-    -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \
+    -initrd "$cache/initramfs.gz" \
+    -append "console=$console quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \
     -virtfs "local,path=$rootfs,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
-    -virtfs "local,path=$cache/kernel/lib/modules/$abi,mount_tag=modules,security_model=none,readonly=on" \
+    -virtfs "local,path=$modules,mount_tag=modules,security_model=none,readonly=on" \
     -virtfs "local,path=$job,mount_tag=job,security_model=none" </dev/null &
 runner=$!
 # The emulator's own threads above its vCPU threads (SCHED_RR 2 against 1): its main loop

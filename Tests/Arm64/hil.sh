@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The arm64 package on an arm64 machine with a real kernel's GPIO chip, sound card and I2C bus
+# (#50): qemu-system-aarch64 (virt, a Cortex-A72 as in a Pi 4, software emulation) boots
+# Debian trixie's arm64 kernel over a trixie arm64 root (Tests/HIL/prepare-arm64.sh, cached).
+# Each scenario is a fresh boot that installs the package with apt-get (guest/arm64), then
+# runs the amd64 HIL scenario of that name against the installed programs, boards and sounds:
+#   doctor   the gpio-sim chip's 8 lines and the Loopback card found, through libgpiod 2.x
+#   quest    kernel-stamped presses, LED and buzzer lines, the reveal sounds and the voice
+#            captured from the loopback card sample for sample
+#   display  the SSD1306 on i2c-stub decoded from the kernel's SMBus trace, and vfb
+#   purge    the package removed and purged again
+#   Tests/Arm64/hil.sh DEB [SCENARIO…]      (default: doctor quest display purge)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+checkout=$(pwd -P)
+deb=$(realpath "${1:?usage: Tests/Arm64/hil.sh DEB [SCENARIO…]}")
+shift
+[[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || { echo "FAIL arm64 hil: $deb is not an arm64 package" >&2; exit 1; }
+scenarios=("$@")
+((${#scenarios[@]})) || scenarios=(doctor quest display purge)
+started=$SECONDS
+Tests/HIL/prepare-arm64.sh
+root=${HIL_ARM64_CACHE:-/tmp/questbox-hil-arm64}/root
+# The checkout (the scenarios, the recorder, the package) appears in the guest at /src, bound
+# in a mount namespace of this run's own.
+cp "$deb" .build/hil-arm64/
+mkdir -p "$root/src"
+failed=0
+for s in "${scenarios[@]}"; do
+    # Booting and installing take about a minute under emulation, a quest's attempts several.
+    unshare --mount --propagation private /usr/bin/env CHECKOUT="$checkout" ROOT="$root" DEB="/src/.build/hil-arm64/$(basename "$deb")" S="$s" \
+        bash -euo pipefail -c 'mount --bind "$CHECKOUT" "$ROOT/src"
+            HIL_ARCH=arm64 HIL_ROOTFS="$ROOT" HIL_CWD=/src Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/arm64 "$DEB" "$S"' \
+        || failed=$((failed + 1))
+done
+echo "arm64 hil: ${#scenarios[@]} scenario(s) in the arm64 VM, $failed failed ($((SECONDS - started)) s)"
+((failed == 0))
