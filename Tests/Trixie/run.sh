@@ -11,6 +11,8 @@
 #      doctor, quest and bounce run the package's program on the kernel's gpio-sim chip.
 # The roots and the build folders are kept in $TRIXIE_CACHE (default /tmp/questbox-trixie),
 # like the HIL kernel: a second run builds only what changed.
+# Not in .ci/run since the arm64 stage (Tests/Arm64/run.sh: the trixie arm64 build on
+# libgpiod 2.x, installed and played in an arm64 VM) took its place; run by hand.
 #   Tests/Trixie/run.sh [SCENARIO…]      (default HIL scenarios: doctor quest bounce)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
