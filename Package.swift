@@ -192,13 +192,29 @@ let package = Package(
 
 // QUESTBOX_PURE_MODULES=1 (Tests/Arm64/run.sh): only the pure modules and their tests, which
 // the arm64 build runs under qemu-user; the rest of the tests needs devices, sockets, a
-// broker and subprocesses of this machine's architecture.
+// broker and subprocesses of this machine's architecture. BoardProfile's tests come without
+// their two that run the `questbox` program (compiled out by QUESTBOX_PURE_MODULES), and
+// TestSupport as its Foundation-only part.
 if Context.environment["QUESTBOX_PURE_MODULES"] != nil {
     let pure: Set = [
-        "QuestCore", "InputFiles", "ScreenRender", "RoutineFormat", "BoxProtocol", "CEventLoop",
-        "QuestCoreTests", "ScreenRenderTests", "RoutineFormatTests", "BoxProtocolTests",
+        "QuestCore", "InputFiles", "ScreenRender", "RoutineFormat", "BoxProtocol", "CEventLoop", "BoardProfile", "TestSupport",
+        "QuestCoreTests", "ScreenRenderTests", "RoutineFormatTests", "BoxProtocolTests", "BoardProfileTests",
     ]
     package.targets.removeAll { !pure.contains($0.name) }
+    for target in package.targets {
+        switch target.name {
+        case "TestSupport":
+            target.dependencies = []
+            target.sources = ["Processes.swift"]
+        case "BoardProfileTests":
+            target.dependencies = ["BoardProfile", "TestSupport"]
+            target.swiftSettings = [.define("QUESTBOX_PURE_MODULES")]
+        default: break
+        }
+    }
     package.products = []
-    package.dependencies = []
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+        return !location.hasSuffix("/Yams")
+    }
 }

@@ -230,14 +230,25 @@ arm64_run() {
 }
 
 # The pure modules' unit tests (Package.swift's QUESTBOX_PURE_MODULES: QuestCore, ScreenRender,
-# RoutineFormat, BoxProtocol) built for arm64 in debug, then run under qemu-user with the
+# RoutineFormat, BoxProtocol, BoardProfile) built for arm64 in debug, then run under qemu-user with the
 # runtime's shared libraries from the sysroot. Prints Swift Testing's own lines.
 arm64_unit_tests() {
     local scratch=$arm64_checkout/.build/arm64-tests
     in_sid env QUESTBOX_PURE_MODULES=1 swift build --build-tests --swift-sdks-path "$arm64_sdks" --swift-sdk questbox-arm64 \
         --scratch-path "$scratch" >&2 || arm64_fail "the arm64 build of the pure modules' tests failed"
-    # The loader reads the path in the emulated system, where -L puts the sysroot at /.
-    LD_LIBRARY_PATH=/usr/lib/swift/linux arm64_run "$scratch/aarch64-unknown-linux-gnu/debug/TimeQuestBoxPackageTests.xctest" \
+    # The runtime's FoundationXML (BoardProfile's tests read the wiring SVG back) needs the
+    # libxml2 sid's libswiftlang:arm64 depends on (libxml2.so.16; trixie has .so.2): beside the
+    # sysroot, for the tests only (the programs link no FoundationXML).
+    local libs=$ARM64_CACHE/test-libs
+    if [[ ! -f $libs/ready ]]; then
+        rm -rf "$libs" && mkdir -p "$libs/debs"
+        (cd "$libs/debs" && arm64_apt apt-get download -qq libxml2-16:arm64) >&2 || arm64_fail "downloading libxml2-16:arm64 failed"
+        dpkg-deb -x "$libs"/debs/libxml2-16_*.deb "$libs/root"
+        touch "$libs/ready"
+    fi
+    # The loader reads the path in the emulated system, where -L puts the sysroot at / (and
+    # falls back to this machine's paths).
+    LD_LIBRARY_PATH=/usr/lib/swift/linux:$libs/root/usr/lib/aarch64-linux-gnu arm64_run "$scratch/aarch64-unknown-linux-gnu/debug/TimeQuestBoxPackageTests.xctest" \
         --testing-library swift-testing
 }
 

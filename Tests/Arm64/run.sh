@@ -8,12 +8,12 @@
 #      qemu-user with the trixie arm64 libraries: --version, the boards it installed, a routine
 #      imported and the example quest played on the virtual clock with every effect traced,
 #      byte for byte the same as this machine's build prints (quest ids aside, random); and questbox-web answers `/`.
-#   3. the pure modules' unit tests (QuestCore, ScreenRender, RoutineFormat, BoxProtocol)
-#      built for arm64 and run under qemu-user;
+#   3. the pure modules' unit tests (QuestCore, ScreenRender, RoutineFormat, BoxProtocol,
+#      BoardProfile without its two tests that run this machine's questbox) built for arm64
+#      and run under qemu-user;
 #   4. the arm64 machine (Tests/Arm64/hil.sh): trixie's arm64 kernel in qemu-system-aarch64
 #      with gpio-sim, the loopback card and i2c-stub, the package installed there by apt-get,
 #      the HIL doctor, quest and display against it, then purged.
-# What it does not do yet: BoardProfile's tests (they run the questbox program).
 #   Tests/Arm64/run.sh [DEB]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,7 +88,7 @@ grep -qi "<html" "$unpacked/index.html" || fail "questbox-web's / is not a page"
 kill "$web" && wait "$web" 2>/dev/null || true
 web=
 # 3. The pure modules' unit tests, built for arm64 and run under qemu-user.
-say "the pure modules' unit tests for arm64 (QuestCore, ScreenRender, RoutineFormat, BoxProtocol) under qemu-user"
+say "the pure modules' unit tests for arm64 (QuestCore, ScreenRender, RoutineFormat, BoxProtocol, BoardProfile) under qemu-user"
 tests_started=$SECONDS
 arm64_unit_tests > "$unpacked/unit-tests.log" 2>&1 || { tail -n 40 "$unpacked/unit-tests.log" >&2; fail "the arm64 unit tests failed"; }
 ran=$(grep -E "Test run with [0-9]+ tests" "$unpacked/unit-tests.log" | tail -n 1)

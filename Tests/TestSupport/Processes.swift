@@ -1,20 +1,13 @@
 import Foundation
-import QuestCore
-import QuestStore
 
-// Helpers every test target shares: temporary folders, fresh stores, the built programs
-// and running them (never shipped).
+// Helpers every test target shares: temporary folders, the built programs and running them
+// (never shipped). Foundation alone: the arm64 build of the pure modules' tests has no store.
 
 /// A fresh directory under the system temp folder, removed by the caller when wanted.
 public func temporaryDirectory(_ name: String = #function) -> String {
     let dir = (NSTemporaryDirectory() as NSString).appendingPathComponent("questbox-tests-\(UUID().uuidString.prefix(8))")
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
-}
-
-public func freshDatabase() throws -> (QuestDatabase, String) {
-    let dir = temporaryDirectory()
-    return (try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite")), dir)
 }
 
 public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

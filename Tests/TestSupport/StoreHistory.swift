@@ -5,6 +5,11 @@ import QuestStore
 // History written straight into a store, for the tests of every target that needs one
 // (never shipped).
 
+public func freshDatabase() throws -> (QuestDatabase, String) {
+    let dir = temporaryDirectory()
+    return (try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite")), dir)
+}
+
 public let morningRoutine = Routine(
     id: UUID(), name: "School Morning", displayName: "Morning Quest", activeDays: [2, 3, 4, 5, 6],
     tasks: [RoutineTask(id: UUID(), name: "Brush teeth", displayName: "Tooth Time", referenceDurationSeconds: 120),
