@@ -9,6 +9,9 @@
 #            captured from the loopback card sample for sample
 #   display  the SSD1306 on i2c-stub decoded from the kernel's SMBus trace, and vfb
 #   purge    the package removed and purged again
+#   figures  (not by default; #50's figures) the box, its voice, the web app and the link with a
+#            broker started as their services start them: each one's memory idle, after a
+#            quest and a minute later, start to ready; fails above 100 MB RSS for all four
 #   Tests/Arm64/hil.sh DEB [SCENARIO…]      (default: doctor quest display purge)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

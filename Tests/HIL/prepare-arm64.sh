@@ -24,8 +24,9 @@ cache=${HIL_ARM64_CACHE:-/tmp/questbox-hil-arm64}
 say() { echo "hil-arm64: $*" >&2; }
 fail() { echo "hil-arm64: $*" >&2; exit 1; }
 mirror=${QUESTBOX_ARM64_MIRROR:-http://deb.debian.org/debian}
-# The guest's packages: the scenarios' tools, then the package's Depends (trixie names).
-guest_packages=bash,python3,kmod,procps,libgpiod3,libasound2t64,libsqlite3-0,libcurl4t64,libmosquitto1,libespeak-ng1,systemd
+# The guest's packages: the scenarios' tools (a broker for the figures' link), then the
+# package's Depends (trixie names).
+guest_packages=bash,python3,kmod,procps,mosquitto,mosquitto-clients,libgpiod3,libasound2t64,libsqlite3-0,libcurl4t64,libmosquitto1,libespeak-ng1,systemd
 recipe=$(cat "$here/prepare-arm64.sh" "$here/guest/init" | sha256sum | cut -c1-16)
 
 build_capture() {
