@@ -134,9 +134,10 @@ echo "$abi" > "$cache/abi"
 # The guest's root: trixie arm64, debootstrap's first stage here, its second stage (dpkg and
 # the maintainer scripts, arm64 programs) under qemu-user in a user namespace of its own
 # (uids and gids 0-65535 mapped to themselves) with a binfmt_misc of its own: the host's
-# binfmt_misc is never touched. About 40 times faster than the same stage in the VM over 9p.
+# binfmt_misc is never touched. About 4 minutes here for the whole stage; run in the VM over
+# 9p instead, it had unpacked 10 of its 150 packages after 4 minutes.
 arm64_userns() {  # COMMAND…: in new user, mount and pid namespaces, as root there
-    local fifo pid mine
+    local fifo pid mine child=
     fifo=$(mktemp -u) && mkfifo "$fifo"
     unshare --user --mount --pid --fork --propagation private bash -c 'read -r _ < "$0"; exec "$@"' "$fifo" "$@" &
     pid=$!
