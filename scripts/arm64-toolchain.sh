@@ -62,12 +62,15 @@ arm64_prepare_locked() {
     arm64_say "toolchain ready in $((SECONDS - started)) s ($(du -sh "$ARM64_CACHE" | cut -f1) in $ARM64_CACHE)"
 }
 
-# sid's swiftlang must still be the pinned build, for amd64 and arm64 alike.
-arm64_pin_check() {
-    local apt=$ARM64_CACHE/apt
+# An apt of its own in DIR (its lists, cache and status; never the host's): SUITE from the
+# mirror for the architectures given, the first one native. Use it with APT_CONFIG=DIR/apt.conf.
+arm64_apt_dir() {  # DIR SUITE ARCH…
+    local apt=$1 suite=$2 arch list=
+    shift 2
     mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$apt/prefs.d" "$apt/debs"
     : > "$apt/state/status"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $ARM64_MIRROR sid main" > "$apt/sources.list"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $ARM64_MIRROR $suite main" > "$apt/sources.list"
+    for arch in "$@"; do list+="\"$arch\"; "; done
     cat > "$apt/apt.conf" <<EOF
 Dir::State "$apt/state";
 Dir::State::status "$apt/state/status";
@@ -75,13 +78,19 @@ Dir::Cache "$apt/cache";
 Dir::Etc::sourcelist "$apt/sources.list";
 Dir::Etc::sourceparts "$apt/sources.list.d";
 Dir::Etc::preferencesparts "$apt/prefs.d";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; "arm64"; };
+APT::Architecture "$1";
+APT::Architectures { $list};
 Acquire::Languages "none";
 APT::Sandbox::User "root";
 // The archive served here is a snapshot whose Release files have expired.
 Acquire::Check-Valid-Until "false";
 EOF
+}
+
+# sid's swiftlang must still be the pinned build, for amd64 and arm64 alike.
+arm64_pin_check() {
+    local apt=$ARM64_CACHE/apt
+    arm64_apt_dir "$apt" sid amd64 arm64
     arm64_apt apt-get update -qq >&2 || arm64_fail "apt-get update for sid failed"
     local arch have
     for arch in amd64 arm64; do

@@ -23,7 +23,7 @@ source scripts/arm64-toolchain.sh
 cache=${HIL_ARM64_CACHE:-/tmp/questbox-hil-arm64}
 say() { echo "hil-arm64: $*" >&2; }
 fail() { echo "hil-arm64: $*" >&2; exit 1; }
-mirror=${QUESTBOX_ARM64_MIRROR:-http://deb.debian.org/debian}
+mirror=$ARM64_MIRROR
 # The guest's packages: the scenarios' tools (a broker for the figures' link), then the
 # package's Depends (trixie names).
 guest_packages=bash,python3,kmod,procps,mosquitto,mosquitto-clients,libgpiod3,libasound2t64,libsqlite3-0,libcurl4t64,libmosquitto1,libespeak-ng1,systemd
@@ -51,22 +51,7 @@ rm -f "$cache/ready"
 
 # apt of its own for trixie (arm64, and amd64 for the kernel's build tools), never the host's.
 apt=$cache/apt
-mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$apt/prefs.d" "$apt/debs"
-: > "$apt/state/status"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$apt/sources.list"
-cat > "$apt/apt.conf" <<EOF
-Dir::State "$apt/state";
-Dir::State::status "$apt/state/status";
-Dir::Cache "$apt/cache";
-Dir::Etc::sourcelist "$apt/sources.list";
-Dir::Etc::sourceparts "$apt/sources.list.d";
-Dir::Etc::preferencesparts "$apt/prefs.d";
-APT::Architecture "arm64";
-APT::Architectures { "arm64"; "amd64"; };
-Acquire::Languages "none";
-APT::Sandbox::User "root";
-Acquire::Check-Valid-Until "false";
-EOF
+arm64_apt_dir "$apt" trixie arm64 amd64
 export APT_CONFIG=$apt/apt.conf
 apt-get update -qq >&2 || fail "apt-get update for trixie failed"
 abi=$(apt-cache depends linux-image-arm64 | sed -n 's/^ *Depends: linux-image-//p' | head -n 1)
