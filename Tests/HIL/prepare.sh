@@ -2,7 +2,8 @@
 # Prepares the hardware-in-the-loop VM from Debian packages only, cached in $HIL_CACHE
 # (default /tmp/questbox-hil): Debian's stock kernel, a gpio-sim module built out of tree
 # (bookworm's 6.1 kernel ships with CONFIG_GPIO_SIM unset) and a busybox initramfs that
-# mounts the host's root over 9p. Idempotent: a prepared cache is reused. Also builds the
+# mounts the host's root over 9p. Idempotent: a prepared cache is reused while this script
+# and guest/init are unchanged. Also builds the
 # test equipment into .build/hil (hil-capture), every time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +17,9 @@ build_capture() {
 }
 mkdir -p "$cache"
 cd "$cache"
-if [[ -f ready && ready -nt "$here/prepare.sh" && ready -nt "$here/guest/init" ]]; then
+# The recipe by content, not by time: a fresh clone's files are all newer than the cache.
+recipe=$(cat "$here/prepare.sh" "$here/guest/init" | sha256sum | cut -c1-16)
+if [[ -f ready && $(cat ready) == "$recipe" ]]; then
     build_capture
     exit 0
 fi
@@ -95,5 +98,5 @@ done | awk '!seen[$0]++' > initramfs/modules/order
 (cd initramfs && find . | cpio -o -H newc --quiet | gzip -1) > initramfs.gz
 echo "$abi" > abi
 build_capture
-touch ready
+echo "$recipe" > ready
 echo "hil: prepared in $cache" >&2
