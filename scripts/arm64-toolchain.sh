@@ -211,6 +211,62 @@ arm64_kernel_tools() {
     touch "$ARM64_CACHE/kernel-tools.ready"
 }
 
+# Running an arm64 system's own programs here (the HIL guest's root, the SD-card image): under
+# qemu-user, as root in user, mount and pid namespaces of their own (uids and gids 0-65535
+# mapped to themselves) with a binfmt_misc of their own, so the host's binfmt_misc is never
+# touched and every mount is gone with the command, however it ends.
+arm64_userns() {  # COMMAND…
+    local fifo pid mine child=
+    fifo=$(mktemp -u) && mkfifo "$fifo"
+    unshare --user --mount --pid --fork --propagation private bash -c 'read -r _ < "$0"; exec "$@"' "$fifo" "$@" &
+    pid=$!
+    mine=$(readlink /proc/self/ns/user)
+    # Once the child is in its namespace (unshare forks after unsharing), map its ids.
+    for _ in $(seq 500); do
+        child=$(pgrep -P "$pid" | head -n 1 || true)
+        [[ -n $child && $(readlink "/proc/$child/ns/user" 2>/dev/null) != "$mine" ]] && break
+        sleep 0.01
+    done
+    echo '0 0 65536' > "/proc/$child/uid_map" && echo '0 0 65536' > "/proc/$child/gid_map" || { kill "$pid"; rm -f "$fifo"; return 1; }
+    echo go > "$fifo"
+    rm -f "$fifo"
+    wait "$pid"
+}
+
+# ROOT COMMAND…: COMMAND chrooted in ROOT, an arm64 Debian system, with its /proc and /dev.
+# The F flag opens qemu-aarch64-static now, so it runs inside the chroot too. Device files
+# cannot be made in a user namespace: container=lxc is how debootstrap skips its check that
+# they can. Extra environment for COMMAND: $ARM64_ROOT_ENV ("NAME=VALUE …").
+arm64_in_root() {
+    local root=$1 magic mask
+    shift
+    magic='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
+    mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
+    arm64_userns /usr/bin/env ROOT="$root" EXTRA="${ARM64_ROOT_ENV:-}" \
+        REG=":questbox-aarch64:M::$magic:$mask:$(command -v qemu-aarch64-static):F" bash -euo pipefail -c '
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+        echo "$REG" > /proc/sys/fs/binfmt_misc/register
+        mount -t proc proc "$ROOT/proc"
+        mount --rbind /dev "$ROOT/dev"
+        exec chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 container=lxc $EXTRA "$@"' arm64_in_root "$@"
+}
+
+# ROOT: debootstrap's second stage (dpkg and the maintainer scripts) of a --foreign arm64 root.
+# It reads the suite's whole package list (56 MB) with perl, several times, a minute each under
+# emulation; it needs only the packages the first stage fetched, so the list is cut to those.
+arm64_second_stage() {
+    local root=$1
+    python3 - "$root/debootstrap/debpaths" "$root"/var/lib/apt/lists/*_Packages <<'PY'
+import sys
+fetched = {line.split()[0] for line in open(sys.argv[1]) if line.strip()}
+for path in sys.argv[2:]:
+    stanzas = open(path, encoding="utf-8").read().split("\n\n")
+    kept = [s for s in stanzas if s.startswith("Package: ") and s.split("\n", 1)[0][9:] in fetched]
+    open(path, "w", encoding="utf-8").write("\n\n".join(kept) + "\n\n")
+PY
+    arm64_in_root "$root" /debootstrap/debootstrap --second-stage
+}
+
 # The arm64 build folder (dependencies and this project's modules, cached like .build/release-static).
 ARM64_SCRATCH=$arm64_checkout/.build/arm64-release
 

@@ -116,28 +116,9 @@ done
 rm -rf "$initramfs"
 echo "$abi" > "$cache/abi"
 
-# The guest's root: trixie arm64, debootstrap's first stage here, its second stage (dpkg and
-# the maintainer scripts, arm64 programs) under qemu-user in a user namespace of its own
-# (uids and gids 0-65535 mapped to themselves) with a binfmt_misc of its own: the host's
-# binfmt_misc is never touched. About 4 minutes here for the whole stage; run in the VM over
-# 9p instead, it had unpacked 10 of its 150 packages after 4 minutes.
-arm64_userns() {  # COMMAND…: in new user, mount and pid namespaces, as root there
-    local fifo pid mine child=
-    fifo=$(mktemp -u) && mkfifo "$fifo"
-    unshare --user --mount --pid --fork --propagation private bash -c 'read -r _ < "$0"; exec "$@"' "$fifo" "$@" &
-    pid=$!
-    mine=$(readlink /proc/self/ns/user)
-    # Once the child is in its namespace (unshare forks after unsharing), map its ids.
-    for _ in $(seq 500); do
-        child=$(pgrep -P "$pid" | head -n 1 || true)
-        [[ -n $child && $(readlink "/proc/$child/ns/user" 2>/dev/null) != "$mine" ]] && break
-        sleep 0.01
-    done
-    echo '0 0 65536' > "/proc/$child/uid_map" && echo '0 0 65536' > "/proc/$child/gid_map" || { kill "$pid"; rm -f "$fifo"; return 1; }
-    echo go > "$fifo"
-    rm -f "$fifo"
-    wait "$pid"
-}
+# The guest's root: trixie arm64, debootstrap's first stage here, its second stage under
+# qemu-user (arm64_in_root, scripts/arm64-toolchain.sh). About 4 minutes here for the whole
+# stage; run in the VM over 9p instead, it had unpacked 10 of its 150 packages after 4 minutes.
 root=$cache/root
 stamp="$guest_packages $mirror"
 if [[ ! -f $cache/root.ready || $(cat "$cache/root.ready") != "$stamp" ]]; then
@@ -146,28 +127,8 @@ if [[ ! -f $cache/root.ready || $(cat "$cache/root.ready") != "$stamp" ]]; then
     debootstrap --arch=arm64 --foreign --variant=minbase --include="$guest_packages" trixie "$root" "$mirror" \
         > "$cache/debootstrap.log" 2>&1 || { tail -n 20 "$cache/debootstrap.log" >&2; fail "debootstrap trixie arm64 failed"; }
     chmod 755 "$root"
-    # The second stage reads the suite's whole package list (56 MB) with perl, several times:
-    # a minute each under emulation. It needs only the packages the first stage fetched.
-    python3 - "$root/debootstrap/debpaths" "$root"/var/lib/apt/lists/*_Packages <<'PY'
-import sys
-fetched = {line.split()[0] for line in open(sys.argv[1]) if line.strip()}
-for path in sys.argv[2:]:
-    stanzas = open(path, encoding="utf-8").read().split("\n\n")
-    kept = [s for s in stanzas if s.startswith("Package: ") and s.split("\n", 1)[0][9:] in fetched]
-    open(path, "w", encoding="utf-8").write("\n\n".join(kept) + "\n\n")
-PY
-    # The F flag opens qemu-aarch64-static now, so it runs inside the chroot too. Device files
-    # cannot be made in a user namespace: container=lxc is how debootstrap skips its check
-    # that they can (the guest's /dev is a devtmpfs of its own).
-    magic='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
-    mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
-    arm64_userns /usr/bin/env ROOT="$root" REG=":questbox-aarch64:M::$magic:$mask:$(command -v qemu-aarch64-static):F" bash -euo pipefail -c '
-        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-        echo "$REG" > /proc/sys/fs/binfmt_misc/register
-        mount -t proc proc "$ROOT/proc"
-        mount --rbind /dev "$ROOT/dev"
-        chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin container=lxc /debootstrap/debootstrap --second-stage' \
-        > "$cache/second-stage.log" 2>&1 || { tail -n 30 "$cache/second-stage.log" >&2; fail "debootstrap's second stage failed (log: $cache/second-stage.log)"; }
+    arm64_second_stage "$root" > "$cache/second-stage.log" 2>&1 \
+        || { tail -n 30 "$cache/second-stage.log" >&2; fail "debootstrap's second stage failed (log: $cache/second-stage.log)"; }
     rm -rf "$root/var/cache/apt/archives/"*.deb
     echo "$stamp" > "$cache/root.ready"
 fi

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Boots the SD-card image (scripts/sd-image.sh) in qemu-system-aarch64 and checks what a family
+# meets (#50), on a copy of the image one GiB larger than it was made, as a card is:
+#   Tests/Image/boot.sh [IMAGE]        (default: the newest .build/image/*.img)
+# First boot, with a wpa_supplicant.conf on the boot partition:
+#   - the web app's first-run page answers at questbox.local:8080 (the Host a phone sends);
+#   - SSH is off; the root filesystem grew to the card;
+#   - after a clean power-off, the Wi-Fi file left the card for /etc/wpa_supplicant, mode 600,
+#     with wpa_supplicant@wlan0 enabled, and the machine got its own id.
+# Second boot, with ssh, userconf.txt and timezone.txt on the boot partition: SSH answers and
+# the user from userconf.txt logs in; over SSH: questbox.local is the box (avahi, through
+# nss-mdns), avahi joined eth0's mDNS group and announces the web app, the box, web app and
+# link run (the box waiting for its board), no unit failed; after power-off the user is in
+# group sudo, the zone is set, and the root did not grow again. (qemu's user network carries
+# no multicast, so no peer on the link asks avahi: the name is checked from the box itself.)
+# The machine is qemu's virt board (Cortex-A72, TCG) booting the kernel, initramfs and
+# cmdline.txt from the image's own boot partition: the Pi's firmware and its device tree are
+# not emulated, everything from the kernel on is the image's. Times under TCG are not a Pi's.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+checkout=$(cd "$here/../.." && pwd -P)
+cd "$checkout"
+say() { echo "image-boot: $*" >&2; }
+fail() { echo "image-boot: FAIL: $*" >&2; exit 1; }
+source scripts/setup.sh
+install_missing_packages qemu-system-arm mtools fdisk e2fsprogs sshpass openssl
+
+image=${1:-$(ls -t .build/image/*.img 2>/dev/null | head -n 1)}
+[[ -f $image ]] || fail "no image: make one with scripts/sd-image.sh"
+work=$(mktemp -d /tmp/questbox-image-boot.XXXXXX)
+qemu_pid=
+# The consoles are kept (.build/image/boot-logs) for whoever reads a failure.
+logs=$checkout/.build/image/boot-logs
+cleanup() {
+    [[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null
+    rm -rf "$logs" && mkdir -p "$logs" && cp "$work"/*.console "$logs/" 2>/dev/null
+    [[ -n ${QUESTBOX_KEEP_CARD:-} ]] && mv "$work/card.img" "$logs/" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+disk=$work/card.img
+cp --sparse=always "$image" "$disk"
+truncate -s +1G "$disk"
+card_sectors=$(($(stat -c %s "$disk") / 512))
+
+part_start() { sfdisk --quiet --dump "$disk" | sed -n "s|^$disk$1 : start= *\([0-9]*\),.*|\1|p"; }
+part_size() { sfdisk --quiet --dump "$disk" | sed -n "s|^$disk$1 : .*size= *\([0-9]*\),.*|\1|p"; }
+fat="$disk@@$(($(part_start 1) * 512))"
+root_offset=$(($(part_start 2) * 512))
+root_fs() {  # extracts the root partition for debugfs (it reads a file, not an offset)
+    dd if="$disk" of="$work/root.ext4" bs=1M skip=$((root_offset / 1048576)) count=$(($(part_size 2) / 2048)) status=none
+    echo "$work/root.ext4"
+}
+in_root() { debugfs -R "$1" "$(root_fs)" 2>/dev/null; }
+blocks_before=$(dumpe2fs -h "$(root_fs)" 2>/dev/null | sed -n 's/^Block count: *//p')
+
+mcopy -i "$fat" ::/vmlinuz-* ::/initrd.img-* ::/cmdline.txt "$work/"
+kernel=$(ls "$work"/vmlinuz-*) initrd=$(ls "$work"/initrd.img-*)
+# The image's own command line, with the virt board's serial console for the Pi's.
+cmdline="$(sed -e 's/console=[^ ]*//g' "$work/cmdline.txt") console=ttyAMA0"
+grep -q 'root=LABEL=RASPIROOT' <<<"$cmdline" || fail "cmdline.txt does not name the root by label: $cmdline"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+web=$(free_port) ssh=$(free_port)
+
+boot() {  # NAME: boots the card until the web app's first-run page answers
+    local name=$1 started=$SECONDS
+    : > "$work/$name.console"
+    qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic -no-reboot \
+        -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+        -drive "file=$disk,format=raw,if=virtio" \
+        -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$web-:8080,hostfwd=tcp:127.0.0.1:$ssh-:22" \
+        -device virtio-net-pci,netdev=net \
+        -monitor "unix:$work/monitor,server,nowait" -serial "file:$work/$name.console" > "$work/$name.qemu" 2>&1 &
+    qemu_pid=$!
+    until curl -sf -m 5 -H 'Host: questbox.local:8080' "http://127.0.0.1:$web/parent" > "$work/$name.page" 2>/dev/null \
+        && grep -q 'Set up the box' "$work/$name.page"; do
+        kill -0 "$qemu_pid" 2>/dev/null || { tail -n 30 "$work/$name.console" >&2; fail "$name: the machine stopped before the web app answered"; }
+        ((SECONDS - started < 900)) || { tail -n 30 "$work/$name.console" >&2; fail "$name: no first-run page after 900 s"; }
+        sleep 3
+    done
+    say "$name: the first-run page answers at questbox.local:8080, $((SECONDS - started)) s after power-on (TCG)"
+}
+
+power_off() {  # NAME: the power button, as a family unplugs it only after
+    local name=$1 started=$SECONDS
+    python3 - "$work/monitor" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(4096)
+s.sendall(b"system_powerdown\n"); s.recv(4096)
+PY
+    while kill -0 "$qemu_pid" 2>/dev/null; do
+        ((SECONDS - started < 180)) || { tail -n 20 "$work/$name.console" >&2; fail "$name: no power-off 180 s after the power button"; }
+        sleep 2
+    done
+    qemu_pid=
+    say "$name: powered off cleanly in $((SECONDS - started)) s"
+}
+
+console_has() { grep -q "$2" "$work/$1.console" || { tail -n 40 "$work/$1.console" >&2; fail "$1: the console never said '$2'"; }; }
+
+ssh_banner() { python3 - "$ssh" <<'PY'
+import socket, sys
+try:
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5); s.settimeout(8)
+    print(s.recv(64).decode(errors="replace").strip())
+except OSError: pass
+PY
+}
+
+# First boot: the Wi-Fi file is on the card.
+printf 'country=GB\nctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\nnetwork={\n    ssid="Family"\n    psk="correct horse battery"\n}\n' > "$work/wpa_supplicant.conf"
+mcopy -i "$fat" "$work/wpa_supplicant.conf" ::/wpa_supplicant.conf
+boot first
+console_has first 'questbox-bootfiles: root filesystem grown to the card'
+console_has first 'questbox-bootfiles: Wi-Fi taken from the boot partition'
+banner=$(ssh_banner)
+[[ -z $banner ]] || fail "SSH answers on a fresh card ('$banner'); it must be off"
+curl -sf -m 10 -H 'Host: questbox.local:8080' "http://127.0.0.1:$web/" > /dev/null || fail "the web app's home page does not answer"
+power_off first
+
+[[ $(part_size 2) -eq $((card_sectors - $(part_start 2))) ]] || fail "the root partition did not grow to the card's end"
+blocks_after=$(dumpe2fs -h "$(root_fs)" 2>/dev/null | sed -n 's/^Block count: *//p')
+((blocks_after > blocks_before)) || fail "the root filesystem did not grow ($blocks_before blocks, then $blocks_after)"
+say "root filesystem: $blocks_before blocks as made, $blocks_after on the larger card"
+mdir -i "$fat" ::/wpa_supplicant.conf > /dev/null 2>&1 && fail "wpa_supplicant.conf (a Wi-Fi password) is still on the boot partition"
+mode=$(in_root "stat /etc/wpa_supplicant/wpa_supplicant-wlan0.conf" | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
+[[ $mode == 0600 ]] || fail "/etc/wpa_supplicant/wpa_supplicant-wlan0.conf has mode '${mode:-missing}', not 0600"
+in_root "cat /etc/wpa_supplicant/wpa_supplicant-wlan0.conf" | grep -q 'ssid="Family"' || fail "the Wi-Fi settings were not kept"
+in_root "stat /etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service" | grep -q 'Type: symlink' \
+    || fail "wpa_supplicant@wlan0 is not enabled"
+machine_id=$(in_root "cat /etc/machine-id")
+[[ $machine_id =~ ^[0-9a-f]{32}$ ]] || fail "the box has no machine id of its own after its first boot ('$machine_id')"
+in_root "ls /etc/ssh" | grep -q ssh_host_ && fail "SSH host keys exist while SSH is off"
+for unit in questbox questbox-web; do
+    grep -q "Started.*$( [[ $unit == questbox ]] && echo 'TimeQuest Box\.' || echo 'TimeQuest Box web app')" "$work/first.console" \
+        || say "($unit's start is not on the console; the web page above is its proof)"
+done
+say "first boot: Wi-Fi moved off the card (mode 0600, wlan0 enabled), machine id $machine_id, SSH off"
+
+# Second boot: SSH on, a user, a time zone.
+hash=$(openssl passwd -6 'family-secret' 2>/dev/null || python3 -c 'import crypt; print(crypt.crypt("family-secret", crypt.mksalt(crypt.METHOD_SHA512)))')
+echo "dad:$hash" > "$work/userconf.txt"
+echo "Europe/Berlin" > "$work/timezone.txt"
+: > "$work/ssh"
+mcopy -i "$fat" "$work/userconf.txt" "$work/timezone.txt" "$work/ssh" ::/
+boot second
+console_has second 'questbox-bootfiles: user dad made from userconf.txt'
+console_has second 'questbox-bootfiles: SSH turned on'
+console_has second 'questbox-bootfiles: time zone Europe/Berlin'
+grep -q 'root filesystem grown' "$work/second.console" && fail "the second boot grew the root again"
+for _ in $(seq 20); do banner=$(ssh_banner); [[ -n $banner ]] && break; sleep 3; done
+[[ $banner == SSH-2.0-OpenSSH* ]] || fail "SSH was turned on but does not answer ('$banner')"
+on_box() { sshpass -p family-secret ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=error -p "$ssh" dad@127.0.0.1 "$@"; }
+as_root() { on_box "echo family-secret | sudo -S -p '' $*"; }
+address=$(on_box getent ahostsv4 questbox.local | awk 'NR == 1 { print $1 }')
+[[ $address == 10.0.2.15 ]] || fail "questbox.local is '${address:-nothing}' on the box, not its 10.0.2.15"
+avahi=$(as_root journalctl -u avahi-daemon --no-pager)
+grep -q 'Joining mDNS multicast group on interface eth0.IPv4 with address 10.0.2.15' <<<"$avahi" || fail "avahi did not join eth0's mDNS group"
+grep -q 'Service "TimeQuest Box on questbox" (/services/questbox.service) successfully established' <<<"$avahi" \
+    || fail "avahi does not announce the web app"
+active=$(on_box systemctl is-active questbox questbox-web questbox-link | paste -sd' ')
+[[ $active == "active active active" ]] || fail "the box's services are '$active', not all active"
+as_root journalctl -u questbox --no-pager | grep -q 'no board chosen: the box waits for one' || fail "the box does not say it waits for its board"
+failed=$(on_box systemctl --failed --no-legend --plain | awk '{ print $1 }' | paste -sd' ')
+[[ -z $failed ]] || fail "units failed on the box: $failed"
+memory=$(on_box free -m | awk '/^Mem:/ { print $3 }')
+say "second boot, over SSH as dad: questbox.local is $address, avahi announces the web app, the box waits for its board, no unit failed, ${memory} MB of memory used"
+power_off second
+in_root "cat /etc/group" | grep -Eq '^sudo:.*dad' || fail "the user from userconf.txt is not in group sudo"
+[[ $(in_root "cat /etc/timezone") == Europe/Berlin ]] || fail "timezone.txt was not applied"
+for file in ssh userconf.txt timezone.txt; do
+    mdir -i "$fat" "::/$file" > /dev/null 2>&1 && fail "$file is still on the boot partition"
+done
+say "second boot: SSH answers ($banner), user dad in sudo, Europe/Berlin, the card's files taken"
+say "PASS"
