@@ -92,6 +92,7 @@ install -D -m 644 deploy/questbox-web.service "$root/usr/lib/systemd/system/ques
 install -D -m 644 deploy/questbox-link.service "$root/usr/lib/systemd/system/questbox-link.service"
 install -D -m 644 deploy/questbox.sysusers "$root/usr/lib/sysusers.d/questbox.conf"
 install -D -m 644 deploy/questbox.tmpfiles "$root/usr/lib/tmpfiles.d/questbox.conf"
+install -D -m 644 deploy/questbox.udev "$root/usr/lib/udev/rules.d/60-questbox.rules"
 install -D -m 644 deploy/questbox.default "$root/etc/default/questbox"
 doc=$root/usr/share/doc/questbox
 install -D -m 644 deploy/questbox-web.avahi.service "$doc/examples/questbox-web.avahi.service"

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Boots the SD-card image (scripts/sd-image.sh) in qemu-system-aarch64 and checks what a family
-# meets (#50), on a copy of the image one GiB larger than it was made, as a card is:
+# meets (#50), on a copy of the image grown to a 4 GiB card:
 #   Tests/Image/boot.sh [IMAGE]        (default: the newest .build/image/*.img)
-# First boot, with a wpa_supplicant.conf on the boot partition:
+# First boot (virt), with a wpa_supplicant.conf on the boot partition:
 #   - the web app's first-run page answers at questbox.local:8080 (the Host a phone sends);
 #   - SSH is off; the root filesystem grew to the card;
 #   - after a clean power-off, the Wi-Fi file left the card for /etc/wpa_supplicant, mode 600,
 #     with wpa_supplicant@wlan0 enabled, and the machine got its own id.
-# Second boot, with ssh, userconf.txt and timezone.txt on the boot partition: SSH answers and
-# the user from userconf.txt logs in; over SSH: questbox.local is the box (avahi, through
-# nss-mdns), avahi joined eth0's mDNS group and announces the web app, the box, web app and
+# Second boot, on qemu's raspi3b (the Pi 3's SoC, which the Zero 2 W shares, with the Pi's own
+# device tree, the card as its SD card and cmdline.txt as it is), with ssh, userconf.txt and
+# timezone.txt on the boot partition: SSH answers and the user from userconf.txt logs in; the
+# box's doctor, as its own user, opens the GPIO chips and finds the Zero 2 W profile's six
+# lines by name on pinctrl-bcm2835; over SSH: questbox.local is the box (avahi, through
+# nss-mdns), avahi joined the network's mDNS group and announces the web app, the box, web app and
 # link run (the box waiting for its board), no unit failed; after power-off the user is in
 # group sudo, the zone is set, and the root did not grow again. (qemu's user network carries
 # no multicast, so no peer on the link asks avahi: the name is checked from the box itself.)
-# The machine is qemu's virt board (Cortex-A72, TCG) booting the kernel, initramfs and
-# cmdline.txt from the image's own boot partition: the Pi's firmware and its device tree are
-# not emulated, everything from the kernel on is the image's. Times under TCG are not a Pi's.
+# The first boot is on qemu's virt board (Cortex-A72), the second on its raspi3b; both boot
+# the kernel and initramfs from the image's own boot partition (the Pi's firmware, start.elf
+# reading config.txt, is not emulated). Times under TCG are not a Pi's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 checkout=$(cd "$here/../.." && pwd -P)
@@ -40,7 +43,9 @@ cleanup() {
 trap cleanup EXIT
 disk=$work/card.img
 cp --sparse=always "$image" "$disk"
-truncate -s +1G "$disk"
+# A 4 GiB card: larger than the image, as a card is, and a power of two, as qemu's SD card must be.
+(($(stat -c %s "$disk") < 4 << 30)) || fail "the image is larger than the 4 GiB card of this test"
+truncate -s 4G "$disk"
 card_sectors=$(($(stat -c %s "$disk") / 512))
 
 part_start() { sfdisk --quiet --dump "$disk" | sed -n "s|^$disk$1 : start= *\([0-9]*\),.*|\1|p"; }
@@ -54,24 +59,34 @@ root_fs() {  # extracts the root partition for debugfs (it reads a file, not an 
 in_root() { debugfs -R "$1" "$(root_fs)" 2>/dev/null; }
 blocks_before=$(dumpe2fs -h "$(root_fs)" 2>/dev/null | sed -n 's/^Block count: *//p')
 
-mcopy -i "$fat" ::/vmlinuz-* ::/initrd.img-* ::/cmdline.txt "$work/"
+mcopy -i "$fat" ::/vmlinuz-* ::/initrd.img-* ::/cmdline.txt ::/bcm2837-rpi-3-b.dtb "$work/"
 kernel=$(ls "$work"/vmlinuz-*) initrd=$(ls "$work"/initrd.img-*)
-# The image's own command line, with the virt board's serial console for the Pi's.
-cmdline="$(sed -e 's/console=[^ ]*//g' "$work/cmdline.txt") console=ttyAMA0"
+cmdline=$(cat "$work/cmdline.txt")
 grep -q 'root=LABEL=RASPIROOT' <<<"$cmdline" || fail "cmdline.txt does not name the root by label: $cmdline"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 web=$(free_port) ssh=$(free_port)
 
-boot() {  # NAME: boots the card until the web app's first-run page answers
-    local name=$1 started=$SECONDS
+boot() {  # NAME MACHINE: boots the card until the web app's first-run page answers
+    local name=$1 machine=$2 started=$SECONDS board
     : > "$work/$name.console"
-    qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic -no-reboot \
-        -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-        -drive "file=$disk,format=raw,if=virtio" \
-        -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$web-:8080,hostfwd=tcp:127.0.0.1:$ssh-:22" \
-        -device virtio-net-pci,netdev=net \
-        -monitor "unix:$work/monitor,server,nowait" -serial "file:$work/$name.console" > "$work/$name.qemu" 2>&1 &
+    local net="user,id=net,hostfwd=tcp:127.0.0.1:$web-:8080,hostfwd=tcp:127.0.0.1:$ssh-:22"
+    if [[ $machine == raspi3b ]]; then
+        # The Pi 3's SoC (a Zero 2 W's too) with the Pi's own device tree from the card, the
+        # card as its SD card (mmcblk0), cmdline.txt as it is (its console is the mini UART,
+        # qemu's second serial port), and a USB network adapter (usb0).
+        board=(-M raspi3b -m 1024 -dtb "$work/bcm2837-rpi-3-b.dtb" -append "$cmdline"
+            -drive "file=$disk,format=raw,if=sd" -usb -device usb-net,netdev=net -netdev "$net"
+            -serial null -serial "file:$work/$name.console")
+    else
+        # qemu's virt board: the same kernel with another device tree; the virt board's serial
+        # console in place of the Pi's.
+        board=(-M virt -cpu cortex-a72 -smp 2 -m 1024 -append "$(sed -e 's/console=[^ ]*//g' <<<"$cmdline") console=ttyAMA0"
+            -drive "file=$disk,format=raw,if=virtio" -device virtio-net-pci,netdev=net -netdev "$net"
+            -serial "file:$work/$name.console")
+    fi
+    qemu-system-aarch64 "${board[@]}" -kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
+        -monitor "unix:$work/monitor,server,nowait" > "$work/$name.qemu" 2>&1 &
     qemu_pid=$!
     until curl -sf -m 5 -H 'Host: questbox.local:8080' "http://127.0.0.1:$web/parent" > "$work/$name.page" 2>/dev/null \
         && grep -q 'Set up the box' "$work/$name.page"; do
@@ -79,23 +94,34 @@ boot() {  # NAME: boots the card until the web app's first-run page answers
         ((SECONDS - started < 900)) || { tail -n 30 "$work/$name.console" >&2; fail "$name: no first-run page after 900 s"; }
         sleep 3
     done
-    say "$name: the first-run page answers at questbox.local:8080, $((SECONDS - started)) s after power-on (TCG)"
+    say "$name ($machine): the first-run page answers at questbox.local:8080, $((SECONDS - started)) s after power-on (TCG)"
 }
 
-power_off() {  # NAME: the power button, as a family unplugs it only after
+power_off() {  # NAME: the power button (virt), or `systemctl poweroff` over SSH (raspi3b has
+    # no power button; its machine halts but does not stop, so the kernel's last line is awaited)
     local name=$1 started=$SECONDS
-    python3 - "$work/monitor" <<'PY'
+    if [[ $name == first ]]; then
+        python3 - "$work/monitor" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(4096)
 s.sendall(b"system_powerdown\n"); s.recv(4096)
 PY
-    while kill -0 "$qemu_pid" 2>/dev/null; do
-        ((SECONDS - started < 180)) || { tail -n 20 "$work/$name.console" >&2; fail "$name: no power-off 180 s after the power button"; }
+    else
+        as_root systemctl poweroff || true
+    fi
+    while kill -0 "$qemu_pid" 2>/dev/null && ! grep -aq 'reboot: Power down' "$work/$name.console"; do
+        ((SECONDS - started < 180)) || { tail -n 20 "$work/$name.console" >&2; fail "$name: no power-off 180 s after it was asked"; }
         sleep 2
     done
+    kill "$qemu_pid" 2>/dev/null || true
+    wait "$qemu_pid" 2>/dev/null || true
     qemu_pid=
     say "$name: powered off cleanly in $((SECONDS - started)) s"
 }
+
+# The user that the second boot makes from userconf.txt.
+on_box() { sshpass -p family-secret ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=error -p "$ssh" dad@127.0.0.1 "$@"; }
+as_root() { on_box "echo family-secret | sudo -S -p '' $*"; }
 
 console_has() { grep -q "$2" "$work/$1.console" || { tail -n 40 "$work/$1.console" >&2; fail "$1: the console never said '$2'"; }; }
 
@@ -111,7 +137,7 @@ PY
 # First boot: the Wi-Fi file is on the card.
 printf 'country=GB\nctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\nnetwork={\n    ssid="Family"\n    psk="correct horse battery"\n}\n' > "$work/wpa_supplicant.conf"
 mcopy -i "$fat" "$work/wpa_supplicant.conf" ::/wpa_supplicant.conf
-boot first
+boot first virt
 console_has first 'questbox-bootfiles: root filesystem grown to the card'
 console_has first 'questbox-bootfiles: Wi-Fi taken from the boot partition'
 banner=$(ssh_banner)
@@ -144,19 +170,17 @@ echo "dad:$hash" > "$work/userconf.txt"
 echo "Europe/Berlin" > "$work/timezone.txt"
 : > "$work/ssh"
 mcopy -i "$fat" "$work/userconf.txt" "$work/timezone.txt" "$work/ssh" ::/
-boot second
+boot second raspi3b
 console_has second 'questbox-bootfiles: user dad made from userconf.txt'
 console_has second 'questbox-bootfiles: SSH turned on'
 console_has second 'questbox-bootfiles: time zone Europe/Berlin'
 grep -q 'root filesystem grown' "$work/second.console" && fail "the second boot grew the root again"
 for _ in $(seq 20); do banner=$(ssh_banner); [[ -n $banner ]] && break; sleep 3; done
 [[ $banner == SSH-2.0-OpenSSH* ]] || fail "SSH was turned on but does not answer ('$banner')"
-on_box() { sshpass -p family-secret ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=error -p "$ssh" dad@127.0.0.1 "$@"; }
-as_root() { on_box "echo family-secret | sudo -S -p '' $*"; }
 address=$(on_box getent ahostsv4 questbox.local | awk 'NR == 1 { print $1 }')
 [[ $address == 10.0.2.15 ]] || fail "questbox.local is '${address:-nothing}' on the box, not its 10.0.2.15"
 avahi=$(as_root journalctl -u avahi-daemon --no-pager)
-grep -q 'Joining mDNS multicast group on interface eth0.IPv4 with address 10.0.2.15' <<<"$avahi" || fail "avahi did not join eth0's mDNS group"
+grep -Eq 'Joining mDNS multicast group on interface [a-z0-9]+\.IPv4 with address 10\.0\.2\.15' <<<"$avahi" || fail "avahi did not join the network's mDNS group"
 grep -q 'Service "TimeQuest Box on questbox" (/services/questbox.service) successfully established' <<<"$avahi" \
     || fail "avahi does not announce the web app"
 active=$(on_box systemctl is-active questbox questbox-web questbox-link | paste -sd' ')
@@ -164,6 +188,15 @@ active=$(on_box systemctl is-active questbox questbox-web questbox-link | paste 
 as_root journalctl -u questbox --no-pager | grep -q 'no board chosen: the box waits for one' || fail "the box does not say it waits for its board"
 failed=$(on_box systemctl --failed --no-legend --plain | awk '{ print $1 }' | paste -sd' ')
 [[ -z $failed ]] || fail "units failed on the box: $failed"
+model=$(on_box cat /proc/device-tree/model | tr -d '\0')
+[[ $model == "Raspberry Pi 3 Model B"* ]] || fail "the second boot is not on the Pi's device tree ('$model')"
+source=$(on_box findmnt -n -o SOURCE /)
+[[ $source == /dev/mmcblk0p2 ]] || fail "the root is $source, not the SD card's second partition"
+# The Zero 2 W's profile (the Pi 3's SoC): every line found by name, by the box's own user.
+doctor=$(as_root -u questbox questbox doctor --board rpi-zero2w --data /var/lib/questbox 2>&1 || true)
+grep -q '^OK    GPIO chips .* readable and writable' <<<"$doctor" || { echo "$doctor" >&2; fail "the box's user cannot open the GPIO chips"; }
+[[ $(grep -c '^OK    line .* (pinctrl-bcm2835)' <<<"$doctor") -eq 6 ]] || { echo "$doctor" >&2; fail "doctor did not find the six lines of rpi-zero2w on pinctrl-bcm2835"; }
+say "second boot: $model, root $source; doctor as questbox: the GPIO chips open, lock, stop, up, down, led and buzzer found by name on pinctrl-bcm2835"
 memory=$(on_box free -m | awk '/^Mem:/ { print $3 }')
 say "second boot, over SSH as dad: questbox.local is $address, avahi announces the web app, the box waits for its board, no unit failed, ${memory} MB of memory used"
 power_off second
