@@ -13,9 +13,7 @@
 # is cached in $QUESTBOX_IMAGE_CACHE (default /tmp/questbox-image) while its recipe holds.
 # Tests/Image/boot.sh boots the image in qemu-system-aarch64 and checks what a family sees.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-checkout=$(cd "$here/.." && pwd -P)
-cd "$checkout"
+cd "$(dirname "$0")/.."
 say() { echo "image: $*" >&2; }
 fail() { echo "image: $*" >&2; exit 1; }
 
