@@ -55,7 +55,7 @@ started=$SECONDS
 # Depends, so that installing it needs nothing more.
 depends=$(dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/ //g' | grep -v '^$' | sort -u | paste -sd,)
 packages=systemd,systemd-sysv,udev,dbus,kmod,iproute2,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,wireless-regdb,wpasupplicant,systemd-resolved,systemd-timesyncd,avahi-daemon,libnss-mdns,openssh-server,sudo,e2fsprogs,fdisk,util-linux,ca-certificates,tzdata,less,nano,$depends
-packages=$(tr ',' '\n' <<<"$packages" | grep -v -- '-$' | sort -u | paste -sd,)
+packages=$(tr ',' '\n' <<<"$packages" | sort -u | paste -sd,)
 recipe=$( (echo "$packages $ARM64_MIRROR"; sed -n '/^# BASE RECIPE/,/^# END BASE RECIPE/p' "$0") | sha256sum | cut -c1-16)
 base=$cache/base
 # BASE RECIPE: a change between these lines makes the Debian system again.

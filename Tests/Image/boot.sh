@@ -31,7 +31,7 @@ install_missing_packages qemu-system-arm mtools fdisk e2fsprogs sshpass openssl
 image=${1:-$(ls -t .build/image/*.img 2>/dev/null | head -n 1)}
 [[ -f $image ]] || fail "no image: make one with scripts/sd-image.sh"
 work=$(mktemp -d /tmp/questbox-image-boot.XXXXXX)
-qemu_pid=
+qemu_pid= running_machine=
 # The consoles are kept (.build/image/boot-logs) for whoever reads a failure.
 logs=$checkout/.build/image/boot-logs
 cleanup() {
@@ -52,12 +52,14 @@ part_start() { sfdisk --quiet --dump "$disk" | sed -n "s|^$disk$1 : start= *\([0
 part_size() { sfdisk --quiet --dump "$disk" | sed -n "s|^$disk$1 : .*size= *\([0-9]*\),.*|\1|p"; }
 fat="$disk@@$(($(part_start 1) * 512))"
 root_offset=$(($(part_start 2) * 512))
-root_fs() {  # extracts the root partition for debugfs (it reads a file, not an offset)
-    dd if="$disk" of="$work/root.ext4" bs=1M skip=$((root_offset / 1048576)) count=$(($(part_size 2) / 2048)) status=none
-    echo "$work/root.ext4"
-}
-in_root() { debugfs -R "$1" "$(root_fs)" 2>/dev/null; }
-blocks_before=$(dumpe2fs -h "$(root_fs)" 2>/dev/null | sed -n 's/^Block count: *//p')
+# debugfs reads a file, not an offset: the root partition is copied out once per powered-off
+# state of the card (as made, after each boot), and read there.
+root_fs=$work/root.ext4
+copy_root() { dd if="$disk" of="$root_fs" bs=1M skip=$((root_offset / 1048576)) count=$(($(part_size 2) / 2048)) conv=sparse status=none; }
+in_root() { debugfs -R "$1" "$root_fs" 2>/dev/null; }
+block_count() { dumpe2fs -h "$root_fs" 2>/dev/null | sed -n 's/^Block count: *//p'; }
+copy_root
+blocks_before=$(block_count)
 
 mcopy -i "$fat" ::/vmlinuz-* ::/initrd.img-* ::/cmdline.txt ::/bcm2837-rpi-3-b.dtb "$work/"
 kernel=$(ls "$work"/vmlinuz-*) initrd=$(ls "$work"/initrd.img-*)
@@ -69,6 +71,7 @@ web=$(free_port) ssh=$(free_port)
 
 boot() {  # NAME MACHINE: boots the card until the web app's first-run page answers
     local name=$1 machine=$2 started=$SECONDS board
+    running_machine=$machine
     : > "$work/$name.console"
     local net="user,id=net,hostfwd=tcp:127.0.0.1:$web-:8080,hostfwd=tcp:127.0.0.1:$ssh-:22"
     if [[ $machine == raspi3b ]]; then
@@ -100,7 +103,7 @@ boot() {  # NAME MACHINE: boots the card until the web app's first-run page answ
 power_off() {  # NAME: the power button (virt), or `systemctl poweroff` over SSH (raspi3b has
     # no power button; its machine halts but does not stop, so the kernel's last line is awaited)
     local name=$1 started=$SECONDS
-    if [[ $name == first ]]; then
+    if [[ $running_machine == virt ]]; then
         python3 - "$work/monitor" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(4096)
@@ -117,6 +120,7 @@ PY
     wait "$qemu_pid" 2>/dev/null || true
     qemu_pid=
     say "$name: powered off cleanly in $((SECONDS - started)) s"
+    copy_root
 }
 
 # The user that the second boot makes from userconf.txt.
@@ -146,7 +150,7 @@ curl -sf -m 10 -H 'Host: questbox.local:8080' "http://127.0.0.1:$web/" > /dev/nu
 power_off first
 
 [[ $(part_size 2) -eq $((card_sectors - $(part_start 2))) ]] || fail "the root partition did not grow to the card's end"
-blocks_after=$(dumpe2fs -h "$(root_fs)" 2>/dev/null | sed -n 's/^Block count: *//p')
+blocks_after=$(block_count)
 ((blocks_after > blocks_before)) || fail "the root filesystem did not grow ($blocks_before blocks, then $blocks_after)"
 say "root filesystem: $blocks_before blocks as made, $blocks_after on the larger card"
 mdir -i "$fat" ::/wpa_supplicant.conf > /dev/null 2>&1 && fail "wpa_supplicant.conf (a Wi-Fi password) is still on the boot partition"
