@@ -145,32 +145,40 @@ func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any Sys
 }
 
 func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
+    buildRouter(services, rooms: RouteRooms())
+}
+
+/// The router, with every route in a room (`Rooms.swift`): `open`, `player` or `parent`.
+func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebRequestContext> {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     router.add(middleware: HostCheckMiddleware(names: services.hostNames))
-    router.add(middleware: ForgetRecentReads(services: services, paths: PageChanges.player))
-    router.add(middleware: PlayerPagesGate(services: services))
-    PlayerController(services: services).addRoutes(to: router)
-    MeController(services: services).addRoutes(to: router)
-    FirstRunController(services: services).addRoutes(to: router)
-    KioskController(services: services).addRoutes(to: router)
-    SetupController(services: services).addRoutes(to: router)
-    let api = router.group("api/v1")
-    APIController(services: services).addRoutes(to: api)
+    router.add(middleware: RoomGate(services: services, rooms: rooms))
+    let open = RoomRoutes(.open, in: rooms, on: router.group())
+    let player = RoomRoutes(.player, in: rooms, on: router.group())
+    let api = open.group("api/v1")
+    let playerAPI = player.group("api/v1")
+    PlayerController(services: services).addRoutes(to: player)
+    MeController(services: services).addRoutes(to: player)
+    FirstRunController(services: services).addRoutes(to: open)
+    KioskController(services: services).addRoutes(to: open)
+    SetupController(services: services).addRoutes(to: open)
+    APIController(services: services).addRoutes(to: api, player: playerAPI)
     let stats = StatsController(services: services)
-    stats.addRoutes(to: router)
-    stats.addAPIRoutes(to: api)
+    stats.addRoutes(to: player)
+    stats.addAPIRoutes(to: playerAPI)
     let quests = QuestsController(services: services)
-    quests.addRoutes(to: router)
-    quests.addAPIRoutes(to: api)
+    quests.addRoutes(to: player)
+    quests.addAPIRoutes(to: playerAPI)
     let parent = ParentController(services: services)
-    parent.addRoutes(to: router)
+    parent.addRoutes(to: open)
     parent.addAPIRoutes(to: api)
     // The parent's area past the PIN: pages and their API.
-    let signedIn = router.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: false))
+    let parentRoom = RoomRoutes(.parent, in: rooms, on: router.group())
+    let signedIn = parentRoom.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: false))
         .add(middleware: ForgetRecentReads(services: services))
-    let signedInAPI = api.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: true))
+    let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: true))
         .add(middleware: ForgetRecentReads(services: services))
     let routines = RoutinesController(services: services)
     routines.addRoutes(to: signedIn)
@@ -189,8 +197,8 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
     let health = HealthController(services: services)
     health.addRoutes(to: signedIn)
     health.addAPIRoutes(to: signedInAPI)
-    OpenAPIController(resources: services.resources).addRoutes(to: router)
-    AssetsController(resources: services.resources).addRoutes(to: router.group("assets"))
+    OpenAPIController(resources: services.resources).addRoutes(to: open)
+    AssetsController(resources: services.resources).addRoutes(to: open.group("assets"))
     return router
 }
 

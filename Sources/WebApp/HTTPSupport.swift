@@ -92,24 +92,19 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 /// ~1,000 pages in 20 s to 12 while a stranger posted refused forms).
 struct ForgetRecentReads<Context: RequestContext>: RouterMiddleware {
     let services: WebServices
-    /// The paths it watches (nil: every path it sees; in the parent's groups it runs only
-    /// once the parent is signed in, so a stranger's post redirected to the PIN is none).
-    var paths: [String]? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        if PageChanges.changes(request.method, path: request.uri.path, status: response.status, within: paths) { services.forgetRecentReads() }
+        if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
         return response
     }
 }
 
+/// Which answers are changes: in the parent's area past the PIN and in the player's room
+/// (`RoomGate`), a change that succeeded; never a read, never a refusal.
 enum PageChanges {
-    /// The player's changes that touch the home and stats (the parent's are all behind the PIN).
-    static let player = ["/quests", "/api/v1/quests", "/me"]
-
-    static func changes(_ method: HTTPRequest.Method, path: String, status: HTTPResponse.Status, within paths: [String]?) -> Bool {
-        guard method != .get, method != .head, status.code < 400 else { return false }
-        return paths?.contains { path == $0 || path.hasPrefix($0 + "/") } ?? true
+    static func changes(_ method: HTTPRequest.Method, status: HTTPResponse.Status) -> Bool {
+        method != .get && method != .head && status.code < 400
     }
 }
 

@@ -30,28 +30,33 @@ final class PlayerPagesSetting: Sendable {
 
     /// This process changed the setting: the next request reads it.
     func forget() { cached.withLock { $0.readAt = nil } }
-
-    /// The player's pages and their API (paths as the router sees them).
-    static func isPlayerPath(_ path: String) -> Bool {
-        if ["/", "/stats", "/me", "/api/v1/player", "/api/v1/stats", "/api/v1/quest-templates"].contains(path) { return true }
-        return ["/me/", "/quests", "/api/v1/quests"].contains { path.hasPrefix($0) }
-    }
 }
 
-struct PlayerPagesGate: RouterMiddleware {
+/// The one gate (#47): the route a request matched, looked up in its room. A route in no
+/// room, or no route, is 404. `player`: with `web.player-pages paired` only the family's
+/// paired screens; a stranger's browser gets the page to ask for pairing, a program 403.
+/// A change in her room that succeeded empties the page cache (her home and stats show it).
+struct RoomGate: RouterMiddleware {
     let services: WebServices
+    let rooms: RouteRooms
 
     func handle(_ request: Request, context: WebRequestContext, next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
-        guard PlayerPagesSetting.isPlayerPath(request.uri.path), services.playerPages.pairedOnly,
-              try services.pairedKiosk(request) == nil
-        else { return try await next(request, context) }
-        if request.uri.path.hasPrefix("/api/") {
-            throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
+        guard let route = context.endpointPath, let room = rooms.room(request.method, route: route) else {
+            throw HTTPError(.notFound)
         }
-        let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
-        return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
-            PairedOnlyView(csrf: csrf, code: code, back: request.uri.path)
+        guard room == .player else { return try await next(request, context) }
+        if services.playerPages.pairedOnly, try services.pairedKiosk(request) == nil {
+            if route.hasPrefix("/api/") {
+                throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
+            }
+            let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
+            return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
+                PairedOnlyView(csrf: csrf, code: code, back: route)
+            }
         }
+        let response = try await next(request, context)
+        if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
+        return response
     }
 }
 

@@ -6,9 +6,10 @@ import Hummingbird
 struct APIController {
     let services: WebServices
 
-    func addRoutes(to group: RouterGroup<WebRequestContext>) {
+    /// `open`: the box's state and the session token; `player`: her home as JSON.
+    func addRoutes(to group: RoomRoutes<WebRequestContext>, player: RoomRoutes<WebRequestContext>) {
         group.get("state") { _, _ in await state() }
-        group.get("player") { _, _ in try await services.playerHome() }
+        player.get("player") { _, _ in try await services.playerHome() }
         // A program's way to the token every change needs (X-CSRF-Token), with its cookie.
         group.get("session") { request, _ in
             let (token, cookie) = services.csrf.token(for: request)
@@ -46,7 +47,7 @@ extension PlayerHome: ResponseEncodable {}
 struct OpenAPIController {
     let resources: WebResources
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/api/openapi.json") { _, _ in try resources.response(forAsset: "openapi.json") }
     }
 }
@@ -55,7 +56,7 @@ struct OpenAPIController {
 struct AssetsController {
     let resources: WebResources
 
-    func addRoutes(to group: RouterGroup<WebRequestContext>) {
+    func addRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.get(":name") { _, context in
             try resources.response(forAsset: context.parameters.get("name"), cacheControl: "max-age=3600")
         }

@@ -17,7 +17,7 @@ struct BackupsController {
     /// An upload's cap: five years of play make about 3 MiB.
     static let maximumUploadBytes = 64 << 20
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("backups") { request, _ in try page(request, problem: nil) }
         parent.post("backups") { request, _ in
             _ = try await services.changeForm(request, limit: 1024)
@@ -56,7 +56,7 @@ struct BackupsController {
         }
     }
 
-    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("backups") { _, _ in try BackupList(services.database) }
         parent.post("backups") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])

@@ -19,7 +19,7 @@ import QuestStore
 struct FirstRunController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/first-run/board") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
             let settings = try services.database.settings()

@@ -14,14 +14,14 @@ import Synchronization
 struct HealthController {
     let services: WebServices
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("health") { _, _ in
             let (status, report) = await check()
             return try services.resources.page("parent-health", HealthView(status: status, report: report))
         }
     }
 
-    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("health") { _, _ in
             let (status, report) = await check()
             return HealthReport(status: status, canRun: report.canRun, runningBox: report.runningBox, findings: report.findings)

@@ -11,7 +11,7 @@ struct KioskController {
     let services: WebServices
     var events: BoxEventRelay { services.kioskEvents }
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/kiosk") { request, context in try await kiosk(request, onTheBox: context.isFromThisMachine) }
         // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
         router.post("/kiosk/pair") { request, _ in

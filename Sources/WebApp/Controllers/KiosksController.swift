@@ -9,7 +9,7 @@ import QuestStore
 struct KiosksController {
     let services: WebServices
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("kiosks") { request, _ in try page(request) }
         parent.post("kiosks/pair") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)

@@ -10,7 +10,7 @@ import QuestStore
 struct MeController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/me") { request, _ in try page(request) }
         router.post("/me/switches") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)

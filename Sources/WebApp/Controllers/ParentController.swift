@@ -10,7 +10,7 @@ import QuestStore
 struct ParentController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/parent") { request, _ in try await home(request) }
         router.post("/parent/sign-in") { request, _ in try await signIn(request) }
         router.post("/parent/sign-out") { request, _ in
@@ -22,7 +22,7 @@ struct ParentController {
         }
     }
 
-    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.post("parent/session") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A PIN")

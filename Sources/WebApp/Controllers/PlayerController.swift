@@ -8,7 +8,7 @@ import QuestStore
 struct PlayerController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/") { _, _ in try await home() }
     }
 

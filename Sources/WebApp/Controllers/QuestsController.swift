@@ -10,7 +10,7 @@ import RoutineFormat
 struct QuestsController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/quests/new") { request, _ in
             let template = request.uri.queryParameters["template"].map(String.init)
             let draft = template.flatMap(RoutineTemplates.template(named:)).map(QuestDraft.init(template:))
@@ -41,7 +41,7 @@ struct QuestsController {
         }
     }
 
-    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.get("quest-templates") { _, _ in RoutineTemplates.all.map(QuestDraft.init(template:)) }
         group.post("quests") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])

@@ -15,7 +15,7 @@ struct RoutinesController {
     let services: WebServices
 
     /// Routes under the parent's signed-in group (`/parent/…`).
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("routines/new") { request, _ in
             // #32's first run: a starting point from `RoutineStarter`, changed before saving.
             let starter = request.uri.queryParameters["starter"].flatMap { RoutineStarter.named(String($0)) }
@@ -50,7 +50,7 @@ struct RoutinesController {
     }
 
     /// `/api/v1/parent/routines…`: the same, for programs (JSON in the import format).
-    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("routines") { _, _ in try ParentHome.routines(services) }
         parent.post("routines") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])

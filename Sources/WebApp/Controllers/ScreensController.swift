@@ -8,7 +8,7 @@ import QuestCore
 struct ScreensController {
     let services: WebServices
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("screens") { _, _ in
             try services.resources.page("parent-screens", ["screens": KioskSamples.all.map { ["name": $0.name, "title": $0.title] }])
         }

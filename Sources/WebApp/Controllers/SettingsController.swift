@@ -82,7 +82,7 @@ struct SettingsController {
         return "\(label): “\(shown)” cannot be used. \(ask)"
     }
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
         parent.post("settings") { request, _ in
             let form = try await services.changeForm(request)
@@ -109,7 +109,7 @@ struct SettingsController {
         }
     }
 
-    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { _, _ in
             SettingsList(settings: SettingsCatalog.list(try services.database.settings(), routines: try services.database.routines()))
         }

@@ -8,7 +8,7 @@ import QuestStore
 struct SetupController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/claim") { request, _ in
             _ = try await services.changeForm(request, limit: 1024)
             let reset = try services.database.settings().hasPIN

@@ -11,11 +11,11 @@ import QuestReports
 struct StatsController {
     let services: WebServices
 
-    func addRoutes(to router: Router<WebRequestContext>) {
+    func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/stats") { _, _ in try await services.stats().page }
     }
 
-    func addAPIRoutes(to group: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.get("stats") { _, _ in try await services.stats().report }
     }
 }

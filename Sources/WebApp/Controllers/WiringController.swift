@@ -71,7 +71,7 @@ struct WiringController {
         }
     }
 
-    func addRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("wiring") { request, _ in
             let trial = try? Trial.from { request.uri.queryParameters[Substring($0)].map(String.init) }.get()
             return try await page(request, done: trial?.done, problem: nil)
@@ -100,7 +100,7 @@ struct WiringController {
         }
     }
 
-    func addAPIRoutes(to parent: RouterGroup<WebRequestContext>) {
+    func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("wiring") { _, _ in WiringList(await services.box.state()) }
         parent.post("wiring") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
