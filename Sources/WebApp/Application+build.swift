@@ -150,7 +150,8 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
 
 /// The router, with every route in a room (`Rooms.swift`): `open`, `player` or `parent`.
 func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebRequestContext> {
-    let router = Router(context: WebRequestContext.self)
+    // HEAD answers as GET without a body, through the same room (#47).
+    let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     router.add(middleware: HostCheckMiddleware(names: services.hostNames))
@@ -176,10 +177,8 @@ func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebReques
     parent.addAPIRoutes(to: api)
     // The parent's area past the PIN: pages and their API.
     let parentRoom = RoomRoutes(.parent, in: rooms, on: router.group())
-    let signedIn = parentRoom.group("parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: false))
-        .add(middleware: ForgetRecentReads(services: services))
-    let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ParentOnlyMiddleware(sessions: services.parents, api: true))
-        .add(middleware: ForgetRecentReads(services: services))
+    let signedIn = parentRoom.group("parent").add(middleware: ForgetRecentReads(services: services))
+    let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ForgetRecentReads(services: services))
     let routines = RoutinesController(services: services)
     routines.addRoutes(to: signedIn)
     routines.addAPIRoutes(to: signedInAPI)

@@ -101,18 +101,3 @@ final class PINChecks: Sendable {
         }
     }
 }
-
-/// Everything under it needs a signed-in parent: a page sends the browser to `/parent` (which
-/// asks for the PIN), the API answers 401.
-struct ParentOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
-    let sessions: ParentSessions
-    let api: Bool
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard sessions.isSignedIn(request) else {
-            if api { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
-            return .redirect(to: "/parent")
-        }
-        return try await next(request, context)
-    }
-}

@@ -33,9 +33,11 @@ final class PlayerPagesSetting: Sendable {
 }
 
 /// The one gate (#47): the route a request matched, looked up in its room. A route in no
-/// room, or no route, is 404. `player`: with `web.player-pages paired` only the family's
-/// paired screens; a stranger's browser gets the page to ask for pairing, a program 403.
-/// A change in her room that succeeded empties the page cache (her home and stats show it).
+/// room, or no route, is 404. `parent`: a signed-in parent only (a page sends the browser to
+/// the sign-in, the API answers 401). `player`: with `web.player-pages paired` only the
+/// family's paired screens and a signed-in parent; a stranger's browser gets the page to ask
+/// for pairing, a program 403. A change in her room that succeeded empties the page cache
+/// (her home and stats show it).
 struct RoomGate: RouterMiddleware {
     let services: WebServices
     let rooms: RouteRooms
@@ -44,19 +46,29 @@ struct RoomGate: RouterMiddleware {
         guard let route = context.endpointPath, let room = rooms.room(request.method, route: route) else {
             throw HTTPError(.notFound)
         }
-        guard room == .player else { return try await next(request, context) }
-        if services.playerPages.pairedOnly, try services.pairedKiosk(request) == nil {
-            if route.hasPrefix("/api/") {
-                throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
+        switch room {
+        case .open:
+            return try await next(request, context)
+        case .parent:
+            guard services.parents.isSignedIn(request) else {
+                if route.hasPrefix("/api/") { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
+                return .redirect(to: "/parent")
             }
-            let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
-            return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
-                PairedOnlyView(csrf: csrf, code: code, back: route)
+            return try await next(request, context)
+        case .player:
+            if services.playerPages.pairedOnly, !services.parents.isSignedIn(request), try services.pairedKiosk(request) == nil {
+                if route.hasPrefix("/api/") {
+                    throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
+                }
+                let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
+                return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
+                    PairedOnlyView(csrf: csrf, code: code, back: route)
+                }
             }
+            let response = try await next(request, context)
+            if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
+            return response
         }
-        let response = try await next(request, context)
-        if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
-        return response
     }
 }
 

@@ -38,12 +38,28 @@ struct RoomGateTests {
     }
 
     /// The forms a path can take that the router reads as the same route.
-    static func variants(of path: String) -> [String] {
+    static func sameRouteForms(of path: String) -> [String] {
         let inner = path == "/" ? [] : [path.replacingOccurrences(of: "/", with: "//"), path.replacingOccurrences(of: "/", with: "///")]
         return Array(Set([path, "/" + path, "//" + path, path + "/", path + "//"] + inner)).sorted()
     }
 
-    @Test("web.player-pages paired: every route of her room, in every path form (double, triple and trailing slashes), is refused to an unpaired browser and changes nothing; the same forms answer her paired phone")
+    /// Forms a server might read as the path, which this router reads as another (or none):
+    /// percent-encoding, case, dot segments. Each must be refused as well, never served.
+    static func lookAlikeForms(of path: String) -> [String] {
+        guard path != "/", let first = path.dropFirst().first else { return ["/.", "/%2F", "/%2e", "/./"] }
+        let encodedFirst = "/%" + String(first.asciiValue ?? 0, radix: 16) + path.dropFirst(2)
+        let encodedSlashes = path.dropFirst().contains("/") ? ["/" + path.dropFirst().replacingOccurrences(of: "/", with: "%2F")] : []
+        return encodedSlashes + [encodedFirst, path.uppercased(), "/." + path, "/x/.." + path, path + "/.", path + "%2F", path + "?x=/"]
+    }
+
+    static func allForms(of path: String) -> [String] { sameRouteForms(of: path) + lookAlikeForms(of: path) }
+
+    static func concrete(_ route: String) -> (method: HTTPRequest.Method, path: String) {
+        let parts = route.split(separator: " ", maxSplits: 1)
+        return (HTTPRequest.Method(String(parts[0]))!, parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString))
+    }
+
+    @Test("web.player-pages paired: every route of her room, in every path form (slashes, percent-encoding, case, dot segments) and by GET, HEAD or POST, is refused to an unpaired browser and changes nothing; the router's own forms answer her paired phone and a signed-in parent")
     func pathFormsNeverOpenHerRoom() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
         try db.setPIN("2468")
@@ -54,31 +70,80 @@ struct RoomGateTests {
             var stranger = BrowserSession()
             _ = try await stranger.get(client, "/kiosk")
             for route in Self.playerRoutes {
-                let parts = route.split(separator: " ", maxSplits: 1)
-                let path = parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString)
-                for form in Self.variants(of: path) {
+                let (method, path) = Self.concrete(route)
+                for form in Self.allForms(of: path) {
                     let status: HTTPResponse.Status
-                    if parts[0] == "GET" {
+                    if method == .get {
                         status = try await stranger.get(client, form).0
+                        let head = try await client.execute(uri: form, method: .head, headers: stranger.cookieHeader)
+                        #expect(head.status == .forbidden || head.status == .notFound, "HEAD \(form) answered \(head.status.code)")
                     } else {
                         status = try await stranger.post(client, form, [("name", "Stranger's quest"), ("task", "Nothing"), ("action", "save")]).status
                     }
-                    #expect(status == .forbidden || status == .notFound, "\(parts[0]) \(form) answered \(status.code)")
+                    #expect(status == .forbidden || status == .notFound, "\(method) \(form) answered \(status.code)")
                 }
             }
             #expect(try db.routines().count == routinesBefore, "a refused post stored a quest")
 
-            // Her phone, paired by a parent to show her pages: the same forms reach them.
+            // A signed-in parent sees her pages (as the router reads them), by GET and HEAD.
+            var parent = try await signedInParent(client)
+            for path in ["/", "/stats", "/me", "/api/v1/stats"] {
+                for form in Self.sameRouteForms(of: path) {
+                    #expect(try await parent.get(client, form).0 == .ok, "the parent: GET \(form)")
+                }
+                let head = try await client.execute(uri: path, method: .head, headers: parent.cookieHeader)
+                #expect(head.status == .ok && head.body.readableBytes == 0, "the parent: HEAD \(path) \(head.status.code), \(head.body.readableBytes) bytes")
+            }
+
+            // Her phone, paired by a parent to show her pages: the router's forms reach them,
+            // look-alikes stay unknown.
             _ = try await stranger.post(client, "/kiosk/pair", [("back", "/stats")])
             let code = try #require(TouchKioskTests.pairCode(try await stranger.get(client, "/stats").1))
-            var parent = try await signedInParent(client)
             _ = try await parent.get(client, "/parent/kiosks")
             #expect(try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Her phone")]).status == .seeOther)
             for path in ["/", "/stats", "/me", "/api/v1/stats"] {
-                for form in Self.variants(of: path) {
+                for form in Self.sameRouteForms(of: path) {
                     #expect(try await stranger.get(client, form).0 == .ok, "her paired phone: GET \(form)")
+                }
+                for form in Self.lookAlikeForms(of: path) where !form.hasPrefix(path + "?") {
+                    #expect(try await stranger.get(client, form).0 == .notFound, "her paired phone: GET \(form) is not a route")
                 }
             }
         }
+    }
+
+    @Test("the parent's room: every route, in every path form and by GET, HEAD or POST, sends a browser without a session to the sign-in (a page) or answers 401 (the API), never 200, and changes nothing")
+    func parentRoomNeedsTheSession() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        let rooms = RouteRooms()
+        _ = buildRouter(try await makeServices(args, logger: Logger(label: "test")), rooms: rooms)
+        let parentRoutes = rooms.all.filter { $0.room == .parent }
+        #expect(parentRoutes.count > 30, "only \(parentRoutes.count) routes in the parent's room")
+        let routinesBefore = try db.routines().count
+        let settingsBefore = try db.settings()
+        try await app.test(.router) { client in
+            var stranger = BrowserSession()
+            _ = try await stranger.get(client, "/parent")
+            for route in parentRoutes {
+                let (method, path) = Self.concrete("\(route.method) \(route.route)")
+                for form in Self.allForms(of: path) {
+                    let methods: [HTTPRequest.Method] = method == .get ? [.get, .head] : [method]
+                    for method in methods {
+                        var headers = stranger.cookieHeader
+                        headers[.contentType] = "application/x-www-form-urlencoded"
+                        let response = try await client.execute(uri: form, method: method, headers: headers,
+                                                                body: method == .post ? ByteBuffer(string: "csrf=\(stranger.csrf)&name=Mine&pin=0000") : nil)
+                        let allowed: [HTTPResponse.Status] = form.contains("/api/") ? [.unauthorized, .notFound] : [.seeOther, .notFound]
+                        #expect(allowed.contains(response.status), "\(method) \(form) answered \(response.status.code)")
+                        if response.status == .seeOther { #expect(response.headers[.location] == "/parent", "\(method) \(form) sent to \(response.headers[.location] ?? "-")") }
+                    }
+                }
+            }
+        }
+        #expect(try db.routines().count == routinesBefore)
+        #expect(try db.settings() == settingsBefore, "a refused request changed a setting")
+        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "test") == .accepted, "the PIN changed")
     }
 }

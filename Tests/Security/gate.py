@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""#47, end to end: the rooms' gate against the live questbox-web on a real socket. With
+`web.player-pages paired`, every form of her paths the issue found open (double, triple and
+trailing slashes, `//`, `/api//v1/…`), and look-alikes (percent-encoding, case, dot
+segments), by GET, HEAD and POST, is refused to a stranger and changes nothing; the parent's
+room refuses everyone without a session in every form; her paired phone and a signed-in
+parent are served. Requests go out byte for byte as written (http.client, no normalising).
+usage: gate.py BASE_URL QUESTBOX DATA_DIR"""
+import http.client, json, re, subprocess, sys, time, urllib.parse
+
+base, questbox, data = sys.argv[1:4]
+host, port = urllib.parse.urlsplit(base).hostname, urllib.parse.urlsplit(base).port
+problems = []
+
+
+def check(ok, message):
+    if not ok:
+        problems.append(message)
+        print("problem:", message)
+    return ok
+
+
+class Visitor:
+    """One client with its own cookies; each request on a fresh connection, path sent as is."""
+
+    def __init__(self):
+        self.cookies = {}
+        self.csrf = ""
+
+    def request(self, method, path, body=None, content_type="application/x-www-form-urlencoded"):
+        connection = http.client.HTTPConnection(host, port, timeout=10)
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if body is not None:
+            headers["Content-Type"] = content_type
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        text = response.read().decode(errors="replace")
+        for value in response.headers.get_all("Set-Cookie") or []:
+            name, _, rest = value.partition("=")
+            self.cookies[name] = rest.split(";")[0]
+        token = re.search(r'name="csrf" value="([^"]+)"', text)
+        if token:
+            self.csrf = token.group(1)
+        connection.close()
+        return response.status, response.headers.get("Location"), text
+
+    def post(self, path, fields=()):
+        form = urllib.parse.urlencode([("csrf", self.csrf)] + list(fields))
+        return self.request("POST", path, form)
+
+
+def settings_set(key, value):
+    subprocess.run([questbox, "settings", "set", key, value, "--data", data], check=True, stdout=subprocess.DEVNULL)
+
+
+def routines():
+    return subprocess.run([questbox, "routine", "export", "--data", data], check=True, capture_output=True, text=True).stdout
+
+
+# The forms the issue found open on the main of 2026-11-28, and look-alikes of them.
+her_forms = ["/stats/", "//stats", "///stats", "//", "/api/v1/player/", "/api/v1//player", "//api/v1/player",
+             "/api//v1/stats", "//me", "//quests/new", "/quests/new/", "//quests//saved",
+             "/%73tats", "/STATS", "/Stats", "/./stats", "/x/../stats", "/stats/.", "/stats%2F", "/api/v1%2Fstats",
+             "/%2Fstats", "/stats;x", "/stats?x=//"]
+parent_forms = ["//parent/settings", "/parent//settings", "/parent/settings/", "/parent/routines//", "//api/v1/parent/settings",
+                "/api/v1//parent/routines", "/%70arent/settings", "/PARENT/settings", "/parent/./settings",
+                "/x/../parent/settings", "/parent/settings%2F", "/parent/backups/", "//parent/health"]
+
+settings_set("web.player-pages", "paired")
+time.sleep(1.2)                                       # the web app reads the setting at most once a second
+before = routines()
+stranger = Visitor()
+stranger.request("GET", "/kiosk")
+for path in her_forms:
+    for method in ("GET", "HEAD"):
+        status, _, _ = stranger.request(method, path)
+        check(status in (403, 404), f"a stranger: {method} {path} answered {status}")
+for path in ("//api/v1/quests", "/api//v1/quests", "/api/v1/quests/"):
+    status, _, _ = stranger.request("POST", path, json.dumps({"name": "Stranger's quest", "tasks": [{"name": "Nothing"}]}),
+                                    content_type="application/json")
+    check(status in (403, 404), f"a stranger: POST {path} (JSON) answered {status}")
+for path in ("//me/switches", "/me//switches", "//quests", "/quests/"):
+    status, _, _ = stranger.post(path, [("name", "Stranger's quest"), ("task", "Nothing"), ("action", "save"), ("sound", "off")])
+    check(status in (403, 404), f"a stranger: POST {path} answered {status}")
+for path in parent_forms:
+    for method in ("GET", "HEAD", "POST"):
+        status, location, _ = stranger.request(method, path, "csrf=x&pin=0000" if method == "POST" else None)
+        allowed = (401, 404) if "/api/" in path else (303, 404)
+        check(status in allowed and (status != 303 or location == "/parent"),
+              f"a stranger: {method} {path} answered {status} {location or ''}")
+check(routines() == before, "a refused request changed the routines")
+
+# A signed-in parent, and her phone once the parent paired it: the router's forms are served.
+parent = Visitor()
+parent.request("GET", "/parent")
+status, location, _ = parent.post("/parent/sign-in", [("pin", "2468")])
+check(status == 303 and location == "/parent", f"the parent's sign-in: {status} {location}")
+for path in ("//stats", "/stats/", "/api//v1/stats", "//parent/settings", "/parent//settings"):
+    status, _, _ = parent.request("GET", path)
+    check(status == 200, f"the parent: GET {path} answered {status}")
+status, _, body = parent.request("HEAD", "/stats")
+check(status == 200 and body == "", f"the parent: HEAD /stats answered {status} with {len(body)} characters")
+phone = Visitor()
+phone.request("GET", "/kiosk")
+phone.post("/kiosk/pair", [("back", "/stats")])
+_, _, page = phone.request("GET", "/stats")
+code = re.search(r"enters <strong>(\d{6})</strong>", page)
+if check(code is not None, "her phone asking to pair shows no code"):
+    parent.request("GET", "/parent/kiosks")
+    status, location, _ = parent.post("/parent/kiosks/pair", [("code", code.group(1)), ("name", "Her phone")])
+    check(location == "/parent/kiosks?done=paired", f"the parent could not pair her phone: {status} {location}")
+    for path in ("//stats", "/stats/", "//", "/api//v1/stats", "//me"):
+        status, _, _ = phone.request("GET", path)
+        check(status == 200, f"her paired phone: GET {path} answered {status}")
+    for path in ("/STATS", "/%73tats", "/./stats"):
+        status, _, _ = phone.request("GET", path)
+        check(status == 404, f"her paired phone: GET {path} answered {status}, not an unknown route")
+    for path in ("//parent/settings", "/api/v1//parent/routines"):
+        status, _, _ = phone.request("GET", path)
+        check(status in (303, 401), f"her paired phone in the parent's room: GET {path} answered {status}")
+settings_set("web.player-pages", "open")
+print(f"gate: {len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
