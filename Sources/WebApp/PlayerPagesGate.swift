@@ -35,8 +35,8 @@ final class PlayerPagesSetting: Sendable {
 /// The one gate (#47): the route a request matched, looked up in its room. A route in no
 /// room, or no route, is 404. `parent`: a signed-in parent only (a page sends the browser to
 /// the sign-in, the API answers 401). `player`: with `web.player-pages paired` only the
-/// family's paired screens and a signed-in parent; a stranger's browser gets the page to ask
-/// for pairing, a program 403. A change in her room that succeeded empties the page cache
+/// family's paired screens, not a parent's session (PRIV-1: her pages are hers); any other
+/// browser gets the page to ask for pairing, a program 403. A change in her room that succeeded empties the page cache
 /// (her home and stats show it).
 struct RoomGate: RouterMiddleware {
     let services: WebServices
@@ -56,7 +56,7 @@ struct RoomGate: RouterMiddleware {
             }
             return try await next(request, context)
         case .player:
-            if services.playerPages.pairedOnly, !services.parents.isSignedIn(request), try services.pairedKiosk(request) == nil {
+            if services.playerPages.pairedOnly, try services.pairedKiosk(request) == nil {
                 if route.hasPrefix("/api/") {
                     throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
                 }

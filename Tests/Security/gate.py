@@ -3,8 +3,8 @@
 `web.player-pages paired`, every form of her paths the issue found open (double, triple and
 trailing slashes, `//`, `/api//v1/…`), and look-alikes (percent-encoding, case, dot
 segments), by GET, HEAD and POST, is refused to a stranger and changes nothing; the parent's
-room refuses everyone without a session in every form; her paired phone and a signed-in
-parent are served. Requests go out byte for byte as written (http.client, no normalising).
+room refuses everyone without a session in every form; her paired phone is served, a
+signed-in parent's browser is not (PRIV-1). Requests go out byte for byte as written (http.client, no normalising).
 usage: gate.py BASE_URL QUESTBOX DATA_DIR"""
 import http.client, json, re, subprocess, sys, time, urllib.parse
 
@@ -90,16 +90,19 @@ for path in parent_forms:
               f"a stranger: {method} {path} answered {status} {location or ''}")
 check(routines() == before, "a refused request changed the routines")
 
-# A signed-in parent, and her phone once the parent paired it: the router's forms are served.
+# A signed-in parent (her pages refused, PRIV-1), and her phone once the parent paired it.
 parent = Visitor()
 parent.request("GET", "/parent")
 status, location, _ = parent.post("/parent/sign-in", [("pin", "2468")])
 check(status == 303 and location == "/parent", f"the parent's sign-in: {status} {location}")
-for path in ("//stats", "/stats/", "/api//v1/stats", "//parent/settings", "/parent//settings"):
+for path in ("//parent/settings", "/parent//settings"):
     status, _, _ = parent.request("GET", path)
     check(status == 200, f"the parent: GET {path} answered {status}")
-status, _, body = parent.request("HEAD", "/stats")
-check(status == 200 and body == "", f"the parent: HEAD /stats answered {status} with {len(body)} characters")
+status, _, body = parent.request("HEAD", "/parent/settings")
+check(status == 200 and body == "", f"the parent: HEAD /parent/settings answered {status} with {len(body)} characters")
+for path in ("//stats", "/stats/", "/api//v1/stats"):
+    status, _, _ = parent.request("GET", path)
+    check(status == 403, f"the parent's browser, not her paired screen: GET {path} answered {status}")
 phone = Visitor()
 phone.request("GET", "/kiosk")
 phone.post("/kiosk/pair", [("back", "/stats")])
@@ -112,6 +115,8 @@ if check(code is not None, "her phone asking to pair shows no code"):
     for path in ("//stats", "/stats/", "//", "/api//v1/stats", "//me"):
         status, _, _ = phone.request("GET", path)
         check(status == 200, f"her paired phone: GET {path} answered {status}")
+    status, _, body = phone.request("HEAD", "/stats")
+    check(status == 200 and body == "", f"her paired phone: HEAD /stats answered {status} with {len(body)} characters")
     for path in ("/STATS", "/%73tats", "/./stats"):
         status, _, _ = phone.request("GET", path)
         check(status == 404, f"her paired phone: GET {path} answered {status}, not an unknown route")

@@ -59,7 +59,7 @@ struct RoomGateTests {
         return (HTTPRequest.Method(String(parts[0]))!, parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString))
     }
 
-    @Test("web.player-pages paired: every route of her room, in every path form (slashes, percent-encoding, case, dot segments) and by GET, HEAD or POST, is refused to an unpaired browser and changes nothing; the router's own forms answer her paired phone and a signed-in parent")
+    @Test("web.player-pages paired: every route of her room, in every path form (slashes, percent-encoding, case, dot segments) and by GET, HEAD or POST, is refused to an unpaired browser and changes nothing; the router's own forms answer her paired phone, not a parent's session")
     func pathFormsNeverOpenHerRoom() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
         try db.setPIN("2468")
@@ -85,14 +85,12 @@ struct RoomGateTests {
             }
             #expect(try db.routines().count == routinesBefore, "a refused post stored a quest")
 
-            // A signed-in parent sees her pages (as the router reads them), by GET and HEAD.
+            // A signed-in parent's browser is not her paired screen (PRIV-1): refused as well.
             var parent = try await signedInParent(client)
             for path in ["/", "/stats", "/me", "/api/v1/stats"] {
                 for form in Self.sameRouteForms(of: path) {
-                    #expect(try await parent.get(client, form).0 == .ok, "the parent: GET \(form)")
+                    #expect(try await parent.get(client, form).0 == .forbidden, "the parent: GET \(form)")
                 }
-                let head = try await client.execute(uri: path, method: .head, headers: parent.cookieHeader)
-                #expect(head.status == .ok && head.body.readableBytes == 0, "the parent: HEAD \(path) \(head.status.code), \(head.body.readableBytes) bytes")
             }
 
             // Her phone, paired by a parent to show her pages: the router's forms reach them,
@@ -105,6 +103,8 @@ struct RoomGateTests {
                 for form in Self.sameRouteForms(of: path) {
                     #expect(try await stranger.get(client, form).0 == .ok, "her paired phone: GET \(form)")
                 }
+                let head = try await client.execute(uri: path, method: .head, headers: stranger.cookieHeader)
+                #expect(head.status == .ok && head.body.readableBytes == 0, "her paired phone: HEAD \(path) \(head.status.code), \(head.body.readableBytes) bytes")
                 for form in Self.lookAlikeForms(of: path) where !form.hasPrefix(path + "?") {
                     #expect(try await stranger.get(client, form).0 == .notFound, "her paired phone: GET \(form) is not a route")
                 }
