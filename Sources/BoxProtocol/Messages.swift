@@ -32,13 +32,15 @@ public struct BoxRequest: Codable, Equatable, Sendable {
     public var buzzer: String?
     public var sound: String?
     /// `claim` (PAR-2): the claim's name (`action` "start", the default, or "stop"), and
-    /// whether it replaces a PIN already set.
+    /// whether it replaces a PIN already set, and (#47) the asking page's code of 3 digits,
+    /// which the box shows beside its question.
     public var claim: String?
     public var reset: Bool?
+    public var match: String?
 
     public init(
         command: String, id: String? = nil, button: String? = nil, action: String? = nil, led: String? = nil, buzzer: String? = nil,
-        sound: String? = nil, claim: String? = nil, reset: Bool? = nil
+        sound: String? = nil, claim: String? = nil, reset: Bool? = nil, match: String? = nil
     ) {
         self.command = command
         self.id = id
@@ -49,6 +51,7 @@ public struct BoxRequest: Codable, Equatable, Sendable {
         self.sound = sound
         self.claim = claim
         self.reset = reset
+        self.match = match
     }
 
     /// Reads one request line; the error is the one line the reply carries.

@@ -49,12 +49,16 @@ extension BoxDaemon {
             if !state.buttonCheck { step(.buttonCheck(on: true, atNanos: now)) }
         case .buttonCheck(start: false):
             releaseButtonCheck(of: [client])
-        case .claim(let id, start: true, let reset):
-            // PAR-2: one claim at a time (a new one ends the one before); only the act at the
-            // box confirms it. The client that asked holds it; its leaving ends it.
+        case .claim(let id, start: true, let reset, let match):
+            // PAR-2, #47: one claim at a time, and the first keeps the box (a second is refused,
+            // so the act confirms only the claim whose code the box shows). The client that
+            // asked holds it; its leaving ends it.
+            if let held = holds.claim, held.id != id {
+                return .reply(to: request, error: "claim: the box shows another claim; one at a time")
+            }
             holds.holdClaim(id, by: client)
-            step(.claim(.start(id: id, reset: reset), atNanos: now))
-        case .claim(let id, start: false, _):
+            step(.claim(.start(id: id, reset: reset, match: match), atNanos: now))
+        case .claim(let id, start: false, _, _):
             guard holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
             step(.claim(.cancel(id: id), atNanos: now))
         case .house(let houseRequest):

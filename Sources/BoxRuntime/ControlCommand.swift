@@ -38,7 +38,7 @@ enum ControlCommand: Equatable, Sendable {
     case touch(ButtonRole, SocketPress)
     case buttonCheck(start: Bool)
     /// PAR-2: show a PIN claim (start) or take it back (stop).
-    case claim(id: String, start: Bool, reset: Bool)
+    case claim(id: String, start: Bool, reset: Bool, match: String)
     /// #34: the house's reminder now, and its sound switch (Home Assistant's button and switch).
     case house(HouseRequest)
 
@@ -78,8 +78,12 @@ enum ControlCommand: Equatable, Sendable {
                 return .refused("claim: give the claim a name of 1 to 64 letters, digits or dashes")
             }
             switch request.action ?? "start" {
-            case "start": return .success(.claim(id: id, start: true, reset: request.reset ?? false))
-            case "stop": return .success(.claim(id: id, start: false, reset: false))
+            case "start":
+                guard let match = request.match, QuestMachine.isClaimMatch(match) else {
+                    return .refused("claim: give the code the asking page shows (match), \(QuestMachine.claimMatchDigits) digits")
+                }
+                return .success(.claim(id: id, start: true, reset: request.reset ?? false, match: match))
+            case "stop": return .success(.claim(id: id, start: false, reset: false, match: ""))
             default: return notOneOf(request.action, ["start", "stop"])
             }
         case "remind":

@@ -15,9 +15,12 @@ import SystemClock
 /// code shown only on the box's own screen (the kiosk page opened on the box itself, while
 /// the box asks or when no box runs) does the same.
 ///
-/// One claim at a time: a second claim while one waits fails both, so an act at the box
-/// can never confirm a stranger's claim instead of the parent's. Claims start at most one
-/// per 2 seconds and 5 per 15 minutes; the box asks for 2 minutes and a claim waits at most
+/// #47: the act confirms only the claim of the one who asked. Each claim has a code of three
+/// digits (`match`) that its page shows and the box's screen (and voice) shows beside the
+/// question, so the parent allows her own; and one claim at a time: while one is open a
+/// second is refused and the first goes on, so a claim never changes owner. The six-digit
+/// code is for a paired touch kiosk (the box's own glass) only, never given by address.
+/// Claims start at most one per 2 seconds and 5 per 15 minutes; the box asks for 2 minutes and a claim waits at most
 /// 15 minutes for a busy box; a code gets 5 tries, and 10 wrong codes in all shut code entry
 /// for 15 minutes (a six-digit code would otherwise fall to a patient script).
 final class PresenceCheck: Sendable {
@@ -36,6 +39,8 @@ final class PresenceCheck: Sendable {
         /// The claim's name at the box (told in the box's events, so not the secret).
         var boxName: String
         var code: String
+        /// The three digits the page and the box both show.
+        var match: String
         var reset: Bool
         var started: Int64
         /// When the box began to ask (or, with no box to ask, when the claim started).
@@ -61,6 +66,8 @@ final class PresenceCheck: Sendable {
 
     enum Start: Equatable {
         case started(String)
+        /// Another claim is open (its page and the box show its code): this one may not start.
+        case busy
         /// Within 2 s of the last start.
         case tooSoon
         /// 5 claims in the last 15 minutes: the seconds until the next may start.
@@ -114,47 +121,56 @@ final class PresenceCheck: Sendable {
         let now = clock.monotonicNanos()
         let claim = Claim(
             id: CSRFTokens.randomHex(bytes: 24), boxName: "claim-" + CSRFTokens.randomHex(bytes: 8),
-            code: String(format: "%06d", Int.random(in: 0...999_999)), reset: reset, started: now, phase: .queued)
-        let (outcome, ask, old) = state.withLock { s -> (Start, Bool, BoxClaimListener?) in
-            if let last = s.starts.last, now - last < Self.claimSpacingNanos { return (.tooSoon, false, nil) }
+            code: String(format: "%06d", Int.random(in: 0...999_999)),
+            match: String(format: "%0\(QuestMachine.claimMatchDigits)d", Int.random(in: 0..<1_000)), reset: reset, started: now, phase: .queued)
+        let outcome = state.withLock { s -> Start in
+            // #47: the open claim keeps the box; asking again neither ends nor replaces it.
+            if let other = s.claim, other.isOpen(at: now, limits: limits) { return .busy }
+            if let last = s.starts.last, now - last < Self.claimSpacingNanos { return .tooSoon }
             s.starts = s.starts.filter { now - $0 < Self.claimPeriodNanos }
             if s.starts.count >= Self.claimsPerPeriod, let first = s.starts.first {
-                return (.tooMany(retryAfter: Int((Self.claimPeriodNanos - (now - first) + 999_999_999) / 1_000_000_000)), false, nil)
+                return .tooMany(retryAfter: Int((Self.claimPeriodNanos - (now - first) + 999_999_999) / 1_000_000_000))
             }
             s.starts.append(now)
-            if let other = s.claim, other.isOpen(at: now, limits: limits) {
-                // Two at once: neither may go on (an act at the box cannot tell whose it is).
-                // The first claim is gone (its page says set-up was cancelled) and so is the
-                // box's question, as the first claim's connection closes.
-                var failed = claim
-                failed.phase = .failed("Someone else started setting up the box at the same time. Start again.")
-                s.claim = failed
-                defer { s.listener = nil }
-                return (.started(claim.id), false, s.listener)
-            }
             s.claim = claim
-            return (.started(claim.id), true, nil)
+            return .started(claim.id)
         }
-        old?.stop()
         switch outcome {
         case .started:
-            logger.notice("parent PIN claim started", metadata: ["claim": "\(claim.boxName)", "reset": "\(reset)", "asked": "\(ask)"])
+            logger.notice("parent PIN claim started", metadata: ["claim": "\(claim.boxName)", "reset": "\(reset)"])
+        case .busy:
+            logger.warning("parent PIN claim refused: another claim is open", metadata: ["reset": "\(reset)"])
+            return outcome
         case .tooSoon, .tooMany:
             logger.warning("parent PIN claim refused: too many", metadata: ["reset": "\(reset)"])
+            return outcome
         }
-        if old != nil { onCodeChange(false) }
-        guard ask else { return outcome }
         let listener = BoxClaimListener(
-            socketPath: socketPath, name: claim.boxName, reset: reset,
+            socketPath: socketPath, name: claim.boxName, reset: reset, match: claim.match,
             lifetimeMs: Int32((limits.waitNanos + limits.windowNanos) / 1_000_000)
         ) { [weak self] update in self?.boxMoved(claim.id, update) }
         state.withLock { $0.listener = listener }
-        if await !listener.start() {
-            // No box to ask: the code on the box's own screen is the way, for 2 minutes.
+        switch await listener.start() {
+        case .asked:
+            break
+        case .noBox:
+            // No box to ask: the code on the box's own glass (a paired touch kiosk) is the way,
+            // for 2 minutes.
             shown(claim.id)
             expire(claim.id, after: limits.windowNanos)
+        case .refused:
+            // Someone else on the box's socket holds a claim there: this one cannot be shown.
+            boxMoved(claim.id, ClaimUpdate(id: claim.boxName, progress: .ended, reason: .anotherClaim))
         }
         return outcome
+    }
+
+    /// The three digits the claim's page shows (the box shows them too).
+    func match(of id: String?) -> String? {
+        state.withLock { s in
+            guard let id, let claim = s.claim, claim.id == id else { return nil }
+            return claim.match
+        }
     }
 
     /// Where the claim stands (a claim past its time has failed).
@@ -297,10 +313,20 @@ final class PresenceCheck: Sendable {
         case .declined: "Someone at the box said no (UP). Start again if that was a mistake."
         case .timedOut: "The 2 minutes ran out. Start again."
         case .stayedBusy: "The box stayed busy with a quest for 15 minutes. Start again when it is free."
-        case .replaced: "Someone else started setting up the box at the same time. Start again."
+        case .anotherClaim: "Someone else is setting up the box right now. If the box shows a code that is not yours, press UP there, then start again."
         case .cancelled, nil: "The set-up was cancelled. Start again."
         }
     }
+}
+
+/// How asking the box went.
+enum BoxClaimStart: Sendable {
+    /// The box has the claim and asks (or will, once idle).
+    case asked
+    /// No box answers on the socket.
+    case noBox
+    /// The box answered no (another claim stands there).
+    case refused
 }
 
 /// The claim asked of the box over its socket on a thread of its own: `claim` start, then
@@ -310,34 +336,38 @@ final class BoxClaimListener: Sendable {
     let socketPath: String
     let name: String
     let reset: Bool
+    let match: String
     let lifetimeMs: Int32
     let handler: @Sendable (ClaimUpdate) -> Void
     private let descriptor = Mutex<(fd: Int32, stopped: Bool)>((-1, false))
-    /// Resumed once the box has the claim (true), or with no box to ask (false).
-    private let ready = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+    /// Resumed once the box has the claim, refused it, or there is no box to ask.
+    private let ready = Mutex<CheckedContinuation<BoxClaimStart, Never>?>(nil)
 
-    init(socketPath: String, name: String, reset: Bool, lifetimeMs: Int32, handler: @escaping @Sendable (ClaimUpdate) -> Void) {
+    init(
+        socketPath: String, name: String, reset: Bool, match: String, lifetimeMs: Int32, handler: @escaping @Sendable (ClaimUpdate) -> Void
+    ) {
         self.socketPath = socketPath
         self.name = name
         self.reset = reset
+        self.match = match
         self.lifetimeMs = lifetimeMs
         self.handler = handler
     }
 
-    /// True when the box took the claim; false when there is no box (or it refused).
-    func start() async -> Bool {
+    /// Whether the box took the claim, refused it, or is not there.
+    func start() async -> BoxClaimStart {
         await withCheckedContinuation { continuation in
             ready.withLock { $0 = continuation }
             let thread = Foundation.Thread { [self] in
                 run()
-                signalReady(false)     // no box, or the connection ended early
+                signalReady(.noBox)     // no box, or the connection ended early
             }
             thread.name = "box-claim"
             thread.start()
         }
     }
 
-    private func signalReady(_ asked: Bool) {
+    private func signalReady(_ asked: BoxClaimStart) {
         ready.withLock { continuation in
             continuation?.resume(returning: asked)
             continuation = nil
@@ -363,11 +393,15 @@ final class BoxClaimListener: Sendable {
             }
             guard go else { return }
             var updates: [ClaimUpdate] = []
-            let request = BoxRequest(command: "claim", id: "claim", action: "start", claim: name, reset: reset)
+            let request = BoxRequest(command: "claim", id: "claim", action: "start", claim: name, reset: reset, match: match)
             guard let reply = try? client.request(request, timeoutMs: 800, onEvent: { m in
                 if m.event == "claim", let u = m.claim, u.id == name { updates.append(u) }
-            }), reply.ok == true else { return }
-            signalReady(true)
+            }) else { return }
+            guard reply.ok == true else {
+                signalReady(.refused)
+                return
+            }
+            signalReady(.asked)
             for update in updates { handler(update) }
             if updates.contains(where: { $0.progress == .confirmed || $0.progress == .ended }) { return }
             // The box went away (or the time ran out) with the claim open: it is over.

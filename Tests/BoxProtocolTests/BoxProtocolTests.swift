@@ -78,7 +78,7 @@ struct BoxProtocolTests {
             .refusal(BoxProtocolError("not a JSON object on one line")), .event("press") { $0.button = "lock"; $0.pressed = true },
             .event("box") { $0.box = box }, .event("reminder") { $0.routine = "Morning" },
             .event("claim") { $0.claim = ClaimUpdate(id: "claim-0a1b", progress: .ended, reason: .questStarted) },
-            .event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: true, holding: false))) },
+            .event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: true, holding: false, match: "471"))) },
         ]
         for m in events + others { #expect(try messageProblems(m) == [], "\(String(decoding: m.line(), as: UTF8.self))") }
     }
@@ -104,7 +104,7 @@ struct BoxProtocolTests {
             BoxRequest(command: "test-output", led: "red", buzzer: "reveal-close", sound: "level_up"),
             BoxRequest(command: "press", button: "stop", action: "down"),
             BoxRequest(command: "button-check", action: "stop"),
-            BoxRequest(command: "claim", action: "start", claim: "claim-0a1b", reset: true),
+            BoxRequest(command: "claim", action: "start", claim: "claim-0a1b", reset: true, match: "047"),
         ]
         for r in samples {
             let data = try JSONEncoder().encode(r)
@@ -130,7 +130,7 @@ struct BoxProtocolTests {
 
     @Test("screens round-trip through their flat form")
     func screenRoundTrip() throws {
-        let claim = BoxMessage.event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: false, holding: true))) }
+        let claim = BoxMessage.event("screen") { $0.screen = ScreenPayload(.claim(ClaimScreen(reset: false, holding: true, match: "471"))) }
         for m in questEvents() + [claim] {
             guard let screen = m.screen else { continue }
             #expect(try BoxMessage.decode(m.line().dropLast()).screen == screen)

@@ -294,7 +294,7 @@ extension DaemonTests {
         try rig.press("BTN_LOCK")
         #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
         var seen: [BoxMessage] = []
-        let taken = try asker.request(BoxRequest(command: "claim", claim: "c-1", reset: false)) { seen.append($0) }
+        let taken = try asker.request(BoxRequest(command: "claim", claim: "c-1", reset: false, match: "471")) { seen.append($0) }
         #expect(taken.ok == true)
         // Told before the reply (the box steps the machine while answering).
         #expect(seen.compactMap(\.claim) == [ClaimUpdate(id: "c-1", progress: .waiting)])
@@ -327,7 +327,7 @@ extension DaemonTests {
         try rig.press("BTN_UP")
         let shown = try events(from: asker) { $0.event == "claim" }
         #expect(shown.last?.claim == ClaimUpdate(id: "c-1", progress: .shown))
-        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: false, holding: false)) })
+        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: false, holding: false, match: "471")) })
         #expect(try asker.request(BoxRequest(command: "state")).screen?.kind == "claim")
         // The act: both pressed after the box asked, held 3 s.
         let act = rig.now()
@@ -347,14 +347,14 @@ extension DaemonTests {
         #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == ScreenPhrases.claimAllowed } else { false } })
     }
 
-    @Test("PAR-2 claim: the asker leaving takes it back; LOCK plays and ends it; a bad name or action is one line")
+    @Test("PAR-2 claim: the asker leaving takes it back; LOCK plays and ends it; #47: a second claim is refused while one stands; a bad name, code or action is one line")
     func claimEnds() throws {
         let rig = try rig(routines: [Self.everyDay], control: Self.control())
         defer { rig.stop() }
         let watcher = try BoxClient(path: rig.socketPath)
         _ = try watcher.request(BoxRequest(command: "subscribe"))
         var asker: BoxClient? = try BoxClient(path: rig.socketPath)
-        #expect(try #require(asker).request(BoxRequest(command: "claim", claim: "c-2")).ok == true)
+        #expect(try #require(asker).request(BoxRequest(command: "claim", claim: "c-2", match: "471")).ok == true)
         #expect(eventually { if case .claim = rig.display.lastShown { true } else { false } })
         asker = nil
         let cancelled = try events(from: watcher) { $0.claim?.progress == .ended }
@@ -362,8 +362,12 @@ extension DaemonTests {
         #expect(eventually { if case .idle = rig.display.lastShown { true } else { false } })
 
         let player = try BoxClient(path: rig.socketPath)
-        #expect(try player.request(BoxRequest(command: "claim", claim: "c-3", reset: true)).ok == true)
-        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: true, holding: false)) })
+        #expect(try player.request(BoxRequest(command: "claim", claim: "c-3", reset: true, match: "471")).ok == true)
+        #expect(eventually { rig.display.lastShown == .claim(ClaimScreen(reset: true, holding: false, match: "471")) })
+        // #47: while it stands, another client's claim is refused and the box keeps the first.
+        let second = try watcher.request(BoxRequest(command: "claim", claim: "c-5", match: "208"))
+        #expect(second.ok == false && second.error == "claim: the box shows another claim; one at a time")
+        #expect(rig.display.lastShown == .claim(ClaimScreen(reset: true, holding: false, match: "471")))
         try rig.press("BTN_LOCK")
         let ended = try events(from: player) { $0.claim?.progress == .ended }
         #expect(ended.last?.claim == ClaimUpdate(id: "c-3", progress: .ended, reason: .questStarted))
@@ -373,6 +377,10 @@ extension DaemonTests {
         #expect(nameless.ok == false && nameless.error == "claim: give the claim a name of 1 to 64 letters, digits or dashes")
         let hostile = try watcher.request(BoxRequest(command: "claim", claim: "x\u{1B}[2J"))
         #expect(hostile.ok == false)
+        for match in [nil, "", "12", "1234", "12a", "١٢٣"] {
+            let unmatched = try watcher.request(BoxRequest(command: "claim", claim: "c-6", match: match))
+            #expect(unmatched.ok == false && unmatched.error == "claim: give the code the asking page shows (match), 3 digits", "\(match ?? "nil")")
+        }
         let wrong = try watcher.request(BoxRequest(command: "claim", action: "pause", claim: "c-4"))
         #expect(wrong.ok == false && wrong.error == #"action: "pause" is not one of start, stop"#)
         let notOurs = try watcher.request(BoxRequest(command: "claim", action: "stop", claim: "c-9"))

@@ -67,8 +67,9 @@ struct ControlCommandTests {
 
     @Test("PAR-2 claim: a name of 1 to 64 letters, digits or dashes; start (with reset) or stop")
     func claim() throws {
-        #expect(try decide(BoxRequest(command: "claim", claim: "a-1", reset: true)).get() == .claim(id: "a-1", start: true, reset: true))
-        #expect(try decide(BoxRequest(command: "claim", action: "stop", claim: "a-1", reset: true)).get() == .claim(id: "a-1", start: false, reset: false))
+        #expect(try decide(BoxRequest(command: "claim", claim: "a-1", reset: true, match: "047")).get() == .claim(id: "a-1", start: true, reset: true, match: "047"))
+        #expect(try decide(BoxRequest(command: "claim", action: "stop", claim: "a-1", reset: true)).get() == .claim(id: "a-1", start: false, reset: false, match: ""))
+        #expect(refusal(decide(BoxRequest(command: "claim", claim: "a-1", match: "47"))) == "claim: give the code the asking page shows (match), 3 digits")
         for bad in ["", String(repeating: "a", count: 65), "a b", "é", "a\u{0}"] {
             #expect(refusal(decide(BoxRequest(command: "claim", claim: bad))) == "claim: give the claim a name of 1 to 64 letters, digits or dashes", "\(bad.debugDescription)")
         }

@@ -647,6 +647,14 @@ def first_run(path):
     state = ask_box(path, {"command": "state"})
     check(box_asks(path) is not None, f"the box does not ask on its screen: {state.get('screen')}")
     check(state.get("box", {}).get("buttonCheck") is False, "the claim holds the box's buttons")
+    # #47: the page and the box show the same three digits (the parent allows only hers).
+    shown = driver.find_elements(By.CSS_SELECTOR, "p.match strong")
+    page_code = shown[0].text.replace(" ", "") if shown else ""
+    box_code = (ask_box(path, {"command": "state"}).get("screen") or {}).get("match")
+    check(len(page_code) == 3 and page_code == box_code, f"/parent/setup shows {page_code!r}, the box {box_code!r}")
+    check(page_code != "" and f"check it shows {' '.join(page_code)}" in ask[0].text, f"/parent/setup: the act's line has no code: {ask[0].text!r}")
+    # The code is new each run: masked in the picture, so the committed screenshot stays put.
+    driver.execute_script("document.querySelectorAll('p.match strong, p.ask strong').forEach(e => e.textContent = '• • •')")
     screenshot("parent-setup", width=1024)
     # The box's own kiosk (a second tab) shows the question.
     setup = driver.current_window_handle
@@ -655,11 +663,12 @@ def first_run(path):
     visit("/kiosk")
     text = ""
     deadline = time.time() + 5
-    while time.time() < deadline and "Allow?" not in text:
+    while time.time() < deadline and "Same code on phone?" not in text:
         text = kiosk_text()
         time.sleep(0.1)
-    check("Someone asks to set" in text and "the parent PIN" in text and "Hold STOP+DOWN 3 s" in text and "UP: no · LOCK: play" in text,
-          f"/kiosk: the box's question is not shown: {text!r}")
+    check("Set the parent PIN?" in text and "Same code on phone?" in text and " ".join(page_code or "?") in text
+          and "Hold STOP+DOWN 3 s" in text and "UP: no · LOCK: play" in text,
+          f"/kiosk: the box's question (with the page's code {page_code!r}) is not shown: {text!r}")
     # Every line of the question and the code lie inside the 800×480 glass, none on another.
     boxes = driver.execute_script("""
         return [...document.querySelectorAll('main > *'), document.getElementById('setup')]
@@ -671,7 +680,7 @@ def first_run(path):
             check(a[2] <= b[1] + 1 or b[2] <= a[1] + 1, f"/kiosk: {a[0]!r} and {b[0]!r} overlap")
     # The code is new each run: the picture shows it masked, so the committed screenshot
     # stays the same from run to run (and CI leaves the tree clean).
-    driver.execute_script("document.querySelector('#setup strong').textContent = '••••••'")
+    driver.execute_script("document.querySelector('#setup strong').textContent = '••••••'; document.querySelector('main h1').textContent = '• • •'")
     screenshot("kiosk-claim", full_page=False)
     driver.close()
     driver.switch_to.window(setup)
@@ -701,6 +710,7 @@ def reset_claim(path):
     driver.find_element(By.CSS_SELECTOR, "form.forgot button").click()
     queued = wait_for(By.CSS_SELECTOR, "body[data-phase='queued'] p.ask")
     check(bool(queued) and "The box is in the middle of a quest." in queued[0].text, "/parent/setup: the busy box is not said")
+    driver.execute_script("document.querySelectorAll('p.match strong').forEach(e => e.textContent = '• • •')")
     screenshot("parent-setup-queued", width=1024)
     viewport(1024, 768)
     # The player holds STOP (and DOWN) until the quest is paused: a quest's presses.

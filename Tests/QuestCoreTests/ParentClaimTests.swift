@@ -16,8 +16,8 @@ struct ParentClaimTests {
 
     static func progress(_ box: Box) -> [ClaimUpdate.Progress] { updates(box).map(\.progress) }
 
-    static func claim(_ box: inout Box, _ id: String = "c1", reset: Bool = false, at t: Int64) {
-        _ = box.sim.send(.claim(.start(id: id, reset: reset), atNanos: t), at: t)
+    static func claim(_ box: inout Box, _ id: String = "c1", reset: Bool = false, match: String = "471", at t: Int64) {
+        _ = box.sim.send(.claim(.start(id: id, reset: reset, match: match), atNanos: t), at: t)
     }
 
     /// STOP and DOWN pressed at `t` (DOWN 100 ms later) and held.
@@ -37,12 +37,12 @@ struct ParentClaimTests {
         let t0 = Self.t0
         Self.claim(&box, at: t0)
         #expect(Self.progress(box) == [.waiting, .shown])
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "471")))
         #expect(box.lastLED == .claim(holding: false))
         #expect(box.sim.allEffects.contains(.buzzer(.claim)))
         Self.holdBoth(&box, at: t0 + second)
         #expect(Self.progress(box).last == .holding)
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: true)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: true, match: "471")))
         #expect(box.lastLED == .claim(holding: true))
         box.sim.advance(to: t0 + second + 100 * milli + QuestMachine.claimHoldNanos - milli)
         #expect(Self.progress(box).last == .holding, "not before 3 s")
@@ -63,7 +63,7 @@ struct ParentClaimTests {
         Self.holdBoth(&box, at: t0 + second)
         _ = box.sim.release(.down, at: t0 + 3 * second)
         #expect(Self.progress(box).last == .shown)
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "471")))
         _ = box.sim.press(.down, at: t0 + 4 * second)
         box.sim.advance(to: t0 + 6 * second)
         #expect(Self.progress(box).last == .holding, "3 s from the new press, not the first")
@@ -99,7 +99,7 @@ struct ParentClaimTests {
         #expect(box.phase == "summary" && Self.progress(box) == [.waiting])
         box.tap(.stop, at: t0 + 32 * second)             // any button leaves the summary
         #expect(box.phase == "idle" && Self.progress(box) == [.waiting, .shown])
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "471")))
     }
 
     @Test("PAR-2: buttons already down when the box begins to ask do not count")
@@ -128,7 +128,7 @@ struct ParentClaimTests {
 
         var other = Box()
         Self.claim(&other, "c2", reset: true, at: t0)
-        #expect(other.lastScreen == .claim(ClaimScreen(reset: true, holding: false)))
+        #expect(other.lastScreen == .claim(ClaimScreen(reset: true, holding: false, match: "471")))
         other.tap(.up, at: t0 + second)
         #expect(Self.updates(other).last == ClaimUpdate(id: "c2", progress: .ended, reason: .declined))
         guard case .idle? = other.lastScreen else { Issue.record("the idle screen did not come back"); return }
@@ -175,36 +175,58 @@ struct ParentClaimTests {
         Self.releaseBoth(&box, at: t0 + 12 * second)
         _ = box.sim.send(.buttonCheck(on: false, atNanos: t0 + 13 * second), at: t0 + 13 * second)
         #expect(Self.progress(box).last == .shown)
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "471")))
     }
 
-    @Test("PAR-2: the asker can take a claim back; a second claim ends the first (one at a time); the same claim twice is one")
+    @Test("PAR-2 (#47): one claim at a time, and the first keeps the box: a second claim is refused and never replaces it, the act then confirms the first; the asker can take a claim back; the same claim twice is one")
     func oneAtATime() {
         var box = Box()
         let t0 = Self.t0
-        Self.claim(&box, "a", at: t0)
-        Self.claim(&box, "a", at: t0 + second)
+        Self.claim(&box, "a", match: "208", at: t0)
+        Self.claim(&box, "a", match: "208", at: t0 + second)
         #expect(Self.progress(box) == [.waiting, .shown])
-        Self.claim(&box, "b", at: t0 + 2 * second)
-        #expect(Self.updates(box).contains(ClaimUpdate(id: "a", progress: .ended, reason: .replaced)))
-        #expect(box.sim.state.claim?.id == "b")
-        _ = box.sim.send(.claim(.cancel(id: "a"), atNanos: t0 + 3 * second), at: t0 + 3 * second)
-        #expect(box.sim.state.claim?.id == "b", "only the claim's own name takes it back")
-        _ = box.sim.send(.claim(.cancel(id: "b"), atNanos: t0 + 4 * second), at: t0 + 4 * second)
-        #expect(Self.updates(box).last == ClaimUpdate(id: "b", progress: .ended, reason: .cancelled))
-        guard case .idle? = box.lastScreen else { Issue.record("the idle screen did not come back"); return }
+        Self.claim(&box, "b", match: "471", at: t0 + 2 * second)
+        #expect(Self.updates(box).last == ClaimUpdate(id: "b", progress: .ended, reason: .anotherClaim))
+        #expect(box.sim.state.claim?.id == "a" && box.sim.state.claim?.match == "208")
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "208")), "the box still shows the first asker's code")
+        Self.holdBoth(&box, at: t0 + 3 * second)
+        box.sim.advance(to: t0 + 7 * second)
+        #expect(Self.updates(box).filter { $0.progress == .confirmed } == [ClaimUpdate(id: "a", progress: .confirmed)], "the act confirms the first claim only")
+        Self.releaseBoth(&box, at: t0 + 8 * second)
+
+        var other = Box()
+        Self.claim(&other, "a", at: t0)
+        Self.claim(&other, "b", at: t0 + second)
+        _ = other.sim.send(.claim(.cancel(id: "b"), atNanos: t0 + 3 * second), at: t0 + 3 * second)
+        #expect(other.sim.state.claim?.id == "a", "only the claim's own name takes it back")
+        _ = other.sim.send(.claim(.cancel(id: "a"), atNanos: t0 + 4 * second), at: t0 + 4 * second)
+        #expect(Self.updates(other).last == ClaimUpdate(id: "a", progress: .ended, reason: .cancelled))
+        guard case .idle? = other.lastScreen else { Issue.record("the idle screen did not come back"); return }
     }
 
     @Test("PAR-2: the box's words say who asks and what to do, each line within the OLED's 21 characters")
     func words() {
         for reset in [false, true] {
             for holding in [false, true] {
-                let words = Screen.claim(ClaimScreen(reset: reset, holding: holding)).words
+                let words = Screen.claim(ClaimScreen(reset: reset, holding: holding, match: "471")).words
                 for line in words.top + words.lines + [words.hint ?? ""] { #expect(line.count <= 21, "\(line)") }
-                #expect(words.top.joined(separator: " ") == (reset ? "Someone asks to set a new parent PIN" : "Someone asks to set the parent PIN"))
+                #expect(words.top == [reset ? "Set a new parent PIN?" : "Set the parent PIN?", "Same code on phone?"])
+                #expect(words.big == "4 7 1", "the asking page's code is the big line (#47)")
                 #expect(words.all.contains(holding ? "Keep holding 3 s" : "Hold STOP+DOWN 3 s"))
                 #expect(words.hint == "UP: no · LOCK: play")
             }
         }
+    }
+
+    @Test("PAR-2 (#47): a claim without its code of three digits is never shown; the voice says the code a digit at a time")
+    func matchCode() {
+        for bad in ["", "47", "4711", "4a1", "٤٧١", " 47"] {
+            var box = Box()
+            Self.claim(&box, match: bad, at: Self.t0)
+            #expect(box.sim.state.claim == nil, "\(bad.debugDescription) was taken")
+            #expect(Self.updates(box).last?.progress == .ended)
+        }
+        let spoken = Screen.claim(ClaimScreen(reset: false, holding: false, match: "407")).spoken ?? ""
+        #expect(spoken.contains("If their phone shows four zero seven, hold STOP and DOWN"), "\(spoken)")
     }
 }

@@ -96,7 +96,7 @@ struct SpokenWordsTests {
                                     personalBests: ["Tidy Desk"], streakText: "7-day streak", streakMilestone: 7, calibrationSessionsLeft: 0)
         #expect(VoicePhrases.summary(summary) == "Morning Quest done! Plus forty XP. Level three! Seven-day streak! New best: Tidy Desk.")
         #expect(VoicePhrases.reminder(questName: "Morning Quest") == "Time for Morning Quest.")
-        #expect(Screen.claim(ClaimScreen(reset: false, holding: false)).spoken?.contains("hold STOP and DOWN for three seconds") == true)
+        #expect(Screen.claim(ClaimScreen(reset: false, holding: false, match: "471")).spoken?.contains("hold STOP and DOWN for three seconds") == true)
     }
 }
 

@@ -56,13 +56,13 @@ struct TouchPressTests {
     func touchNeverClaims() {
         var box = Box()
         let t0 = Self.t0
-        _ = box.sim.send(.claim(.start(id: "c1", reset: false), atNanos: t0), at: t0)
+        _ = box.sim.send(.claim(.start(id: "c1", reset: false, match: "471"), atNanos: t0), at: t0)
         #expect(Self.progress(box) == [.waiting, .shown])
         Self.touch(&box, .stop, pressed: true, at: t0 + second)
         Self.touch(&box, .down, pressed: true, at: t0 + second + 100 * milli)
         box.sim.advance(to: t0 + 30 * second)
         #expect(Self.progress(box) == [.waiting, .shown], "no hold, no confirmation")
-        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false)))
+        #expect(box.lastScreen == .claim(ClaimScreen(reset: false, holding: false, match: "471")))
         // Let go on the screen; the box's own STOP with a touched DOWN is not the act either.
         Self.touch(&box, .stop, pressed: false, at: t0 + 31 * second)
         _ = box.sim.press(.stop, at: t0 + 32 * second)
@@ -79,7 +79,7 @@ struct TouchPressTests {
     func touchLockEndsClaim() {
         var box = Box()
         let t0 = Self.t0
-        _ = box.sim.send(.claim(.start(id: "c1", reset: false), atNanos: t0), at: t0)
+        _ = box.sim.send(.claim(.start(id: "c1", reset: false, match: "471"), atNanos: t0), at: t0)
         Self.touchTap(&box, .lock, at: t0 + second)
         #expect(box.phase == "estimating")
         #expect(Self.progress(box).last == .ended)

@@ -50,8 +50,8 @@ struct ScreenRendererTests {
         ("reveal-not-saved", reveal, 64, "Not saved yet: the box keeps this play and tries again"),
         ("idle-reminder", idleReminded, 64, nil),
         // PAR-2: someone asks to set the parent PIN; the act being held, for a new PIN.
-        ("claim", .claim(ClaimScreen(reset: false, holding: false)), 64, nil),
-        ("claim-reset-holding", .claim(ClaimScreen(reset: true, holding: true)), 64, nil),
+        ("claim", .claim(ClaimScreen(reset: false, holding: false, match: "471")), 64, nil),
+        ("claim-reset-holding", .claim(ClaimScreen(reset: true, holding: true, match: "471")), 64, nil),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""#31 / PAR-2, end to end: a stranger on the network tries to take the parent PIN with the
-player's ordinary presses. The live simulated box and questbox-web run on one store (the web
+"""#31 / PAR-2 / #47, end to end: a stranger on the network tries to take the parent PIN with
+the player's ordinary presses, and by racing the parent's own claim. The live simulated box and questbox-web run on one store (the web
 rig); the stranger is an HTTP client with its own cookies; the player presses the box's
 buttons over its socket (the simulated board's buttons). On the main of 2026-11-25 the
 stranger got the PIN with the player's lock-in; it must never, and the parent's own act at
@@ -198,14 +198,49 @@ check(wait_box("estimating") == "estimating", "a paired kiosk's LOCK did not sta
 check(claimer.wait_phase("failed") == "failed", f"starting a quest did not end the claim: {claimer.phase()}")
 hold(["stop"], 3.6)
 check(wait_box("idle") == "idle", "the quest was not paused")
-# 3. A claim never blocks play, and a stranger cannot keep asking: 5 claims a quarter hour.
+# 2c. #47, the claim swap: the parent asks, a stranger watching the box's events asks too
+#     (twice, 2 s apart, as the issue's attacker did). The stranger is refused; the box keeps
+#     showing the parent's code, which her page shows too; her act confirms hers only.
+parent = Browser()
+parent.get("/parent")
+status, location, _ = parent.post("/parent/claim")
+check(status == 303 and location == "/parent/setup", f"the parent's claim: {status} {location}")
+check(parent.wait_phase("waiting") == "waiting", f"the idle box does not ask the parent's claim: {parent.phase()}")
+_, page = parent.get("/parent/setup")
+mine = re.search(r"Your code <strong>(\d) (\d) (\d)</strong>", page)
+check(mine is not None, "the parent's page shows no code")
+mine = "".join(mine.groups()) if mine else "?"
+check((ask_box({"command": "state"}).get("screen") or {}).get("match") == mine, "the box does not show the parent's code")
+intruder = Browser()
+intruder.get("/parent")
+for attempt in range(2):
+    time.sleep(2.1)
+    status, location, body = intruder.post("/parent/claim")
+    check(status == 409 and "Someone is setting up the box right now" in body,
+          f"a second claim while the parent's is open: {status} {location} {body[:160]!r}")
+    check((ask_box({"command": "state"}).get("screen") or {}).get("match") == mine, "the box's code changed to another claim's")
+    check(parent.phase() == "waiting", f"the stranger's claim moved the parent's: {parent.phase()}")
+hold(["stop", "down"], 3.6)
+check(parent.wait_phase("confirmed") == "confirmed", f"the parent's act did not confirm her claim: {parent.phase()}")
+stranger_tries_pin(intruder, "0000", "after the parent's act")
+status, location, _ = parent.post("/parent/setup/pin", [("pin", "2468"), ("again", "2468")])
+check(status == 303 and location == "/parent", f"the parent could not choose her PIN: {status} {location}")
+check(pin_accepted("2468"), "the parent's PIN is not hers")
+check(wait_box("idle") == "idle", "the box is not idle after the act")
+
+# 3. A claim never blocks play, and a stranger cannot keep asking: 5 claims a quarter hour
+#    (each said no to at the box with UP before the next, as one open claim refuses others).
 codes = []
 for i in range(6):
     time.sleep(2.1)
     other = Browser()
     other.get("/parent")
     codes.append(other.post("/parent/claim")[0])
-check(codes.count(429) >= 2, f"claims are not limited: {codes}")
+    if codes[-1] == 303:
+        check(other.wait_phase("waiting") == "waiting", f"claim {i + 1} was not asked: {other.phase()}")
+        press("up")
+        check(other.wait_phase("failed") == "failed", f"UP did not end claim {i + 1}: {other.phase()}")
+check(codes.count(429) >= 2 and 409 not in codes, f"claims are not limited: {codes}")
 check(ask_box({"command": "state"}).get("box", {}).get("buttonCheck") is False, "a claim holds the box's buttons")
 press("lock")
 check(wait_box("estimating") == "estimating", "a waiting claim kept the player from playing")

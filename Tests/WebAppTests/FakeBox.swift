@@ -15,7 +15,7 @@ final class FakeBox: Sendable {
     /// A command's refusal (`ok: false` with this error), as the box refuses during a quest.
     let refusals = Mutex<[String: String]>([:])
     /// The last `claim` asked (its name, whether it resets a PIN, its action).
-    let claims = Mutex<[(name: String, reset: Bool, action: String)]>([])
+    let claims = Mutex<[(name: String, reset: Bool, action: String, match: String)]>([])
     /// The `touch` presses asked (#33), as "button action".
     let touches = Mutex<[String]>([])
     /// How long the box takes to answer a command (ms), as a busy box does.
@@ -66,7 +66,9 @@ final class FakeBox: Sendable {
                 let command = object["command"] as? String ?? "?"
                 received.withLock { $0.append(command) }
                 if command == "claim" {
-                    claims.withLock { $0.append((object["claim"] as? String ?? "", object["reset"] as? Bool ?? false, object["action"] as? String ?? "start")) }
+                    claims.withLock {
+                        $0.append((object["claim"] as? String ?? "", object["reset"] as? Bool ?? false, object["action"] as? String ?? "start", object["match"] as? String ?? ""))
+                    }
                 }
                 if command == "touch" {
                     touches.withLock { $0.append("\(object["button"] as? String ?? "") \(object["action"] as? String ?? "tap")") }

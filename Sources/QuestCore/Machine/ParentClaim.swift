@@ -3,6 +3,11 @@
 /// the box's own screen asks. Only the idle box asks; a claim that arrives during a quest
 /// waits for the box to be idle, presses made before the box asked never count, and the
 /// player can always play: LOCK starts a quest (which ends the claim), UP says no.
+///
+/// #47: the act confirms only the claim of the one who asked. The asker's page and the box's
+/// screen show the same short code (`match`, as Bluetooth's numeric comparison), so the
+/// parent at the box sees whose claim she allows; and while one claim stands no other may
+/// start (the second asker is refused, the first goes on), so a claim never changes owner.
 
 /// A claim the box was asked to show (by the web app, over its socket).
 public struct PendingClaim: Codable, Equatable, Sendable {
@@ -12,12 +17,15 @@ public struct PendingClaim: Codable, Equatable, Sendable {
     public var reset: Bool
     /// When the box began to ask (nil while a quest or a button check keeps it waiting).
     public var shownAt: MonotonicNanos?
+    /// The short code the asker's page shows, shown on the box beside the question.
+    public var match: String
     /// STOP and DOWN pressed since the box began to ask, with when each went down.
     public var held: [ButtonRole: MonotonicNanos] = [:]
 
-    public init(id: String, reset: Bool) {
+    public init(id: String, reset: Bool, match: String) {
         self.id = id
         self.reset = reset
+        self.match = match
     }
 
     /// Both buttons of the act are down, each pressed after the box asked.
@@ -26,7 +34,7 @@ public struct PendingClaim: Codable, Equatable, Sendable {
 
 /// What the asker sends: start showing a claim, or take it back.
 public enum ClaimRequest: Codable, Equatable, Sendable {
-    case start(id: String, reset: Bool)
+    case start(id: String, reset: Bool, match: String)
     case cancel(id: String)
 }
 
@@ -57,8 +65,8 @@ public struct ClaimUpdate: Codable, Equatable, Sendable {
         case stayedBusy = "stayed-busy"
         /// The asker took it back (or went away).
         case cancelled
-        /// Another claim came: the box asks one thing at a time.
-        case replaced
+        /// Another claim stands: the box asks one thing at a time, and the first one keeps it.
+        case anotherClaim = "another-claim"
     }
 
     public var id: String
@@ -78,11 +86,17 @@ public struct ClaimScreen: Codable, Equatable, Sendable {
     public var reset: Bool
     /// STOP and DOWN are held: keep holding.
     public var holding: Bool
+    /// The code the asking page shows (#47): the parent allows only when both show it.
+    public var match: String
 
-    public init(reset: Bool, holding: Bool) {
+    public init(reset: Bool, holding: Bool, match: String) {
         self.reset = reset
         self.holding = holding
+        self.match = match
     }
+
+    /// The code as the big line shows it, a digit at a time ("4 7 1").
+    public var spacedMatch: String { match.map(String.init).joined(separator: " ") }
 }
 
 extension QuestMachine {
@@ -95,6 +109,13 @@ extension QuestMachine {
     public static let claimShownNanos: MonotonicNanos = 120 * 1_000_000_000
     /// How long a claim waits for a busy box before it ends without ever being asked.
     public static let claimWaitNanos: MonotonicNanos = 15 * 60 * 1_000_000_000
+    /// The digits of the code the box and the asking page both show.
+    public static let claimMatchDigits = 3
+
+    /// A code the box shows beside a claim: exactly `claimMatchDigits` ASCII digits.
+    public static func isClaimMatch(_ text: String) -> Bool {
+        text.utf8.count == claimMatchDigits && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 }
 
 extension Reducer {
@@ -109,10 +130,14 @@ extension Reducer {
 
     mutating func handleClaim(_ request: ClaimRequest, at t: MonotonicNanos) {
         switch request {
-        case .start(let id, let reset):
-            if let old = state.claim, old.id != id { endClaim(.replaced, at: t) }
+        case .start(let id, let reset, let match):
             guard state.claim?.id != id else { return }  // asked twice: it stands as it is
-            state.claim = PendingClaim(id: id, reset: reset)
+            guard state.claim == nil, QuestMachine.isClaimMatch(match) else {
+                // #47: the first claim keeps the box; the second never replaces it.
+                emit(.claimChanged(ClaimUpdate(id: id, progress: .ended, reason: .anotherClaim)))
+                return
+            }
+            state.claim = PendingClaim(id: id, reset: reset, match: match)
             emit(.claimChanged(ClaimUpdate(id: id, progress: .waiting)))
             emit(.scheduleTimer(.claimLimit, atNanos: t + QuestMachine.claimWaitNanos))
             if claimCanShow { enterIdle(notice: nil) }
@@ -146,7 +171,7 @@ extension Reducer {
         }
         let holding = claim.holdingBoth
         emit(.led(.claim(holding: holding)))
-        emit(.display(.claim(ClaimScreen(reset: claim.reset, holding: holding))))
+        emit(.display(.claim(ClaimScreen(reset: claim.reset, holding: holding, match: claim.match))))
         return true
     }
 

@@ -72,8 +72,8 @@ extension ScreenSamples {
                 questName: longQuest, sessionXP: 340, totalXP: 2_410, level: 8, levelProgress: 0.03, leveledUp: true,
                 personalBests: ["Tooth Time", "Pack Bag"], streakText: "Streak: 13 days", streakMilestone: nil, calibrationSessionsLeft: 0)), nil),
             ("reflection", "Last week's card", galleryReflection, nil),
-            ("claim", "The PIN claim", .claim(ClaimScreen(reset: false, holding: false)), nil),
-            ("claim-holding", "The PIN claim, held", .claim(ClaimScreen(reset: true, holding: true)), nil),
+            ("claim", "The PIN claim", .claim(ClaimScreen(reset: false, holding: false, match: "471")), nil),
+            ("claim-holding", "The PIN claim, held", .claim(ClaimScreen(reset: true, holding: true, match: "471")), nil),
         ]
         return samples
     }()

@@ -47,8 +47,10 @@ public enum ScreenPhrases {
     public static let anyButton = "Any button: go on"
     /// GAME-4: a stop inside the guard after lock-in is ignored; this says it was seen.
     public static let justStarted = "Just started!"
-    /// PAR-2: what the box asks while a claim waits, and what allows it.
-    public static let claimAsks = "Someone asks to set"
+    /// PAR-2: what the box asks while a claim waits, and what allows it; #47: the asking
+    /// page's code is the big line, so the parent allows only her own claim.
+    public static func claimAsks(reset: Bool) -> String { reset ? "Set a new parent PIN?" : "Set the parent PIN?" }
+    public static let claimMatch = "Same code on phone?"
     public static let claimHow = "Hold STOP+DOWN 3 s"
     public static let claimHolding = "Keep holding 3 s"
     public static let claimHint = "UP: no · LOCK: play"
@@ -178,8 +180,8 @@ extension Screen {
                 hint: P.anyButton)
         case .claim(let c):
             return ScreenWords(
-                top: [P.claimAsks, c.reset ? "a new parent PIN" : "the parent PIN"],
-                big: c.holding ? "Hold…" : "Allow?",
+                top: [P.claimAsks(reset: c.reset), P.claimMatch],
+                big: c.spacedMatch,
                 lines: [c.holding ? P.claimHolding : P.claimHow],
                 more: [P.claimWhoMay],
                 hint: P.claimHint)

@@ -87,7 +87,7 @@ extension Screen {
         case .reflection(let r):
             return VoicePhrases.week(r)
         case .claim(let c):
-            return c.holding ? "Keep holding for three seconds." : VoicePhrases.claim(reset: c.reset)
+            return c.holding ? "Keep holding for three seconds." : VoicePhrases.claim(reset: c.reset, match: c.match)
         }
     }
 }
@@ -136,9 +136,11 @@ public enum VoicePhrases: Sendable {
         return first + " Your guesses were \(SpokenNumber.words(Int(r.averageAccuracy.rounded()))) percent on target."
     }
 
-    /// PAR-2's claim, as the screen asks it: who may allow it and how.
-    public static func claim(reset: Bool) -> String {
-        "Someone asks to set \(reset ? "a new" : "the") parent PIN. To allow it, hold STOP and DOWN for three seconds. Nobody asked? Press UP."
+    /// PAR-2's claim, as the screen asks it: whose (#47: the asking phone's code, a digit at
+    /// a time), who may allow it and how.
+    public static func claim(reset: Bool, match: String) -> String {
+        let digits = match.compactMap { $0.wholeNumberValue.map(SpokenNumber.words) }.joined(separator: " ")
+        return "Someone asks to set \(reset ? "a new" : "the") parent PIN. If their phone shows \(digits), hold STOP and DOWN for three seconds to allow it. If not, or nobody asked, press UP."
     }
 }
 

@@ -12,7 +12,7 @@ struct KioskController {
     var events: BoxEventRelay { services.kioskEvents }
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
-        router.get("/kiosk") { request, context in try await kiosk(request, onTheBox: context.isFromThisMachine) }
+        router.get("/kiosk") { request, _ in try await kiosk(request) }
         // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
         router.post("/kiosk/pair") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
@@ -49,9 +49,10 @@ struct KioskController {
             case .failure(.offline): throw HTTPError(.serviceUnavailable, message: "The box is offline.")
             }
         }
-        // The first-run code (PresenceCheck), for the screen of the box itself only.
-        router.get("/kiosk/setup-code") { _, context in
-            guard context.isFromThisMachine, let code = services.presence.waitingCode else {
+        // The set-up code (PresenceCheck) for the box's own glass only: a kiosk a parent paired
+        // to press the box's buttons (#47: never by address; loopback is any local user).
+        router.get("/kiosk/setup-code") { request, _ in
+            guard try services.pairedKiosk(request)?.canPress == true, let code = services.presence.waitingCode else {
                 throw HTTPError(.notFound, message: "No set-up code here.")
             }
             return SetupCode(code: code)
@@ -66,11 +67,11 @@ struct KioskController {
 
     static let notPaired = HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
 
-    func kiosk(_ request: Request, onTheBox: Bool) async throws -> Response {
+    func kiosk(_ request: Request) async throws -> Response {
         var view = KioskView(await services.box.state())
-        view.setupCode = onTheBox ? services.presence.waitingCode : nil
         if let paired = try services.pairedKiosk(request) {
             view.touch = paired.canPress ? true : nil
+            view.setupCode = paired.canPress ? services.presence.waitingCode : nil
         } else {
             view.pairCode = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
             view.canPair = view.pairCode == nil

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import QuestCore
 import QuestStore
 
 /// `/parent/setup`: setting the PIN the first time, or anew when it is forgotten, after the
@@ -23,6 +24,11 @@ struct SetupController {
                 var response = Response.redirect(to: "/parent/setup")
                 response.setCookie(PresenceCheck.cookie(id, maxAge: 20 * 60))
                 return response
+            case .busy:
+                // #47: the open claim keeps going; this asker is told plainly.
+                throw HTTPError(
+                    .conflict,
+                    message: "Someone is setting up the box right now. If its screen shows a code your page did not, press UP on the box, then start again.")
             case .tooSoon:
                 throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
             case .tooMany(let seconds):
@@ -76,10 +82,13 @@ struct SetupController {
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let phase = services.presence.phase(of: PresenceCheck.claim(of: request))
+        let claim = PresenceCheck.claim(of: request)
+        let phase = services.presence.phase(of: claim)
         let resetting = try services.database.settings().hasPIN
+        let match = services.presence.match(of: claim).map { ClaimScreen(reset: resetting, holding: false, match: $0).spacedMatch }
         return try services.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
+            view.match = match
             switch phase {
             case .queued: view.queued = true
             case .waiting: view.waiting = true
@@ -113,6 +122,8 @@ struct SetupView: Encodable {
     var confirmed = false
     var failed: String?
     var resetting: Bool
+    /// The claim's three digits, spaced as the box shows them (#47).
+    var match: String?
 
     init(csrf: String, problem: String?, resetting: Bool) {
         self.csrf = csrf

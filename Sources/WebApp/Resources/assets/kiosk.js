@@ -137,12 +137,13 @@
     document.body.dataset.live = "1";  // following the box (the browser tests wait for it)
   });
   // A parent setting up the box from a phone: the code is fetched, not sent in the stream,
-  // and only the box's own screen gets it (the web app answers 404 to anyone else).
+  // and only the box's own glass gets it: a kiosk paired to press its buttons (#47; the web
+  // app answers 404 to any other, so no other page asks).
   const setup = document.getElementById("setup");
   events.addEventListener("setup", function (e) {
     let waiting = false;
     try { waiting = JSON.parse(e.data).waiting === true; } catch (_) { /* keep it hidden */ }
-    if (!setup) return;
+    if (!setup || document.body.dataset.touch !== "1") return;
     if (!waiting) { setup.hidden = true; fit(); return; }
     fetch("/kiosk/setup-code", { cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
