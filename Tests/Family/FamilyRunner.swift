@@ -293,6 +293,7 @@ final class FamilyRunner {
             // GAME-5: after a power cut with a trusted clock the task was still being timed:
             // the player ends it with STOP and goes on.
             if case .active = phase {
+                advance(seconds: 4)   // GAME-8: a press just after the resume is not the task's STOP
                 press(.stop)
                 advance(seconds: 2)
                 press(.lock)

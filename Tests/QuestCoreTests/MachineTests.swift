@@ -70,7 +70,7 @@ struct MachineTests {
         #expect(box.phase == "estimating")
 
         // Task 3: 2:00 against 2:30 → close (30 s of 150 s = 20 %).
-        let lock3 = stop2 + 10 * second
+        let lock3 = stop2 + 12 * second  // GAME-8: past 3 s after the reveal moved on by itself
         box.tap(.lock, at: lock3)
         box.tap(.stop, at: lock3 + 150 * second)
         box.tap(.up, at: lock3 + 152 * second)  // any button continues
@@ -516,10 +516,10 @@ struct MachineTests {
         box.tap(.stop, at: 1_100 * second)
         #expect(box.estimations.first?.actualSeconds == Double(500 * second - 7) / 1e9)
         #expect(box.estimations.first?.sessionID == uuid(77))
-        box.tap(.lock, at: 1_110 * second)
-        box.tap(.lock, at: 1_111 * second)
+        box.tap(.lock, at: 1_105 * second)   // on within the reveal's 8 s
+        box.tap(.lock, at: 1_106 * second)
         box.tap(.stop, at: 1_200 * second)
-        box.tap(.lock, at: 1_210 * second)
+        box.tap(.lock, at: 1_205 * second)
         guard case .sessionCompleted(let done)? = box.persisted.last else { Issue.record("not completed"); return }
         #expect(done.id == uuid(77))
         #expect(done.xpEarned == 100 + box.estimations.reduce(0) { $0 + $1.xpEarned } + 20)

@@ -199,6 +199,10 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var touched: Set<ButtonRole>
     /// #35: what the voice said and waits to say; `voice.speaks` is the shell's to set.
     public var voice: VoiceSchedule
+    /// GAME-8: when the box last changed screen by itself (the reveal's 8 s, a summary or
+    /// reflection timing out, a walk-away pause or a task past its limit, a house reminder that
+    /// chose another quest, a resume). A reminder's chime on the same screen changes no press.
+    public var changedByItselfAt: MonotonicNanos?
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -224,11 +228,15 @@ public enum QuestMachine: Sendable {
     public static let buttonCheckNotice = "Button check: presses show on the parent's page and start no quest."
     /// A button check nobody ended (a page left open) gives the box back after 10 minutes.
     public static let buttonCheckLimitNanos: MonotonicNanos = 10 * 60 * 1_000_000_000
+    /// GAME-8: presses this soon after the box changed screen by itself were meant for the
+    /// screen before (a trial's "go on" came 2 s after the reveal moved on).
+    public static let changedByItselfGraceNanos: MonotonicNanos = 3_000_000_000
 
     /// The first screen and lights, before any event.
     public static func start(_ state: QuestState, env: QuestEnvironment) -> (state: QuestState, effects: [QuestEffect]) {
         var r = Reducer(state: state, env: env)
         r.enterIdle(notice: nil)
+        r.state.changedByItselfAt = nil   // GAME-8: the first screen has no screen before it
         r.followVoice()
         return (r.state, r.effects)
     }
@@ -313,6 +321,9 @@ struct Reducer {
             state.world.reminders[routine.id] = env.now
             emit(.persist(.reminderSounded(routineID: routine.id, name: routine.playerFacingName(position: position + 1), at: env.now)))
             emit(.playSound(.questAvailable))
+            // GAME-8: choosing another quest is a change by itself (LOCK now would start a
+            // quest the player did not pick); the same quest chosen, LOCK means the same.
+            if routine.id != selected { state.changedByItselfAt = now }
             enterIdle(notice: nil, selected: routine.id)
         case .sound(let muted):
             guard !state.world.settings.lockedSwitches.contains(.mute), state.world.settings.soundMuted != muted else { return }
@@ -343,6 +354,10 @@ struct Reducer {
 
     mutating func press(_ role: ButtonRole, at t: MonotonicNanos) {
         guard !state.buttonCheck else { return }
+        // GAME-8: the screen changed by itself a moment ago (or after the press's edge): the
+        // press was meant for the screen before, whose "go on" has already happened. It never
+        // locks in a guess, starts a quest or ends a task the player has not seen.
+        if let changed = state.changedByItselfAt, t < changed + QuestMachine.changedByItselfGraceNanos { return }
         if claimPress(role, at: t) { return }
         switch state.phase {
         case .idle(let selected, _):
@@ -440,7 +455,10 @@ struct Reducer {
             default: break
             }
         case .walkAway:
-            if case .estimating(let run, _, _) = state.phase { pause(run, notice: QuestMachine.abandonedNotice) }
+            if case .estimating(let run, _, _) = state.phase {
+                state.changedByItselfAt = t
+                pause(run, notice: QuestMachine.abandonedNotice)
+            }
         case .voiceSettle:
             voiceSettled()
         case .muteHold:
@@ -448,12 +466,19 @@ struct Reducer {
             switchSound(selected: selected)
         case .taskLimit:
             if case .active(let run, _, _, let lock, _) = state.phase, t - lock >= ms(rules.taskLimitMs) {
+                state.changedByItselfAt = t
                 abandon(run, notice: QuestMachine.tooLongNotice)
             }
         case .revealTimeout:
-            if case .revealing(let run, let index) = state.phase { advance(from: run, index, at: t) }
+            if case .revealing(let run, let index) = state.phase {
+                state.changedByItselfAt = t
+                advance(from: run, index, at: t)
+            }
         case .summaryTimeout:
-            if case .summary = state.phase { enterIdle(notice: nil) }
+            if case .summary = state.phase {
+                state.changedByItselfAt = t
+                enterIdle(notice: nil)
+            }
         case .buttonCheckLimit:
             checkButtons(false, at: t)
         case .claimHold, .claimLimit:
@@ -462,6 +487,7 @@ struct Reducer {
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
             if case .reflection(let reflection, let selected) = state.phase {
+                state.changedByItselfAt = t
                 dismiss(reflection)
                 enterIdle(notice: nil, selected: selected)
             }
@@ -826,6 +852,7 @@ struct Reducer {
 
     mutating func restore(_ task: InProgressTask, completed: [TaskEstimation], at t: MonotonicNanos) {
         guard case .idle = state.phase else { return }
+        state.changedByItselfAt = t   // GAME-8: a press just after is not the resumed task's STOP
         guard let routine = state.world.routines.first(where: { $0.id == task.session.routineID }),
               let index = routine.tasks.firstIndex(where: { $0.id == task.taskID })
         else {
