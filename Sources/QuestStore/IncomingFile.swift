@@ -8,7 +8,7 @@ public final class IncomingFile {
     private var fd: Int32
 
     init(directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try StoreFiles.makePrivateDirectory(directory)
         path = (directory as NSString).appendingPathComponent(".restore-upload-\(UUID().uuidString)")
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, StoreFiles.privateMode)
         guard fd >= 0 else { throw StoreError.io("\(path): cannot store the upload (\(String(cString: strerror(errno))))") }

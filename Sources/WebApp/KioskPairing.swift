@@ -15,29 +15,41 @@ final class KioskPairingRequests: Sendable {
     /// A paired kiosk stays paired for years (until a parent unpairs it).
     static let cookieMaxAgeSeconds = 10 * 365 * 86_400
     static let lifetimeNanos: Int64 = 10 * 60 * 1_000_000_000
-    /// Asks waiting at once; past this the oldest goes (a flood cannot grow memory).
-    static let maximumWaiting = 16
+    /// #47: asks waiting at once from one client address; past this that client's own oldest
+    /// goes. A fresh ask never evicts another client's code (a flood from one address took
+    /// the real kiosk's pending code away).
+    static let maximumPerClient = 4
+    /// Asks waiting at once in all; past this a new client's ask is refused (memory stays
+    /// bounded whatever the number of addresses).
+    static let maximumWaiting = 64
 
-    struct Waiting { var code: String; var token: String; var asked: Int64 }
+    struct Waiting { var code: String; var token: String; var client: String; var asked: Int64 }
     private let waiting = Mutex<[Waiting]>([])
     let clock: any SystemClock
 
     init(clock: any SystemClock) { self.clock = clock }
 
     /// The code for the browser keeping `token`: the one it already has while it waits, or
-    /// a new one unlike any waiting.
-    func ask(token: String) -> String {
+    /// a new one unlike any waiting; nil when every place is taken by others (`client`: the
+    /// asker's address, which bounds only its own asks).
+    func ask(token: String, client: String) -> String? {
         let now = clock.monotonicNanos()
         return waiting.withLock { all in
             all.removeAll { now - $0.asked > Self.lifetimeNanos }
             if let mine = all.first(where: { $0.token == token }) { return mine.code }
+            if all.filter({ $0.client == client }).count >= Self.maximumPerClient, let oldest = all.firstIndex(where: { $0.client == client }) {
+                all.remove(at: oldest)
+            }
+            guard all.count < Self.maximumWaiting else { return nil }
             var code: String
             repeat { code = String(format: "%06d", Int.random(in: 0...999_999)) } while all.contains { $0.code == code }
-            if all.count >= Self.maximumWaiting { all.removeFirst() }
-            all.append(Waiting(code: code, token: token, asked: now))
+            all.append(Waiting(code: code, token: token, client: client, asked: now))
             return code
         }
     }
+
+    /// Whether the browser keeping `token` waits with a code now (its token is then ours).
+    func isWaiting(_ token: String) -> Bool { code(for: token) != nil }
 
     /// The code this browser shows while it waits, if it asked within the last 10 minutes.
     func code(for token: String) -> String? {

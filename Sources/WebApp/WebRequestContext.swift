@@ -11,4 +11,7 @@ public struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
+
+    /// The client's address as limits count it ("-" when unknown, as in the in-process tests).
+    var clientName: String { remoteAddress?.ipAddress ?? "-" }
 }

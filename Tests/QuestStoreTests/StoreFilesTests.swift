@@ -20,7 +20,7 @@ struct StoreFilesTests {
         try runProcess("/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", questbox] + args)
     }
 
-    @Test("the database, its WAL and shared memory and every backup are 0600 whatever the umask; a store made 0644 before is made private")
+    @Test("the database, its WAL and shared memory and every backup are 0600 and the backups folder 0700 whatever the umask; a store made 0644 before is made private")
     func privateFiles() throws {
         let dir = temporaryDirectory()
         let data = (dir as NSString).appendingPathComponent("data")
@@ -35,6 +35,7 @@ struct StoreFilesTests {
         #expect(backup.status == 0, "\(backup.stderr)")
         let made = try FileManager.default.contentsOfDirectory(atPath: data + "/backups").filter { $0.hasSuffix(".sqlite") }
         #expect(made.count == 1 && made.allSatisfy { Self.mode(data + "/backups/" + $0) == 0o600 }, "\(made)")
+        #expect(Self.mode(data + "/backups") == 0o700, "#47: the backups folder is the owner's alone (umask 000)")
         let to = (dir as NSString).appendingPathComponent("copy.sqlite")
         #expect(try runLoose(["backup", "--to", to, "--data", data]).status == 0)
         #expect(Self.mode(to) == 0o600)

@@ -30,6 +30,20 @@ struct PhraseCacheTests {
         #expect(!again.path(for: key).contains("Tooth"), "no character of the words in the file's name")
     }
 
+    @Test("#47: the cache's folder is the owner's alone (0700) and each clip too (0600), whatever the umask; a folder made wider is narrowed")
+    func privateFiles() throws {
+        let dir = folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func mode(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+        let cache = PhraseCache(directory: dir)
+        try cache.store(clip(480), for: key)
+        #expect(mode(dir) == 0o700, "voice/ is \(String(mode(dir), radix: 8))")
+        #expect(mode(cache.path(for: key)) == 0o600)
+        #expect(chmod(dir, 0o755) == 0)
+        try cache.store(clip(480, 2), for: PhraseCache.Key(voice: key.voice, text: "Pack Bag."))
+        #expect(mode(dir) == 0o700, "a folder made wider stays wide")
+    }
+
     @Test("a damaged clip (a flipped sample, cut short, grown, foreign words, junk) reads as missing and is removed")
     func damaged() throws {
         let dir = folder()

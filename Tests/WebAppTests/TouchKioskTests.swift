@@ -168,15 +168,15 @@ struct TouchKioskTests {
         }
     }
 
-    @Test("pairing codes: six digits, one per asking browser, gone after 10 minutes, a flood keeps only the newest 16")
+    @Test("pairing codes: six digits, one per asking browser, gone after 10 minutes; #47: a flood from one address evicts only its own asks, never another client's code, and a full table refuses")
     func codes() throws {
         let clock = FakeSystemClock(wall: Date(timeIntervalSince1970: 1_795_000_000))
         let requests = KioskPairingRequests(clock: clock)
         let a = QuestDatabase.newKioskToken(), b = QuestDatabase.newKioskToken()
-        let codeA = requests.ask(token: a)
+        let codeA = try #require(requests.ask(token: a, client: "192.168.1.20"))
         #expect(codeA.count == 6 && codeA.allSatisfy(\.isNumber))
-        #expect(requests.ask(token: a) == codeA && requests.code(for: a) == codeA)
-        let codeB = requests.ask(token: b)
+        #expect(requests.ask(token: a, client: "192.168.1.20") == codeA && requests.code(for: a) == codeA)
+        let codeB = try #require(requests.ask(token: b, client: "192.168.1.20"))
         #expect(codeB != codeA)
         #expect(requests.token(forCode: "12345") == nil && requests.token(forCode: "abcdef") == nil)
         #expect(requests.token(forCode: codeB) == b)
@@ -184,10 +184,48 @@ struct TouchKioskTests {
         #expect(requests.token(forCode: codeB) == nil && requests.code(for: b) == nil, "spent")
         clock.advance(seconds: Double(KioskPairingRequests.lifetimeNanos) / 1e9 + 1)
         #expect(requests.code(for: a) == nil && requests.token(forCode: codeA) == nil, "10 minutes on")
-        let first = QuestDatabase.newKioskToken()
-        _ = requests.ask(token: first)
-        for _ in 0..<KioskPairingRequests.maximumWaiting { _ = requests.ask(token: QuestDatabase.newKioskToken()) }
-        #expect(requests.code(for: first) == nil, "the oldest went")
+
+        // The real kiosk asks; a stranger floods from one address (the issue: 16 asks in 0.28 s).
+        let kiosk = QuestDatabase.newKioskToken()
+        let kioskCode = requests.ask(token: kiosk, client: "192.168.1.30")
+        var flood: [String] = []
+        for _ in 0..<100 {
+            let token = QuestDatabase.newKioskToken()
+            if requests.ask(token: token, client: "192.168.1.66") != nil { flood.append(token) }
+        }
+        #expect(requests.code(for: kiosk) == kioskCode, "the flood took the real kiosk's code")
+        #expect(flood.suffix(KioskPairingRequests.maximumPerClient).allSatisfy { requests.code(for: $0) != nil })
+        #expect(flood.dropLast(KioskPairingRequests.maximumPerClient).allSatisfy { requests.code(for: $0) == nil }, "one address keeps only its newest asks")
+        // Many addresses fill the table: a new one is refused, nobody's code is taken.
+        var address = 0
+        while requests.ask(token: QuestDatabase.newKioskToken(), client: "10.0.\(address / 250).\(address % 250)") != nil { address += 1 }
+        #expect(address > 0 && address < KioskPairingRequests.maximumWaiting)
+        #expect(requests.code(for: kiosk) == kioskCode, "a full table took the real kiosk's code")
+        #expect(requests.ask(token: kiosk, client: "192.168.1.30") == kioskCode, "asking again keeps the code, full or not")
+    }
+
+    @Test("#47 token fixation: a kiosk cookie planted in a browser before is never the one paired, by the kiosk's own ask or by a parent's \"Pair this browser\"")
+    func plantedTokenIsReplaced() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
+        try db.setPIN("2468")
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            let planted = QuestDatabase.newKioskToken()
+            var kiosk = BrowserSession()
+            kiosk.cookies[KioskPairingRequests.cookieName] = planted
+            _ = try await kiosk.get(client, "/kiosk")
+            _ = try await kiosk.post(client, "/kiosk/pair", [])
+            let asked = try #require(kiosk.cookies[KioskPairingRequests.cookieName])
+            #expect(asked != planted, "the kiosk's ask kept the planted token")
+            _ = try await kiosk.post(client, "/kiosk/pair", [])
+            #expect(kiosk.cookies[KioskPairingRequests.cookieName] == asked, "asking again keeps its own token")
+            var parent = try await signedInParent(client)
+            parent.cookies[KioskPairingRequests.cookieName] = planted
+            _ = try await parent.get(client, "/parent/kiosks")
+            #expect(try await parent.post(client, "/parent/kiosks/this", [("name", "Kitchen")]).headers[.location] == "/parent/kiosks?done=paired")
+            #expect(parent.cookies[KioskPairingRequests.cookieName] != planted)
+            #expect(try db.pairedKiosk(token: planted) == nil, "the planted token was paired")
+        }
     }
 
     @Test("web.player-pages paired: the player's pages and their API answer only paired screens; a stranger gets a page to ask; her phone, paired to show them, sees them and presses nothing; the kiosk stays open; open by default")

@@ -14,14 +14,19 @@ struct KioskController {
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/kiosk") { request, _ in try await kiosk(request) }
         // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
-        router.post("/kiosk/pair") { request, _ in
+        router.post("/kiosk/pair") { request, context in
             let form = try await services.changeForm(request, limit: 1024)
             // Back to the player's page that asked, or to the kiosk (never elsewhere).
             let back = form.value("back").flatMap { ["/", "/stats", "/me"].contains($0) ? $0 : nil } ?? "/kiosk"
             var response = Response.redirect(to: back)
             if try services.pairedKiosk(request) == nil {
-                let token = KioskPairingRequests.token(of: request) ?? QuestDatabase.newKioskToken()
-                _ = services.kioskPairing.ask(token: token)
+                // #47: a token this web app did not hand out for a waiting code (one planted in
+                // the browser before) is never kept: a new one is made.
+                let token = KioskPairingRequests.token(of: request).flatMap { services.kioskPairing.isWaiting($0) ? $0 : nil }
+                    ?? QuestDatabase.newKioskToken()
+                guard services.kioskPairing.ask(token: token, client: context.clientName) != nil else {
+                    throw HTTPError(.tooManyRequests, headers: [.retryAfter: "600"], message: "Too many screens are asking to be paired right now. Try again in 10 minutes.")
+                }
                 response.setCookie(KioskPairingRequests.cookie(token))
             }
             return response

@@ -20,7 +20,10 @@ struct KiosksController {
         }
         parent.post("kiosks/this") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
-            let token = KioskPairingRequests.token(of: request) ?? QuestDatabase.newKioskToken()
+            // #47 (token fixation): a cookie planted in this browser before is never the one
+            // paired; a fresh token is, unless this browser is a paired kiosk already.
+            let kept = try services.pairedKiosk(request) != nil ? KioskPairingRequests.token(of: request) : nil
+            let token = kept ?? QuestDatabase.newKioskToken()
             var response = try pair(request, token: token, name: form.value("name") ?? "")
             response.setCookie(KioskPairingRequests.cookie(token))
             return response
