@@ -67,6 +67,9 @@ actor KioskPresses {
         switch action {
         case .down:
             guard case .success = answer else { break }
+            // #47: a down re-sent while the button is held is the same hold: its limit counts
+            // from the first down (a kiosk re-sending every 20 s held STOP for ever).
+            guard holds[id]?[button] == nil else { break }
             nextHold += 1
             holds[id, default: [:]][button] = nextHold
             expire(kiosk: id, button: button, hold: nextHold)

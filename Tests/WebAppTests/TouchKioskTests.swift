@@ -147,6 +147,26 @@ struct TouchKioskTests {
         #expect(box.touches.withLock { $0.count } == 6)
     }
 
+    @Test("#47: a kiosk re-sending down while it holds a button starts no new limit: the hold is let go the limit after its first down")
+    func resentDownKeepsTheLimit() async throws {
+        let (args, _) = try TestArguments.fresh()
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let limitPassed = Mutex(false)
+        let presses = KioskPresses(box: BoxLink(socketPath: args.socketPath), holdLimitNanos: 1) { _ in
+            while !limitPassed.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+        }
+        let kitchen: Int64 = 7
+        _ = try await presses.press(.stop, .down) { kitchen }
+        for _ in 0..<3 { _ = try await presses.press(.stop, .down) { kitchen } }   // the finding: every 20 s
+        #expect(await presses.limitsRunning == 1, "a re-sent down started a limit of its own")
+        limitPassed.withLock { $0 = true }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await presses.limitsRunning > 0, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(box.touches.withLock { $0.last } == "stop up")
+        #expect(await presses.held.isEmpty, "the first down's limit let the hold go")
+    }
+
     @Test("a parent pairs the browser in hand; the box refusing a touch is a 409, an offline box a 503")
     func pairThisBrowser() async throws {
         let (args, db) = try TestArguments.fresh()
