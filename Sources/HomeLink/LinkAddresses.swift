@@ -35,7 +35,7 @@ public struct PushAddress: Equatable, Sendable {
     public var port: Int
     public var tls: Bool
 
-    public static let allowed = "https://HOST[:PORT]/TOPIC (ntfy) | off"
+    public static let allowed = "https://HOST[:PORT]/TOPIC (ntfy; http:// only to a LAN address) | off"
 
     public static func parse(_ text: String) -> Result<PushAddress, LinkAddressProblem> {
         let tls: Bool
@@ -48,7 +48,32 @@ public struct PushAddress: Equatable, Sendable {
         guard path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !"\"<>\\^`{|}#".unicodeScalars.contains($0) }) else {
             return .failure(LinkAddressProblem("its path has a space or a character a URL cannot carry"))
         }
-        return HostAndPort.parse(authority, defaultPort: tls ? 443 : 80).map { PushAddress(url: text, host: $0.host, port: $0.port, tls: tls) }
+        return HostAndPort.parse(authority, defaultPort: tls ? 443 : 80).flatMap { hostAndPort in
+            // #47: the push carries the player's reminders; in plain text only inside the home.
+            guard tls || Self.isHomeNetwork(hostAndPort.host) else {
+                return .failure(LinkAddressProblem("uses http:// to a host outside the home network (only a LAN address such as 192.168.1.5 or a .local name may; use https://)"))
+            }
+            return .success(PushAddress(url: text, host: hostAndPort.host, port: hostAndPort.port, tls: tls))
+        }
+    }
+
+    /// A host on the home network: a private, loopback or link-local IPv4 address (10/8,
+    /// 172.16/12, 192.168/16, 127/8, 169.254/16), an IPv6 loopback, unique-local or link-local
+    /// one, or a `.local` (mDNS) or `.home.arpa` name. Any other name may resolve anywhere.
+    static func isHomeNetwork(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        if lower.hasSuffix(".local") || lower.hasSuffix(".home.arpa") { return lower.first != "." }
+        let octets = lower.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        if octets.count == 4, octets.allSatisfy({ $0.map { (0...255).contains($0) } == true }) {
+            let a = octets[0] ?? -1, b = octets[1] ?? -1
+            return a == 10 || a == 127 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168) || (a == 169 && b == 254)
+        }
+        if lower.contains(":") {
+            if lower == "::1" { return true }
+            let first = lower.split(separator: ":", omittingEmptySubsequences: false).first.flatMap { UInt16($0, radix: 16) } ?? 0
+            return first & 0xFE00 == 0xFC00 || first & 0xFFC0 == 0xFE80
+        }
+        return false
     }
 }
 

@@ -34,6 +34,20 @@ struct LinkAddressTests {
         }
     }
 
+    @Test("#47: http:// (the player's reminders in plain text) only to the home network; https:// anywhere")
+    func plainPushOnlyAtHome() throws {
+        for text in ["http://192.168.1.5/q", "http://10.0.0.2:8090/q", "http://172.16.0.9/q", "http://172.31.255.1/q", "http://127.0.0.1/q",
+                     "http://169.254.3.4/q", "http://[fd12:3456::1]/q", "http://[fe80::1]/q", "http://[::1]/q", "http://ntfy.local/q",
+                     "http://NTFY.LOCAL:8090/q", "http://ntfy.home.arpa/q", "https://ntfy.sh/q", "https://203.0.113.9/q"] {
+            #expect(throws: Never.self, "\(text)") { _ = try PushAddress.parse(text).get() }
+        }
+        for text in ["http://ntfy.sh/q", "http://203.0.113.9/q", "http://172.32.0.1/q", "http://192.169.1.1/q", "http://[2001:db8::1]/q",
+                     "http://local/q", "http://ntfy.local.evil.example/q", "http://11.0.0.1/q", "http://ntfy/q", "http://192.168.1.5.nip.io/q"] {
+            guard case .failure(let problem) = PushAddress.parse(text) else { Issue.record("\(text) was taken"); continue }
+            #expect(problem.description.contains("outside the home network"), "\(text): \(problem)")
+        }
+    }
+
     @Test("a topic: no wildcard, no empty level, not the broker's own")
     func topics() {
         #expect(LinkTopic.problem("questbox/a1b2c3d4e5") == nil)
