@@ -78,7 +78,10 @@ final class PresenceCheck: Sendable {
     static let wrongCodesBeforePause = 10
     static let codePauseNanos: Int64 = 15 * 60 * 1_000_000_000
     static let claimSpacingNanos: Int64 = 2 * 1_000_000_000
+    /// #47: claims one client address may start in a period (a stranger using them all
+    /// kept the parent's claim waiting 15 minutes), and all clients together.
     static let claimsPerPeriod = 5
+    static let claimsPerPeriodInAll = 20
     static let claimPeriodNanos: Int64 = 15 * 60 * 1_000_000_000
     static let cookieName = "questbox_claim"
 
@@ -92,7 +95,7 @@ final class PresenceCheck: Sendable {
 
     private struct State {
         var claim: Claim?
-        var starts: [Int64] = []
+        var starts: [(at: Int64, client: String)] = []
         var wrongCodes: [Int64] = []
         var listener: BoxClaimListener?
     }
@@ -117,7 +120,7 @@ final class PresenceCheck: Sendable {
 
     /// Starts a claim (`reset`: a PIN is set already). Returns once the box has it (or is
     /// found offline), so the page says what the box does.
-    func start(reset: Bool) async -> Start {
+    func start(reset: Bool, client: String = "-") async -> Start {
         let now = clock.monotonicNanos()
         let claim = Claim(
             id: CSRFTokens.randomHex(bytes: 24), boxName: "claim-" + CSRFTokens.randomHex(bytes: 8),
@@ -126,12 +129,14 @@ final class PresenceCheck: Sendable {
         let outcome = state.withLock { s -> Start in
             // #47: the open claim keeps the box; asking again neither ends nor replaces it.
             if let other = s.claim, other.isOpen(at: now, limits: limits) { return .busy }
-            if let last = s.starts.last, now - last < Self.claimSpacingNanos { return .tooSoon }
-            s.starts = s.starts.filter { now - $0 < Self.claimPeriodNanos }
-            if s.starts.count >= Self.claimsPerPeriod, let first = s.starts.first {
+            if let last = s.starts.last, now - last.at < Self.claimSpacingNanos { return .tooSoon }
+            s.starts = s.starts.filter { now - $0.at < Self.claimPeriodNanos }
+            let mine = s.starts.filter { $0.client == client }
+            for (counted, limit) in [(mine, Self.claimsPerPeriod), (s.starts, Self.claimsPerPeriodInAll)] where counted.count >= limit {
+                let first = counted[counted.count - limit].at
                 return .tooMany(retryAfter: Int((Self.claimPeriodNanos - (now - first) + 999_999_999) / 1_000_000_000))
             }
-            s.starts.append(now)
+            s.starts.append((now, client))
             s.claim = claim
             return .started(claim.id)
         }

@@ -109,7 +109,7 @@ struct PresenceTests {
         }
     }
 
-    @Test("PAR-2: a reset waits out a PIN lockout (it is no way around it); claims are at most 5 in 15 minutes")
+    @Test("PAR-2: a reset waits out a PIN lockout (it is no way around it); claims are at most 5 in 15 minutes per client address (#47) and 20 in all")
     func resetRespectsLockout() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("135790")
@@ -130,8 +130,20 @@ struct PresenceTests {
         }
         let sixth = await presence.start(reset: false)
         #expect(sixth == .tooMany(retryAfter: 15 * 60 - 5 * 121), "\(sixth)")
+        // #47: the limit is the client's: another address may still start one.
+        guard case .started = await presence.start(reset: false, client: "192.168.1.9") else { Issue.record("another client was refused"); return }
         clock.advance(seconds: 15 * 60)
         guard case .started = await presence.start(reset: false) else { Issue.record("refused after 15 minutes"); return }
+        // All clients together: at most 20 a quarter hour, however many addresses (claims
+        // lasting a second here, so each is over before the next).
+        let quick = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", limits: .init(windowNanos: 1_000_000_000, waitNanos: 1_000_000_000))
+        var started = 0
+        for address in 0..<40 {
+            clock.advance(seconds: 2.1)
+            guard case .started = await quick.start(reset: false, client: "10.0.0.\(address)") else { break }
+            started += 1
+        }
+        #expect(started == PresenceCheck.claimsPerPeriodInAll, "\(started) started from new addresses")
     }
 
     @Test("PAR-2: with no box, a claim ends after its time and the kiosk pages are told the code is gone")

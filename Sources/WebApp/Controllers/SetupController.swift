@@ -10,7 +10,7 @@ struct SetupController {
     let services: WebServices
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
-        router.post("/parent/claim") { request, _ in
+        router.post("/parent/claim") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
             let reset = try services.database.settings().hasPIN
             if reset, let seconds = try services.database.pinLockoutSeconds(monotonicNanos: services.presence.clock.monotonicNanos(), bootID: services.presence.clock.bootID) {
@@ -19,7 +19,7 @@ struct SetupController {
                     .tooManyRequests, headers: [.retryAfter: "\(seconds)"],
                     message: "Too many wrong PINs. A new PIN can be set in \(minutes) minute\(minutes == 1 ? "" : "s").")
             }
-            switch await services.presence.start(reset: reset) {
+            switch await services.presence.start(reset: reset, client: context.clientName) {
             case .started(let id):
                 var response = Response.redirect(to: "/parent/setup")
                 response.setCookie(PresenceCheck.cookie(id, maxAge: 20 * 60))
