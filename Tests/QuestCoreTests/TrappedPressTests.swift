@@ -23,14 +23,19 @@ struct TrappedPressTests {
 
     static func lockIns(_ box: Box) -> Int { box.persisted.filter { if case .taskStarted = $0 { true } else { false } }.count }
 
+    /// A reveal left alone until it moved on by itself (8 s from the stop's release): when,
+    /// and the lock-ins so far.
+    static func movedOnByItself(_ box: inout Box) -> (at: Int64, lockIns: Int) {
+        let movedOn = revealing(&box) + 80 * milli + 8 * second
+        box.sim.advance(to: movedOn)
+        #expect(box.phase == "estimating")
+        return (movedOn, lockIns(box))
+    }
+
     @Test("GAME-8: the reveal moves on by itself after 8 s; LOCK 2 s later (the trial's \"go on\") locks in nothing, the guess stays on screen; LOCK past 3 s locks in")
     func revealTimeout() {
         var box = Box()
-        let stop = Self.revealing(&box)
-        let movedOn = stop + 80 * milli + 8 * second   // the reveal shows from the release
-        box.sim.advance(to: movedOn)
-        #expect(box.phase == "estimating")
-        let before = Self.lockIns(box)
+        let (movedOn, before) = Self.movedOnByItself(&box)
         box.tap(.lock, at: movedOn + 2 * second)
         #expect(box.phase == "estimating" && Self.lockIns(box) == before, "a lock-in of a guess she never saw")
         box.tap(.up, at: movedOn + 2_500 * milli)
@@ -43,10 +48,7 @@ struct TrappedPressTests {
     @Test("GAME-8: a press whose edge came just before the reveal moved on (handled after it) is the reveal's too")
     func edgeBeforeTheChange() {
         var box = Box()
-        let stop = Self.revealing(&box)
-        let movedOn = stop + 80 * milli + 8 * second   // the reveal shows from the release
-        box.sim.advance(to: movedOn)
-        let before = Self.lockIns(box)
+        let (movedOn, before) = Self.movedOnByItself(&box)
         box.tap(.lock, at: movedOn - 20 * milli)
         #expect(box.phase == "estimating" && Self.lockIns(box) == before)
     }

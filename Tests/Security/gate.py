@@ -7,17 +7,10 @@ room refuses everyone without a session in every form; her paired phone is serve
 signed-in parent's browser is not (PRIV-1). Requests go out byte for byte as written (http.client, no normalising).
 usage: gate.py BASE_URL QUESTBOX DATA_DIR"""
 import http.client, json, re, subprocess, sys, time, urllib.parse
+from checks import check, problems
 
 base, questbox, data = sys.argv[1:4]
 host, port = urllib.parse.urlsplit(base).hostname, urllib.parse.urlsplit(base).port
-problems = []
-
-
-def check(ok, message):
-    if not ok:
-        problems.append(message)
-        print("problem:", message)
-    return ok
 
 
 class Visitor:
@@ -48,6 +41,13 @@ class Visitor:
         form = urllib.parse.urlencode([("csrf", self.csrf)] + list(fields))
         return self.request("POST", path, form)
 
+    def expect(self, who, paths, allowed, method="GET"):
+        """Each path asked by `method` answers one of `allowed` (HEAD: with no body)."""
+        for path in paths:
+            status, location, body = self.request(method, path)
+            check(status in allowed and (method != "HEAD" or body == ""),
+                  f"{who}: {method} {path} answered {status} {location or ''}{f' with {len(body)} characters' if method == 'HEAD' else ''}")
+
 
 def settings_set(key, value):
     subprocess.run([questbox, "settings", "set", key, value, "--data", data], check=True, stdout=subprocess.DEVNULL)
@@ -71,10 +71,8 @@ time.sleep(1.2)                                       # the web app reads the se
 before = routines()
 stranger = Visitor()
 stranger.request("GET", "/kiosk")
-for path in her_forms:
-    for method in ("GET", "HEAD"):
-        status, _, _ = stranger.request(method, path)
-        check(status in (403, 404), f"a stranger: {method} {path} answered {status}")
+for method in ("GET", "HEAD"):
+    stranger.expect("a stranger", her_forms, (403, 404), method=method)
 for path in ("//api/v1/quests", "/api//v1/quests", "/api/v1/quests/"):
     status, _, _ = stranger.request("POST", path, json.dumps({"name": "Stranger's quest", "tasks": [{"name": "Nothing"}]}),
                                     content_type="application/json")
@@ -95,14 +93,9 @@ parent = Visitor()
 parent.request("GET", "/parent")
 status, location, _ = parent.post("/parent/sign-in", [("pin", "2468")])
 check(status == 303 and location == "/parent", f"the parent's sign-in: {status} {location}")
-for path in ("//parent/settings", "/parent//settings"):
-    status, _, _ = parent.request("GET", path)
-    check(status == 200, f"the parent: GET {path} answered {status}")
-status, _, body = parent.request("HEAD", "/parent/settings")
-check(status == 200 and body == "", f"the parent: HEAD /parent/settings answered {status} with {len(body)} characters")
-for path in ("//stats", "/stats/", "/api//v1/stats"):
-    status, _, _ = parent.request("GET", path)
-    check(status == 403, f"the parent's browser, not her paired screen: GET {path} answered {status}")
+parent.expect("the parent", ("//parent/settings", "/parent//settings"), (200,))
+parent.expect("the parent", ("/parent/settings",), (200,), method="HEAD")
+parent.expect("the parent's browser, not her paired screen", ("//stats", "/stats/", "/api//v1/stats"), (403,))
 phone = Visitor()
 phone.request("GET", "/kiosk")
 phone.post("/kiosk/pair", [("back", "/stats")])
@@ -112,17 +105,10 @@ if check(code is not None, "her phone asking to pair shows no code"):
     parent.request("GET", "/parent/kiosks")
     status, location, _ = parent.post("/parent/kiosks/pair", [("code", code.group(1)), ("name", "Her phone")])
     check(location == "/parent/kiosks?done=paired", f"the parent could not pair her phone: {status} {location}")
-    for path in ("//stats", "/stats/", "//", "/api//v1/stats", "//me"):
-        status, _, _ = phone.request("GET", path)
-        check(status == 200, f"her paired phone: GET {path} answered {status}")
-    status, _, body = phone.request("HEAD", "/stats")
-    check(status == 200 and body == "", f"her paired phone: HEAD /stats answered {status} with {len(body)} characters")
-    for path in ("/STATS", "/%73tats", "/./stats"):
-        status, _, _ = phone.request("GET", path)
-        check(status == 404, f"her paired phone: GET {path} answered {status}, not an unknown route")
-    for path in ("//parent/settings", "/api/v1//parent/routines"):
-        status, _, _ = phone.request("GET", path)
-        check(status in (303, 401), f"her paired phone in the parent's room: GET {path} answered {status}")
+    phone.expect("her paired phone", ("//stats", "/stats/", "//", "/api//v1/stats", "//me"), (200,))
+    phone.expect("her paired phone", ("/stats",), (200,), method="HEAD")
+    phone.expect("her paired phone, not a route", ("/STATS", "/%73tats", "/./stats"), (404,))
+    phone.expect("her paired phone in the parent's room", ("//parent/settings", "/api/v1//parent/routines"), (303, 401))
 settings_set("web.player-pages", "open")
 print(f"gate: {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)

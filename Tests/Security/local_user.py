@@ -6,7 +6,9 @@ paired touch kiosk gets it), and the box's socket is closed to them. The box's o
 is then said no to with UP, as a parent would.
 Run as root (it switches uid for the user's part); otherwise it says why it skips.
 usage: local_user.py BASE_URL SOCKET"""
-import json, os, socket, subprocess, sys, time
+import json, os, subprocess, sys, time
+from checks import check, problems
+import checks
 
 base, sock = sys.argv[1:3]
 
@@ -51,27 +53,8 @@ print(json.dumps({"uid": __import__("os").getuid(), "groups": __import__("os").g
                   "socket": socket_open}))
 '''
 
-problems = []
-
-
-def check(ok, message):
-    if not ok:
-        problems.append(message)
-        print("problem:", message)
-
-
 def ask_box(request):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(5)
-        s.connect(sock)
-        f = s.makefile("rwb")
-        f.readline()
-        f.write(json.dumps(dict(request, id="t")).encode() + b"\n")
-        f.flush()
-        while True:
-            reply = json.loads(f.readline())
-            if reply.get("type") == "reply":
-                return reply
+    return checks.ask_box(sock, request)
 
 
 run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", USER_PART, base, sock],

@@ -6,17 +6,11 @@ buttons over its socket (the simulated board's buttons). On the main of 2026-11-
 stranger got the PIN with the player's lock-in; it must never, and the parent's own act at
 the box (STOP and DOWN held 3 s while the idle box asks) must still work.
 usage: takeover.py BASE_URL SOCKET QUESTBOX DATA_DIR"""
-import http.cookiejar, json, re, socket, subprocess, sys, time, urllib.error, urllib.parse, urllib.request
+import http.cookiejar, json, re, subprocess, sys, time, urllib.error, urllib.parse, urllib.request
+from checks import check, problems
+import checks
 
 base, sock, questbox, data = sys.argv[1:5]
-problems = []
-
-
-def check(ok, message):
-    if not ok:
-        problems.append(message)
-        print("problem:", message)
-    return ok
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -66,17 +60,7 @@ class Browser:
 
 
 def ask_box(request):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(5)
-        s.connect(sock)
-        f = s.makefile("rwb")
-        f.readline()
-        f.write(json.dumps(dict(request, id="t")).encode() + b"\n")
-        f.flush()
-        while True:
-            reply = json.loads(f.readline())
-            if reply.get("type") == "reply":
-                return reply
+    return checks.ask_box(sock, request)
 
 
 def press(button, action="tap"):

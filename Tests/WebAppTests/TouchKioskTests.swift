@@ -104,16 +104,28 @@ struct TouchKioskTests {
         }
     }
 
-    @Test("a kiosk's presses reach the box one at a time in the order they came (a tap's up never overtakes its down), and a hold never lifted is let go after the limit, once")
-    func pressesInOrder() async throws {
+    /// A hold limit that passes when the test says so.
+    final class LimitAtWill: Sendable {
+        private let passed = Mutex(false)
+        func pass() { passed.withLock { $0 = true } }
+        var hasPassed: Bool { passed.withLock { $0 } }
+    }
+
+    /// A kiosk's presses on a fake box, whose hold limit passes at the test's word.
+    static func pressesWithLimitAtWill() throws -> (FakeBox, KioskPresses, LimitAtWill) {
         let (args, _) = try TestArguments.fresh()
         let box = try FakeBox(path: args.socketPath)
-        defer { box.stop() }
-        // The hold limit passes when the test says so (`limitPassed`).
-        let limitPassed = Mutex(false)
+        let limit = LimitAtWill()
         let presses = KioskPresses(box: BoxLink(socketPath: args.socketPath), holdLimitNanos: 1) { _ in
-            while !limitPassed.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+            while !limit.hasPassed { try? await Task.sleep(nanoseconds: 10_000_000) }
         }
+        return (box, presses, limit)
+    }
+
+    @Test("a kiosk's presses reach the box one at a time in the order they came (a tap's up never overtakes its down), and a hold never lifted is let go after the limit, once")
+    func pressesInOrder() async throws {
+        let (box, presses, limitPassed) = try Self.pressesWithLimitAtWill()
+        defer { box.stop() }
         let kitchen: Int64 = 7
         // The box takes 300 ms over each touch: the up, sent 50 ms after the down, waits for it.
         box.replyDelaysMs.withLock { $0["touch"] = 300 }
@@ -135,7 +147,7 @@ struct TouchKioskTests {
         _ = try await presses.press(.up, .up) { kitchen }
         #expect(await presses.held == [7: [.stop]])
         #expect(box.touches.withLock { $0.count } == 5, "nothing let go before the limit")
-        limitPassed.withLock { $0 = true }
+        limitPassed.pass()
         let deadline = ContinuousClock.now + .seconds(30)
         while await presses.limitsRunning > 0, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(await presses.limitsRunning == 0)
@@ -149,18 +161,13 @@ struct TouchKioskTests {
 
     @Test("#47: a kiosk re-sending down while it holds a button starts no new limit: the hold is let go the limit after its first down")
     func resentDownKeepsTheLimit() async throws {
-        let (args, _) = try TestArguments.fresh()
-        let box = try FakeBox(path: args.socketPath)
+        let (box, presses, limitPassed) = try Self.pressesWithLimitAtWill()
         defer { box.stop() }
-        let limitPassed = Mutex(false)
-        let presses = KioskPresses(box: BoxLink(socketPath: args.socketPath), holdLimitNanos: 1) { _ in
-            while !limitPassed.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 10_000_000) }
-        }
         let kitchen: Int64 = 7
         _ = try await presses.press(.stop, .down) { kitchen }
         for _ in 0..<3 { _ = try await presses.press(.stop, .down) { kitchen } }   // the finding: every 20 s
         #expect(await presses.limitsRunning == 1, "a re-sent down started a limit of its own")
-        limitPassed.withLock { $0 = true }
+        limitPassed.pass()
         let deadline = ContinuousClock.now + .seconds(30)
         while await presses.limitsRunning > 0, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(box.touches.withLock { $0.last } == "stop up")
