@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import QuestCore
 import InputFiles
+import QuestCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +35,7 @@ extension QuestDatabase {
         if let destination {
             target = try writeBackup(to: destination)
         } else {
-            try StoreFiles.makePrivateDirectory(backupsDirectory)
+            try PrivateDirectory.make(backupsDirectory)
             target = try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
@@ -92,7 +92,7 @@ extension QuestDatabase {
     @discardableResult
     public func restore(from file: String, now: Date) throws -> BackupInfo {
         // Work on a private copy: the original may be read-only or on removable media.
-        try StoreFiles.makePrivateDirectory(backupsDirectory)
+        try PrivateDirectory.make(backupsDirectory)
         removeStaleStagingFiles()
         let staging = (backupsDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
         defer {

@@ -1,4 +1,5 @@
 import Foundation
+import InputFiles
 
 /// Bytes on their way to a restore (the web's upload): a private file (0600, never an existing
 /// one) in the store's backups folder, named `.restore-upload-…` so the store's sweep removes
@@ -8,7 +9,7 @@ public final class IncomingFile {
     private var fd: Int32
 
     init(directory: String) throws {
-        try StoreFiles.makePrivateDirectory(directory)
+        try PrivateDirectory.make(directory)
         path = (directory as NSString).appendingPathComponent(".restore-upload-\(UUID().uuidString)")
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, StoreFiles.privateMode)
         guard fd >= 0 else { throw StoreError.io("\(path): cannot store the upload (\(String(cString: strerror(errno))))") }

@@ -49,15 +49,6 @@ enum StoreFiles {
         _ = chmod(path, info.st_mode & 0o700)
     }
 
-    /// A folder of the store's (backups, uploads) made if missing, and the owner's alone
-    /// (0700) whatever the umask (#47: a folder the box makes shows nothing to other users).
-    static func makePrivateDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 != 0 else { return }
-        _ = chmod(path, info.st_mode & 0o700)
-    }
-
     /// An empty private file at `path` for a backup to be written into (VACUUM INTO takes an
     /// empty file); false (with errno set) if it cannot be made or anything is there already.
     static func createPrivateEmpty(_ path: String) -> Bool {

@@ -102,7 +102,7 @@ public final class PhraseCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if !replacing, has(key) { return }
-        try Self.makePrivateDirectory(directory)
+        try PrivateDirectory.make(directory)
         var data = Self.magic
         Self.append(UInt32(identity.count), to: &data)
         data += identity
@@ -130,14 +130,6 @@ public final class PhraseCache: @unchecked Sendable {
             throw CacheError(description: "\(directory): cannot keep a clip (\(reason))")
         }
         trimLocked()
-    }
-
-    /// The cache's folder, made if missing and the owner's alone (0700) whatever the umask.
-    static func makePrivateDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 != 0 else { return }
-        _ = chmod(path, info.st_mode & 0o700)
     }
 
     /// Removes the least recently used clips until the cache fits `maximumBytes`.

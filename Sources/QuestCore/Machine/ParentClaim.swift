@@ -96,7 +96,10 @@ public struct ClaimScreen: Codable, Equatable, Sendable {
     }
 
     /// The code as the big line shows it, a digit at a time ("4 7 1").
-    public var spacedMatch: String { match.map(String.init).joined(separator: " ") }
+    public var spacedMatch: String { Self.spaced(match) }
+
+    /// A claim's code a digit at a time, as the box and the asking page show it.
+    public static func spaced(_ match: String) -> String { match.map(String.init).joined(separator: " ") }
 }
 
 extension QuestMachine {

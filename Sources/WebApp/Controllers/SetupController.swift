@@ -85,7 +85,7 @@ struct SetupController {
         let claim = PresenceCheck.claim(of: request)
         let phase = services.presence.phase(of: claim)
         let resetting = try services.database.settings().hasPIN
-        let match = services.presence.match(of: claim).map { ClaimScreen(reset: resetting, holding: false, match: $0).spacedMatch }
+        let match = services.presence.match(of: claim).map(ClaimScreen.spaced)
         return try services.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
             view.match = match
