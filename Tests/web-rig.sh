@@ -43,6 +43,10 @@ rig_cleanup() {
 # so stdin is a FIFO held open (no key, no end of input) until the script ends.
 rig_start_box() {
     "$rig_bin/questbox" settings set reminders false --data "$data" >/dev/null
+    # Her pages open to every browser, as on a box from before PRIV-1: the scripts drive them
+    # from browsers nobody paired. Their paired-only default is tested where it is set
+    # (Tests/Security/gate.py, the browser's pairing at the box, WebAppTests).
+    "$rig_bin/questbox" settings set web.player-pages open --data "$data" >/dev/null
     mkfifo "$work/keys"
     "$rig_bin/questbox" simulate --data "$data" < "$work/keys" > "$work/box.log" 2>&1 &
     box=$!

@@ -9,7 +9,7 @@ public enum BoxProtocol {
     public static let version = 1
     /// A request line longer than this is refused (and skipped up to its newline).
     public static let maximumLineBytes = 64 * 1024
-    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim", "remind", "mute"]
+    public static let commands = ["subscribe", "state", "reload", "test-output", "press", "touch", "button-check", "claim", "pair", "remind", "mute"]
 }
 
 /// A button pushed over the socket (`press`, `touch`): "down" holds it until "up"; "tap"
@@ -37,10 +37,14 @@ public struct BoxRequest: Codable, Equatable, Sendable {
     public var claim: String?
     public var reset: Bool?
     public var match: String?
+    /// `pair` (PRIV-1): the phone's name at the box (`action` "show", the default, "done" or
+    /// "stop"), and for "show" the six-digit code the box gives.
+    public var pair: String?
+    public var code: String?
 
     public init(
         command: String, id: String? = nil, button: String? = nil, action: String? = nil, led: String? = nil, buzzer: String? = nil,
-        sound: String? = nil, claim: String? = nil, reset: Bool? = nil, match: String? = nil
+        sound: String? = nil, claim: String? = nil, reset: Bool? = nil, match: String? = nil, pair: String? = nil, code: String? = nil
     ) {
         self.command = command
         self.id = id
@@ -52,6 +56,8 @@ public struct BoxRequest: Codable, Equatable, Sendable {
         self.claim = claim
         self.reset = reset
         self.match = match
+        self.pair = pair
+        self.code = code
     }
 
     /// Reads one request line; the error is the one line the reply carries.
@@ -152,6 +158,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case .summary(let s): try s.encode(to: encoder)
         case .reflection(let r): try r.encode(to: encoder)
         case .claim(let c): try c.encode(to: encoder)
+        case .pairing(let p): try p.encode(to: encoder)
         }
     }
 
@@ -165,6 +172,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case "summary": screen = .summary(try SummaryScreen(from: decoder))
         case "reflection": screen = .reflection(try WeeklyReflection(from: decoder))
         case "claim": screen = .claim(try ClaimScreen(from: decoder))
+        case "pairing": screen = .pairing(try PairingScreen(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: try decoder.container(keyedBy: Key.self), debugDescription: "unknown screen \(kind)")
         }

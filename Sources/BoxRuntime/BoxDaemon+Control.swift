@@ -61,6 +61,28 @@ extension BoxDaemon {
         case .claim(let id, start: false, _, _):
             guard holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
             step(.claim(.cancel(id: id), atNanos: now))
+        case .pairing(let pairing):
+            // PRIV-1: the reply says whether the box shows the code (or took it as typed);
+            // the web app pairs the phone only on a yes.
+            switch pairing {
+            case .show(let id, _):
+                step(.pairing(pairing, atNanos: now))
+                guard state.pairing?.id == id else {
+                    let why = state.claim != nil ? "the box asks about a parent's claim now"
+                        : state.buttonCheck ? "the box is checking its buttons" : "the box shows another phone's code; one at a time"
+                    return .reply(to: request, error: "pair: \(why)")
+                }
+                logger.notice("phone pairing code shown", metadata: ["pair": "\(id)"])
+            case .paired(let id):
+                guard state.pairing?.id == id else {
+                    return .reply(to: request, error: "pair: the box no longer shows that code (a button was pressed, or 2 minutes passed)")
+                }
+                step(.pairing(pairing, atNanos: now))
+                logger.notice("phone paired at the box", metadata: ["pair": "\(id)"])
+            case .cancel(let id):
+                step(.pairing(pairing, atNanos: now))
+                logger.notice("phone pairing code taken back", metadata: ["pair": "\(id)"])
+            }
         case .house(let houseRequest):
             // The reply says whether anything changed: a reminder with every quest of today
             // played, or a switch a parent locked, is refused in words.

@@ -41,6 +41,8 @@ enum ControlCommand: Equatable, Sendable {
     case claim(id: String, start: Bool, reset: Bool, match: String)
     /// #34: the house's reminder now, and its sound switch (Home Assistant's button and switch).
     case house(HouseRequest)
+    /// PRIV-1: a phone's code shown, typed ("done") or taken back.
+    case pairing(PairingRequest)
 
     /// The command `request` asks for, as far as the box's phase allows it.
     static func decide(_ request: BoxRequest, phase: QuestPhase, allowPress: Bool) -> Result<ControlCommand, ControlRefusal> {
@@ -85,6 +87,21 @@ enum ControlCommand: Equatable, Sendable {
                 return .success(.claim(id: id, start: true, reset: request.reset ?? false, match: match))
             case "stop": return .success(.claim(id: id, start: false, reset: false, match: ""))
             default: return notOneOf(request.action, ["start", "stop"])
+            }
+        case "pair":
+            guard let id = request.pair, isClaimName(id) else {
+                return .refused("pair: give the phone a name of 1 to 64 letters, digits or dashes")
+            }
+            switch request.action ?? "show" {
+            case "show":
+                guard idle else { return .refused("pair: a quest is running (\(phase.name)); the box gives a phone's code only between quests") }
+                guard let code = request.code, QuestMachine.isPairingCode(code) else {
+                    return .refused("pair: give the code the box shows (code), \(QuestMachine.pairingCodeDigits) digits")
+                }
+                return .success(.pairing(.show(id: id, code: code)))
+            case "done": return .success(.pairing(.paired(id: id)))
+            case "stop": return .success(.pairing(.cancel(id: id)))
+            default: return notOneOf(request.action, ["show", "done", "stop"])
             }
         case "remind":
             guard idle else { return .refused("remind: a quest is running (\(phase.name)); the box reminds only between quests") }

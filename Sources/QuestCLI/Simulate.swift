@@ -346,6 +346,7 @@ enum TraceLine {
         case .walkAway: "walkAway"
         case .muteHold: "muteHold"
         case .voiceSettle: "voiceSettle"
+        case .pairingLimit: "pairingLimit"
         }
     }
 

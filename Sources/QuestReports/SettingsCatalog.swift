@@ -88,8 +88,9 @@ public enum SettingsCatalog {
             else { return .failure(SettingRefusal()) }
             return .success { $0.boardName = text }
         },
-        // #32: a parent locks a switch the player otherwise owns (her page, the box's gesture).
-        lock(.mute), lock(.hints), lock(.reminders),
+        // #32: a parent locks a switch the player otherwise owns (her page, the box's gesture);
+        // #48: never her reminders (seed 004).
+        lock(.mute), lock(.hints),
         // #33: the player's pages for the family's paired browsers only.
         Entry(key: "web.player-pages", allowed: "open | paired", read: { $0.playerPagesPaired ? "paired" : "open" }) { text in
             switch text {

@@ -21,7 +21,9 @@ public struct StoredSettings: Equatable, Sendable {
     /// (#32); nil: none yet. QUESTBOX_BOARD (the service's defaults file) wins where set.
     public var boardName: String?
     /// #33 (`web.player-pages`): the player's pages answer only the family's paired browsers.
-    public var playerPagesPaired = false
+    /// PRIV-1 (#48): the default (a fresh store is made so by its migration; a box in use
+    /// keeps what it had).
+    public var playerPagesPaired = true
     /// #34: the broker (Home Assistant) and the pushes to phones.
     public var link = HomeLinkSettings()
     /// #35: the box's voice.
@@ -155,7 +157,8 @@ extension QuestDatabase {
                 rate: row["voiceRate"], volumePercent: row["voiceVolume"])
         }
         if row.hasColumn("lockSoundMute") {
-            let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints"), (.reminders, "lockReminders")]
+            // #48: `lockReminders` stays in the table, never read (her reminders are hers).
+            let locks: [(PlayerSwitch, String)] = [(.mute, "lockSoundMute"), (.hints, "lockHints")]
             s.game.lockedSwitches = Set(locks.filter { (row[$0.1] as Bool?) == true }.map(\.0))
         }
         return s
@@ -215,7 +218,7 @@ extension QuestDatabase {
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
                             s.webHosts.isEmpty ? nil : s.webHosts.joined(separator: " "), s.boardName,
-                            s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), s.game.lockedSwitches.contains(.reminders),
+                            s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), false,
                             s.playerPagesPaired, s.link.mqttURL, s.link.mqttUsername, s.link.mqttPassword, s.link.mqttTopic,
                             s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " "),
                             s.link.mqttProtocol, s.voice.mode.rawValue, s.voice.language, s.voice.rate, s.voice.volumePercent])
@@ -225,14 +228,14 @@ extension QuestDatabase {
     /// The player switches one of her own settings (#32); false, and nothing written, when a
     /// parent has locked it (checked in the same statement, so a lock set meanwhile holds).
     public func setPlayerSwitch(_ playerSwitch: PlayerSwitch, on: Bool) throws -> Bool {
-        let (column, lock, value): (String, String, Bool) = switch playerSwitch {
+        let (column, lock, value): (String, String?, Bool) = switch playerSwitch {
         case .mute: ("soundEnabled", "lockSoundMute", !on)
         case .hints: ("hintsEnabled", "lockHints", on)
-        case .reminders: ("remindersEnabled", "lockReminders", on)
+        case .reminders: ("remindersEnabled", nil, on)   // #48: never locked
         }
         return try pool.write { db in
             try Self.ensureSettingsRow(db)
-            try db.execute(sql: "UPDATE settings SET \(column) = ? WHERE id = 1 AND \(lock) = 0", arguments: [value])
+            try db.execute(sql: "UPDATE settings SET \(column) = ? WHERE id = 1" + (lock.map { " AND \($0) = 0" } ?? ""), arguments: [value])
             return db.changesCount > 0
         }
     }

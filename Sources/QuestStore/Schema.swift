@@ -29,6 +29,7 @@ public enum Schema {
         ("v12-home-link", v12),
         ("v13-mqtt-protocol", v13),
         ("v14-voice", v14),
+        ("v15-private-player-pages", v15),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -295,6 +296,21 @@ public enum Schema {
             t.column("sizeBytes", .integer).notNull()
             t.column("kind", .text).notNull()  // automatic, manual, before-restore
         }
+    }
+
+    /// PRIV-1 (#48): her pages are private by default. A box never used (no routine, no
+    /// play, no PIN: a fresh install) gets `web.player-pages paired`; a box in use keeps what
+    /// it had, now written down rather than resting on a default. And her reminders switch
+    /// can no longer be locked.
+    static func v15(_ db: Database) throws {
+        let used = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM routine) OR EXISTS (SELECT 1 FROM session)
+                OR EXISTS (SELECT 1 FROM settings WHERE pinHash IS NOT NULL)
+            """) ?? true
+        try db.execute(sql: "INSERT INTO settings (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
+        if !used { try db.execute(sql: "UPDATE settings SET playerPagesPaired = 1 WHERE id = 1") }
+        // Seed 004 (#48): her reminders switch is hers; a parent's lock on it is lifted.
+        try db.execute(sql: "UPDATE settings SET lockReminders = 0 WHERE id = 1")
     }
 
     /// #34: the MQTT protocol the link speaks (3.1.1, which every broker takes, or 5), and

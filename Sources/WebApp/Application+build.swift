@@ -44,6 +44,8 @@ public struct WebServices: Sendable {
     let presence: PresenceCheck
     /// Touch kiosks asking to be paired (#33), until a parent enters their code.
     let kioskPairing: KioskPairingRequests
+    /// PRIV-1: her phone pairing itself with a code the box gives.
+    let phonePairing: PhonePairing
     /// The paired kiosks' presses, to the box in order, with the buttons each holds (#33).
     let kioskPresses: KioskPresses
     /// Whether the player's pages answer only paired browsers (#33, `web.player-pages`).
@@ -115,6 +117,7 @@ public struct WebServices: Sendable {
         wiringEvents = BoxEventRelay(socketPath: box.socketPath, channel: .wiring, retryMs: 5_000, keepAliveMs: 2_000)
         kioskPairing = KioskPairingRequests(clock: clock)
         kioskPresses = KioskPresses(box: box)
+        phonePairing = PhonePairing(clock: clock, box: box, logger: logger)
         playerPages = PlayerPagesSetting(database: database, clock: clock)
         presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
@@ -164,6 +167,7 @@ func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebReques
     MeController(services: services).addRoutes(to: player)
     FirstRunController(services: services).addRoutes(to: open)
     KioskController(services: services).addRoutes(to: open)
+    PhonePairingController(services: services).addRoutes(to: open)
     SetupController(services: services).addRoutes(to: open)
     APIController(services: services).addRoutes(to: api, player: playerAPI)
     let stats = StatsController(services: services)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import QuestStore
 import Synchronization
@@ -11,7 +12,8 @@ import SystemClock
 final class PlayerPagesSetting: Sendable {
     let database: QuestDatabase
     let clock: any SystemClock
-    private let cached = Mutex<(paired: Bool, readAt: Int64?)>((false, nil))
+    /// PRIV-1: closed until the store says otherwise.
+    private let cached = Mutex<(paired: Bool, set: Bool, readAt: Int64?)>((true, true, nil))
     static let refreshNanos: Int64 = 1_000_000_000
 
     init(database: QuestDatabase, clock: any SystemClock) {
@@ -19,13 +21,20 @@ final class PlayerPagesSetting: Sendable {
         self.clock = clock
     }
 
-    var pairedOnly: Bool {
+    var pairedOnly: Bool { read().paired }
+
+    /// A parent PIN is set (a box with none is not set up yet: its home is the first run).
+    var isSetUp: Bool { read().set }
+
+    private func read() -> (paired: Bool, set: Bool) {
         let now = clock.monotonicNanos()
-        if let hit = cached.withLock({ c in c.readAt.map { now - $0 < Self.refreshNanos ? c.paired : nil } ?? nil }) { return hit }
-        // A store that cannot be read keeps the pages closed only if they were closed.
-        let paired = (try? database.settings().playerPagesPaired) ?? cached.withLock { $0.paired }
-        cached.withLock { $0 = (paired, now) }
-        return paired
+        if let hit = cached.withLock({ c in c.readAt.map { now - $0 < Self.refreshNanos ? (c.paired, c.set) : nil } ?? nil }) { return hit }
+        // A store that cannot be read keeps what was read last (closed at first).
+        let settings = try? database.settings()
+        return cached.withLock { c in
+            c = (settings?.playerPagesPaired ?? c.paired, settings?.hasPIN ?? c.set, now)
+            return (c.paired, c.set)
+        }
     }
 
     /// This process changed the setting: the next request reads it.
@@ -57,13 +66,14 @@ struct RoomGate: RouterMiddleware {
             return try await next(request, context)
         case .player:
             if services.playerPages.pairedOnly, try services.pairedKiosk(request) == nil {
+                // PRIV-1: a box with no parent PIN is not set up: its address leads to the first run.
+                if route == "/", request.method == .get || request.method == .head, !services.playerPages.isSetUp {
+                    return .redirect(to: "/parent")
+                }
                 if route.hasPrefix("/api/") {
                     throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
                 }
-                let code = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
-                return try services.formPage("player-paired-only", for: request, status: .forbidden) { csrf in
-                    PairedOnlyView(csrf: csrf, code: code, back: route)
-                }
+                return try PairedOnlyView.page(services, request, back: route)
             }
             let response = try await next(request, context)
             if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
@@ -72,8 +82,25 @@ struct RoomGate: RouterMiddleware {
     }
 }
 
+/// The page her pages give a browser that is not paired: pair it by a code from the box
+/// (PRIV-1, her own act), or ask a parent to (a code the parent types).
 struct PairedOnlyView: Encodable {
     var csrf: String
+    /// The code a parent types (this browser asked a parent).
     var code: String?
+    /// The box shows a code for this browser now: the page asks for it.
+    var atBox: Bool
+    var problem: String?
     var back: String
+
+    static func page(
+        _ services: WebServices, _ request: Request, back: String, problem: String? = nil, status: HTTPResponse.Status = .forbidden
+    ) throws -> Response {
+        let token = KioskPairingRequests.token(of: request)
+        let code = token.flatMap(services.kioskPairing.code(for:))
+        let atBox = services.phonePairing.isWaiting(token)
+        return try services.formPage("player-paired-only", for: request, status: status) { csrf in
+            PairedOnlyView(csrf: csrf, code: code, atBox: atBox, problem: problem, back: back)
+        }
+    }
 }

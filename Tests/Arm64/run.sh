@@ -82,7 +82,7 @@ data=$(mktemp -d -p "$unpacked")
 QUESTBOX_WEB_RESOURCES=$unpacked/usr/share/questbox/web "${ARM64_RUNNER[@]}" \
     "$unpacked/usr/bin/questbox-web" --data "$data" --listen 127.0.0.1 --port "$port" > "$unpacked/web.log" 2>&1 &
 web=$!
-for _ in $(seq 300); do curl -fsS -o "$unpacked/index.html" "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 300); do curl -fsSL -o "$unpacked/index.html" "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.2; done
 [[ -s $unpacked/index.html ]] || { cat "$unpacked/web.log" >&2; fail "questbox-web (arm64) did not answer /"; }
 grep -qi "<html" "$unpacked/index.html" || fail "questbox-web's / is not a page"
 kill "$web" && wait "$web" 2>/dev/null || true

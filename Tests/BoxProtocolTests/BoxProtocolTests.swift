@@ -117,7 +117,7 @@ struct BoxProtocolTests {
             (#"{"id":"x"}"#, "command: missing"),
             (#"{"command":5}"#, "command: wrong type"),
             (#"{"command":"state","id":7}"#, "id: wrong type"),
-            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press, touch, button-check, claim, remind, mute)"#),
+            (#"{"command":"rm -rf\u001b[2J"}"#, #"command: "rm -rf\u{1B}[2J" is unknown (commands: subscribe, state, reload, test-output, press, touch, button-check, claim, pair, remind, mute)"#),
         ]
         for (line, message) in bad {
             guard case .failure(let error) = BoxRequest.parse(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }

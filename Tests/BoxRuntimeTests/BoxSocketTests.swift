@@ -347,6 +347,40 @@ extension DaemonTests {
         #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == ScreenPhrases.claimAllowed } else { false } })
     }
 
+    @Test("PRIV-1 pair: the idle box shows a phone's code and says yes; another phone, a claim or a quest is refused in one line; done only while it shows; a kernel-stamped press takes it away")
+    func phoneCode() throws {
+        let rig = try rig(routines: [Self.everyDay], control: Self.control())
+        defer { rig.stop() }
+        let web = try BoxClient(path: rig.socketPath)
+        #expect(try web.request(BoxRequest(command: "pair", pair: "phone-1", code: "538102")).ok == true)
+        #expect(eventually { rig.display.lastShown == .pairing(PairingScreen(code: "538102")) })
+        #expect(try web.request(BoxRequest(command: "state")).screen?.kind == "pairing")
+        let second = try web.request(BoxRequest(command: "pair", pair: "phone-2", code: "111111"))
+        #expect(second.ok == false && second.error == "pair: the box shows another phone's code; one at a time")
+        let claim = try web.request(BoxRequest(command: "claim", claim: "c-1", match: "471"))
+        #expect(claim.ok == true, "a claim is taken and waits")
+        #expect(rig.display.lastShown == .pairing(PairingScreen(code: "538102")), "the code stays while the claim waits")
+        _ = try web.request(BoxRequest(command: "claim", action: "stop", claim: "c-1"))
+        #expect(try web.request(BoxRequest(command: "pair", action: "done", pair: "phone-1")).ok == true)
+        #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.notice == ScreenPhrases.phonePaired } else { false } })
+        let late = try web.request(BoxRequest(command: "pair", action: "done", pair: "phone-1"))
+        #expect(late.ok == false && late.error?.contains("no longer shows that code") == true)
+
+        #expect(try web.request(BoxRequest(command: "pair", pair: "phone-3", code: "204060")).ok == true)
+        #expect(eventually { rig.display.lastShown == .pairing(PairingScreen(code: "204060")) })
+        try rig.press("BTN_UP")
+        #expect(eventually { if case .idle = rig.display.lastShown { true } else { false } })
+        #expect(try web.request(BoxRequest(command: "pair", action: "done", pair: "phone-3")).ok == false, "a button took it away")
+        try rig.press("BTN_LOCK")
+        #expect(eventually { if case .estimating = rig.display.lastShown { true } else { false } })
+        let playing = try web.request(BoxRequest(command: "pair", pair: "phone-4", code: "204060"))
+        #expect(playing.ok == false && playing.error?.contains("a quest is running (estimating)") == true)
+        for code in [nil, "", "12345", "1234567", "12345a", "١٢٣٤٥٦"] {
+            let bad = try web.request(BoxRequest(command: "pair", pair: "phone-5", code: code))
+            #expect(bad.ok == false, "\(code.debugDescription)")
+        }
+    }
+
     @Test("PAR-2 claim: the asker leaving takes it back; LOCK plays and ends it; #47: a second claim is refused while one stands; a bad name, code or action is one line")
     func claimEnds() throws {
         let rig = try rig(routines: [Self.everyDay], control: Self.control())

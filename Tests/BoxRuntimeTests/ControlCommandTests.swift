@@ -77,6 +77,16 @@ struct ControlCommandTests {
         #expect(refusal(decide(BoxRequest(command: "claim", action: "maybe", claim: "x"))) == "action: \"maybe\" is not one of start, stop")
     }
 
+    @Test("PRIV-1 pair: a name and six digits to show; done and stop by name; only between quests")
+    func pair() throws {
+        #expect(try decide(BoxRequest(command: "pair", pair: "phone-1", code: "012345")).get() == .pairing(.show(id: "phone-1", code: "012345")))
+        #expect(try decide(BoxRequest(command: "pair", action: "done", pair: "phone-1")).get() == .pairing(.paired(id: "phone-1")))
+        #expect(try decide(BoxRequest(command: "pair", action: "stop", pair: "phone-1")).get() == .pairing(.cancel(id: "phone-1")))
+        #expect(refusal(decide(BoxRequest(command: "pair", pair: "phone-1", code: "01234"))) == "pair: give the code the box shows (code), 6 digits")
+        #expect(refusal(decide(BoxRequest(command: "pair", code: "012345"))) == "pair: give the phone a name of 1 to 64 letters, digits or dashes")
+        #expect(refusal(decide(BoxRequest(command: "pair", action: "maybe", pair: "x"))) == "action: \"maybe\" is not one of show, done, stop")
+    }
+
     @Test("holds: the button check ends with its last holder; a claim with the client that holds it")
     func holds() {
         var holds = SocketHolds()

@@ -5,7 +5,7 @@ Fails on any console error (a CSP violation is one), a horizontal scroll on a 37
 a kiosk that scrolls at 800×480 or 1920×1080, or a page missing what it is for. Saves the
 README's screenshots. With the box's socket, the kiosk follows a quest the test plays on the
 simulated box, live (Server-Sent Events).   usage: pages.py BASE_URL SCREENSHOT_DIR [BOX_SOCKET]"""
-import json, os, re, socket, sys, time
+import json, os, re, socket, subprocess, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -55,6 +55,13 @@ def visit(path):
     driver.get(base + path)
     for entry in driver.get_log("browser"):
         check(entry["level"] != "SEVERE", f"{path}: console error: {entry['message']}")
+
+
+def visit_refused(path, status):
+    """A page the web app answers with `status` (its console error is expected)."""
+    emulate_media()
+    driver.get(base + path)
+    expected_console(path, status)
 
 
 def size():
@@ -305,13 +312,9 @@ def expected_console(url_part, status):
         check(expected or entry["level"] != "SEVERE", f"console error: {entry['message']}")
 
 
-def touch_kiosk(path):
-    """#33: on a touch display the kiosk is the box. An unpaired kiosk presses nothing; it
-    asks, shows a code, a parent enters the code behind the PIN, and the page turns into the
-    box with four touch buttons that lie inside the 800×480 glass, at least 44 px each, clear
-    of the screen's words; a tap starts a quest, a 3.5 s hold of STOP pauses it (GAME-7), and
-    once the parent unpairs it the next press is refused and the buttons go."""
-    # The quest the kiosk test left open ends first: the touch test starts at the idle box.
+def make_idle(path, why):
+    """Ends whatever the box shows (a quest paused by STOP held, a reveal, summary or card
+    gone on) until its quest list shows."""
     for _ in range(8):
         kind = (ask_box(path, {"command": "state"}).get("screen") or {}).get("kind")
         if kind == "idle":
@@ -324,7 +327,65 @@ def touch_kiosk(path):
             time.sleep(0.4)
             press(path, "stop")        # a reveal, summary or card: any button goes on
         time.sleep(0.4)
-    check(box_screen(path, "idle") is not None, "the box is not idle for the touch test")
+    check(box_screen(path, "idle") is not None, f"the box is not idle for {why}")
+
+
+def questbox(*arguments):
+    """`questbox` on the rig's store (QUESTBOX_BIN and QUESTBOX_DATA from run.sh)."""
+    subprocess.run([os.environ["QUESTBOX_BIN"], *arguments, "--data", os.environ["QUESTBOX_DATA"]],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def phone_pairs_at_box(path):
+    """PRIV-1: with her pages paired-only (a new box's default) a phone nobody paired gets
+    the page that says whose they are; "Get a code from the box" makes the idle box show a
+    six-digit code (never the page), a wrong code says the tries left, and the box's code
+    pairs the phone: it shows her stats, and the box says "Phone paired"."""
+    make_idle(path, "the phone's pairing")
+    questbox("settings", "set", "web.player-pages", "paired")
+    try:
+        time.sleep(1.1)                       # the web app reads the setting once a second
+        driver.delete_all_cookies()           # a phone nobody paired (no parent session)
+        viewport(390, 844, mobile=True)
+        visit_refused("/stats", 403)
+        main_text = driver.find_element(By.TAG_NAME, "body").text
+        check("These pages are the player's" in main_text and "Get a code from the box" in main_text,
+              f"/stats on an unpaired phone: {main_text[:200]!r}")
+        check("Your stats" not in driver.page_source, "/stats: her stats shown to an unpaired phone")
+        accessible("/stats (unpaired phone)")
+        screenshot("player-pages-pair", width=390)
+        viewport(390, 844, mobile=True)
+        driver.find_element(By.CSS_SELECTOR, "form[action='/pair/phone'] button").click()
+        entry = wait_for(By.ID, "code")
+        screen = box_screen(path, "pairing")
+        code = (screen or {}).get("code", "")
+        check(bool(entry) and re.fullmatch(r"\d{6}", code or "") is not None, f"the box gives no code: {screen}")
+        check(code not in driver.page_source, "the phone's page shows the box's code")
+        expected_console("/stats", 403)
+        wrong = "000000" if code != "000000" else "111111"
+        entry[0].send_keys(wrong)
+        driver.find_element(By.CSS_SELECTOR, "form[action='/pair/phone/code'] button").click()
+        error = wait_for(By.ID, "pair-error")
+        check(bool(error) and "4 tries left" in error[0].text, f"a wrong code: {[e.text for e in error]}")
+        expected_console("/pair/phone/code", 422)
+        driver.find_element(By.ID, "code").send_keys(f"{code[:3]} {code[3:]}")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/pair/phone/code'] button").click()
+        stats = wait_for(By.CSS_SELECTOR, "svg.chart")
+        check(bool(stats) and driver.current_url.endswith("/stats"), f"the paired phone does not see her stats: {driver.current_url}")
+        idle = box_screen(path, "idle") or {}
+        check(idle.get("notice") == "Phone paired", f"the box does not say the phone is paired: {idle}")
+    finally:
+        questbox("settings", "set", "web.player-pages", "open")
+
+
+def touch_kiosk(path):
+    """#33: on a touch display the kiosk is the box. An unpaired kiosk presses nothing; it
+    asks, shows a code, a parent enters the code behind the PIN, and the page turns into the
+    box with four touch buttons that lie inside the 800×480 glass, at least 44 px each, clear
+    of the screen's words; a tap starts a quest, a 3.5 s hold of STOP pauses it (GAME-7), and
+    once the parent unpairs it the next press is refused and the buttons go."""
+    # The quest the kiosk test left open ends first: the touch test starts at the idle box.
+    make_idle(path, "the touch test")
     viewport(800, 480)
     # The Pi's touch display: a coarse pointer (the button to pair shows only on touch).
     driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
@@ -357,9 +418,12 @@ def touch_kiosk(path):
     name = driver.find_element(By.ID, "name")
     name.clear()
     name.send_keys("Kitchen display")
+    press_box = driver.find_element(By.CSS_SELECTOR, "form.pair input[name=press]")
+    check(not press_box.is_selected(), "/parent/kiosks: pressing the box's buttons is ticked before the parent chose it")
+    press_box.click()
     driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
     done = wait_for(By.CSS_SELECTOR, "p.done")
-    check(bool(done) and done[0].text.startswith("Paired"), f"/parent/kiosks: not paired: {[d.text for d in done]}")
+    check(bool(done) and done[0].text.startswith("Paired as a kiosk"), f"/parent/kiosks: not paired: {[d.text for d in done]}")
     check("Kitchen display" in driver.find_element(By.CSS_SELECTOR, ".kiosks").text, "/parent/kiosks: the kiosk is not listed")
     accessible("/parent/kiosks")
     screenshot("parent-kiosks", width=390)
@@ -565,6 +629,11 @@ def fresh_install(fresh):
     main, base = base, fresh
     try:
         viewport(375, 812, mobile=True)
+        # PRIV-1: a new box's address leads to the first run, and her pages are not open.
+        visit("/")
+        check(driver.current_url.endswith("/parent"), f"a fresh box's / leads to {driver.current_url}")
+        visit_refused("/stats", 403)
+        check("These pages are the player's" in driver.find_element(By.TAG_NAME, "body").text, "a fresh box's /stats is open")
         visit("/parent")
         boards = driver.find_elements(By.CSS_SELECTOR, ".boards .board")
         check(len(boards) >= 3, f"first run: {len(boards)} boards offered")
@@ -1019,6 +1088,7 @@ try:
         follow_a_quest(box_socket)
         touch_kiosk(box_socket)
         reset_claim(box_socket)
+        phone_pairs_at_box(box_socket)
     else:
         viewport(800, 480)
         visit("/kiosk")

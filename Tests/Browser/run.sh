@@ -34,7 +34,7 @@ for _ in $(seq 1000); do curl -fsS -o /dev/null "http://127.0.0.1:$fresh_port/ap
 shots="$work/screenshots"
 mkdir -p "$shots"
 Tests/Browser/axe.sh "$work/axe.min.js"
-FRESH_BASE="http://127.0.0.1:$fresh_port" AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
+QUESTBOX_BIN="$bin/questbox" QUESTBOX_DATA="$data" FRESH_BASE="http://127.0.0.1:$fresh_port" AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
     || { rig_logs; exit 1; }
 if [[ ${UPDATE_SCREENSHOTS:-0} == 1 ]]; then
     cp "$shots"/*.png docs/screenshots/

@@ -34,16 +34,21 @@ struct PlayerSwitchStoreTests {
         }
     }
 
-    @Test("a locked switch is refused and nothing changes; the parent's own change still goes through")
+    @Test("a locked switch is refused and nothing changes; the parent's own change still goes through; #48: her reminders switch is never locked")
     func locked() throws {
         let (db, _) = try freshDatabase()
-        try db.updateSettings { $0.game.lockedSwitches = [.mute, .reminders] }
+        try db.updateSettings { $0.game.lockedSwitches = [.mute, .hints, .reminders] }
         #expect(try db.setPlayerSwitch(.mute, on: true) == false)
-        #expect(try db.setPlayerSwitch(.reminders, on: false) == false)
+        #expect(try db.setPlayerSwitch(.hints, on: false) == false)
+        #expect(try db.setPlayerSwitch(.reminders, on: false), "seed 004: she can always turn her reminders off")
+        var s = try db.settings()
+        #expect(s.soundEnabled && !s.game.remindersEnabled && s.game.hintsEnabled)
+        #expect(s.game.lockedSwitches == [.mute, .hints], "a lock on her reminders is never kept")
+        #expect(PlayerSwitch.lockable == [.mute, .hints])
+        try db.updateSettings { $0.game.lockedSwitches = [.mute] }
         #expect(try db.setPlayerSwitch(.hints, on: false))
-        let s = try db.settings()
-        #expect(s.soundEnabled && s.game.remindersEnabled && !s.game.hintsEnabled)
-        #expect(s.game.lockedSwitches == [.mute, .reminders])
+        s = try db.settings()
+        #expect(!s.game.hintsEnabled && s.game.lockedSwitches == [.mute])
         // The box's gesture, written as the box writes it, keeps to the lock as well.
         try db.apply(.soundMuted(true), wallClockTrusted: true)
         #expect(try db.settings().soundEnabled)

@@ -52,6 +52,8 @@ struct ScreenRendererTests {
         // PAR-2: someone asks to set the parent PIN; the act being held, for a new PIN.
         ("claim", .claim(ClaimScreen(reset: false, holding: false, match: "471")), 64, nil),
         ("claim-reset-holding", .claim(ClaimScreen(reset: true, holding: true, match: "471")), 64, nil),
+        // PRIV-1: a phone asks to show the player's pages; the box gives its code.
+        ("pairing", .pairing(PairingScreen(code: "538102")), 64, nil),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)

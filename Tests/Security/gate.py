@@ -7,7 +7,7 @@ room refuses everyone without a session in every form; her paired phone is serve
 signed-in parent's browser is not (PRIV-1). Requests go out byte for byte as written (http.client, no normalising).
 usage: gate.py BASE_URL QUESTBOX DATA_DIR"""
 import http.client, json, re, subprocess, sys, time, urllib.parse
-from checks import check, problems
+from checks import ask_box, check, problems
 
 base, questbox, data = sys.argv[1:4]
 host, port = urllib.parse.urlsplit(base).hostname, urllib.parse.urlsplit(base).port
@@ -104,11 +104,73 @@ code = re.search(r"enters <strong>(\d{6})</strong>", page)
 if check(code is not None, "her phone asking to pair shows no code"):
     parent.request("GET", "/parent/kiosks")
     status, location, _ = parent.post("/parent/kiosks/pair", [("code", code.group(1)), ("name", "Her phone")])
-    check(location == "/parent/kiosks?done=paired", f"the parent could not pair her phone: {status} {location}")
+    check(location == "/parent/kiosks?done=shows", f"the parent could not pair her phone: {status} {location}")
     phone.expect("her paired phone", ("//stats", "/stats/", "//", "/api//v1/stats", "//me"), (200,))
     phone.expect("her paired phone", ("/stats",), (200,), method="HEAD")
     phone.expect("her paired phone, not a route", ("/STATS", "/%73tats", "/./stats"), (404,))
     phone.expect("her paired phone in the parent's room", ("//parent/settings", "/api/v1//parent/routines"), (303, 401))
+
+# PRIV-1: her phone pairs itself by the code the idle box gives. A stranger who asks gets a
+# code only the box shows: no page, API answer or event stream of the web app carries it,
+# five wrong tries take it back, and only the code read at the box pairs.
+sock = data + "/questbox.sock"
+
+
+def box_screen():
+    return ask_box(sock, {"command": "state"}).get("screen") or {}
+
+
+for _ in range(50):                                   # the box idle (the tests above pressed nothing)
+    if box_screen().get("kind") == "idle":
+        break
+    time.sleep(0.1)
+intruder = Visitor()
+intruder.request("GET", "/stats")
+status, location, _ = intruder.post("/pair/phone", [("back", "/stats")])
+check(status == 303 and location == "/stats", f"a phone asking for a code: {status} {location}")
+shown = box_screen()
+code = shown.get("code", "")
+if check(shown.get("kind") == "pairing" and re.fullmatch(r"\d{6}", code) is not None, f"the box gives no code: {shown}"):
+    spaced = f"{code[:3]} {code[3:]}"
+    for path in ("/kiosk", "/api/v1/state", "/kiosk/pairing-code", "/stats", "//kiosk", "/kiosk/"):
+        status, _, body = intruder.request("GET", path)
+        check(code not in body and spaced not in body, f"a stranger read the box's code at {path} ({status})")
+    # The kiosk's event stream: its first frames, read for a moment.
+    connection = http.client.HTTPConnection(host, port, timeout=3)
+    connection.request("GET", "/kiosk/events")
+    events = connection.getresponse()
+    seen = b""
+    try:
+        while len(seen) < 4096:
+            chunk = events.read1(1024)
+            if not chunk:
+                break
+            seen += chunk
+    except (TimeoutError, OSError):
+        pass
+    connection.close()
+    check(code.encode() not in seen and spaced.encode() not in seen, "the kiosk's events carry the box's code")
+    other = Visitor()
+    other.request("GET", "/stats")
+    status, _, _ = other.post("/pair/phone", [("back", "/stats")])
+    check(status == 409, f"a second phone asking while a code shows: {status}")
+    wrong = "000000" if code != "000000" else "111111"
+    for attempt in range(5):
+        status, _, body = intruder.post("/pair/phone/code", [("code", wrong), ("back", "/stats")])
+    check(status == 409 and "Five wrong codes" in body, f"five wrong codes: {status}")
+    status, _, _ = intruder.post("/pair/phone/code", [("code", code), ("back", "/stats")])
+    check(status == 409, f"the right code after five wrong ones: {status}")
+    check(box_screen().get("kind") == "idle", f"the box still shows the code after five wrong tries: {box_screen()}")
+    # Her own phone, at the box: she reads the code there and types it.
+    time.sleep(2.1)                                   # asks are 2 s apart
+    hers = Visitor()
+    hers.request("GET", "/stats")
+    status, _, _ = hers.post("/pair/phone", [("back", "/stats")])
+    code = box_screen().get("code", "")
+    status, location, _ = hers.post("/pair/phone/code", [("code", code), ("back", "/stats")])
+    check(status == 303 and location == "/stats", f"her phone typing the box's code: {status} {location}")
+    hers.expect("her phone, paired at the box", ("/stats", "//me"), (200,))
+    intruder.expect("the stranger", ("/stats",), (403,))
 settings_set("web.player-pages", "open")
 print(f"gate: {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)

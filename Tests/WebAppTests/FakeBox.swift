@@ -16,8 +16,12 @@ final class FakeBox: Sendable {
     let refusals = Mutex<[String: String]>([:])
     /// The last `claim` asked (its name, whether it resets a PIN, its action).
     let claims = Mutex<[(name: String, reset: Bool, action: String, match: String)]>([])
+    /// The `pair` requests (PRIV-1): the phone's name, the action and the code.
+    let pairs = Mutex<[(name: String, action: String, code: String)]>([])
     /// The `touch` presses asked (#33), as "button action".
     let touches = Mutex<[String]>([])
+    /// The screen `state` answers with (a JSON object), if any.
+    let stateScreen = Mutex<String?>(nil)
     /// How long the box takes to answer a command (ms), as a busy box does.
     let replyDelaysMs = Mutex<[String: UInt32]>([:])
 
@@ -70,6 +74,9 @@ final class FakeBox: Sendable {
                         $0.append((object["claim"] as? String ?? "", object["reset"] as? Bool ?? false, object["action"] as? String ?? "start", object["match"] as? String ?? ""))
                     }
                 }
+                if command == "pair" {
+                    pairs.withLock { $0.append((object["pair"] as? String ?? "", object["action"] as? String ?? "show", object["code"] as? String ?? "")) }
+                }
                 if command == "touch" {
                     touches.withLock { $0.append("\(object["button"] as? String ?? "") \(object["action"] as? String ?? "tap")") }
                 }
@@ -82,6 +89,7 @@ final class FakeBox: Sendable {
                 let extra = switch command {
                 case "reload": #","applied":"now""#
                 case "state": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":false,"version":"9.9.9-fake","upMinutes":1565}"#
+                    + (stateScreen.withLock { $0 }.map { #","screen":"# + $0 } ?? "")
                 case "button-check": #","box":{"board":"fake","clockTrusted":true,"dataVersion":1,"unsavedPlays":0,"phase":"idle","buttonCheck":true}"#
                 default: ""
                 }

@@ -255,14 +255,14 @@ struct TouchKioskTests {
         }
     }
 
-    @Test("web.player-pages paired: the player's pages and their API answer only paired screens; a stranger gets a page to ask; her phone, paired to show them, sees them and presses nothing; the kiosk stays open; open by default")
+    @Test("web.player-pages paired: the player's pages and their API answer only paired screens; a stranger gets a page to ask; her phone, paired to show them, sees them and presses nothing; the kiosk stays open; open where the family set it so")
     func playerPagesForPairedScreens() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
         try db.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var stranger = BrowserSession()
-            #expect(try await stranger.get(client, "/stats").0 == .ok, "open by default")
+            #expect(try await stranger.get(client, "/stats").0 == .ok, "open as set")
             try SettingsCatalog.set("web.player-pages", to: "paired", in: db)
             try await Task.sleep(nanoseconds: 1_100_000_000)  // the gate reads the setting once a second
             for path in ["/", "/stats", "/me", "/quests/new", "/api/v1/stats", "/api/v1/player"] {
@@ -273,7 +273,7 @@ struct TouchKioskTests {
             #expect(try await stranger.get(client, "/kiosk").0 == .ok, "the box's screen stays open")
             #expect(try await stranger.get(client, "/api/v1/state").0 == .ok)
             let (_, refusal) = try await stranger.get(client, "/stats")
-            #expect(refusal.contains("These pages are the player's") && refusal.contains("Ask to pair this browser"))
+            #expect(refusal.contains("These pages are the player's") && refusal.contains("Ask a parent to pair this browser") && refusal.contains("Get a code from the box"))
             let asked = try await stranger.post(client, "/kiosk/pair", [("back", "/stats")])
             #expect(asked.headers[.location] == "/stats", "back to the page that asked")
             let (_, waiting) = try await stranger.get(client, "/stats")
@@ -281,8 +281,12 @@ struct TouchKioskTests {
             #expect(try await stranger.post(client, "/kiosk/pair", [("back", "https://elsewhere.example/")]).headers[.location] == "/kiosk", "never elsewhere")
 
             var parent = try await signedInParent(client)
-            _ = try await parent.get(client, "/parent/kiosks")
-            #expect(try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Her phone")]).status == .seeOther)
+            let (_, form) = try await parent.get(client, "/parent/kiosks")
+            #expect(form.contains(#"<input type="checkbox" name="press">"#), "#48: pressing the box's buttons is unticked until the parent ticks it")
+            let pairedPhone = try await parent.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Her phone")])
+            #expect(pairedPhone.status == .seeOther && pairedPhone.headers[.location] == "/parent/kiosks?done=shows")
+            let (_, banner) = try await parent.get(client, "/parent/kiosks?done=shows")
+            #expect(banner.contains("Paired to show the player") && banner.contains("that screen sees them and presses nothing."), "#48: the banner says what was paired")
             #expect(try db.pairedKiosks().map(\.canPress) == [false])
             let (status, page) = try await stranger.get(client, "/stats")
             #expect(status == .ok && page.contains("Your stats"), "her phone, paired, sees her pages")

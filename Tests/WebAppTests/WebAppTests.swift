@@ -4,6 +4,7 @@ import Hummingbird
 import HTTPTypes
 import HummingbirdTesting
 import QuestCore
+import QuestReports
 import QuestStore
 import TestSupport
 import Synchronization
@@ -22,10 +23,13 @@ struct TestArguments: AppArguments {
     /// connection when a loaded machine holds the test process back for more than 10 s.
     var connectionLimits = ConnectionLimits(headSeconds: 600, idleSeconds: 600)
 
-    static func fresh(routines: [Routine] = []) throws -> (TestArguments, QuestDatabase) {
+    /// `playerPages`: `web.player-pages` (PRIV-1 makes a fresh store `paired`; most tests
+    /// look at her pages from a browser nobody paired, as on a box from before).
+    static func fresh(routines: [Routine] = [], playerPages: String = "open") throws -> (TestArguments, QuestDatabase) {
         let dir = NSTemporaryDirectory() + "questbox-web-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
+        try SettingsCatalog.set("web.player-pages", to: playerPages, in: db)
         for r in routines { try db.saveRoutine(r) }
         return (TestArguments(databasePath: dir + "/questbox.sqlite", socketPath: dir + "/questbox.sock"), db)
     }
@@ -45,13 +49,20 @@ struct WebAppTests {
         let app = try await buildApplication(args)
         #expect(FileManager.default.fileExists(atPath: args.databasePath))
         try await app.test(.router) { client in
-            try await client.execute(uri: "/", method: .get) { response in #expect(response.status == .ok) }
+            // PRIV-1: her pages are private on a fresh box, whose address leads to the first run.
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/parent", "\(response.status)")
+            }
+            try await client.execute(uri: "/stats", method: .get) { response in
+                #expect(response.status == .forbidden && String(buffer: response.body).contains("Get a code from the box"))
+            }
             try await client.execute(uri: "/parent", method: .get) { response in
                 #expect(response.status == .ok || response.status == .seeOther, "\(response.status)")
             }
         }
         let db = try QuestDatabase(path: args.databasePath, access: .readOnly)
         #expect(try db.routines().isEmpty && db.settings().boardName == nil)
+        #expect(try db.settings().playerPagesPaired, "PRIV-1: a fresh store's pages are paired-only")
     }
 
     @Test("the player's home lists today's quests, level and XP from the store", arguments: [TestingSetup.router, .live])

@@ -123,10 +123,11 @@ extension QuestMachine {
 
 extension Reducer {
     /// A claim shows on the idle box only, and not during a button check (whose presses
-    /// belong to the parent's wiring page).
+    /// belong to the parent's wiring page) or while a phone's code shows (PRIV-1: for at
+    /// most 2 minutes).
     var claimCanShow: Bool {
         guard case .idle = state.phase else { return false }
-        return !state.buttonCheck
+        return !state.buttonCheck && state.pairing == nil
     }
 
     var claimShown: Bool { state.claim?.shownAt != nil }

@@ -27,6 +27,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case muteHold
     /// #35: the player stopped stepping: the voice says the guess.
     case voiceSettle
+    /// PRIV-1: a phone's code shown for its 2 minutes.
+    case pairingLimit
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -53,12 +55,15 @@ public enum QuestEvent: Codable, Equatable, Sendable {
     case claim(ClaimRequest, atNanos: MonotonicNanos)
     /// #34: the house asks (Home Assistant's button and switch, through the socket).
     case house(HouseRequest, atNanos: MonotonicNanos)
+    /// PRIV-1: a phone asks for a code to pair with (the web app, over the socket).
+    case pairing(PairingRequest, atNanos: MonotonicNanos)
 
     /// The monotonic time the event carries.
     public var atNanos: MonotonicNanos {
         switch self {
         case .button(_, _, let t), .touch(_, _, let t), .buttonLevel(_, _, let t), .timerFired(_, let t), .wallClockTick(let t), .worldUpdated(_, let t),
-             .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t), .house(_, let t):
+             .restoreInProgress(_, _, let t), .buttonCheck(_, let t), .claim(_, let t), .house(_, let t),
+             .pairing(_, let t):
             t
         }
     }
@@ -203,6 +208,8 @@ public struct QuestState: Codable, Equatable, Sendable {
     /// reflection timing out, a walk-away pause or a task past its limit, a house reminder that
     /// chose another quest, a resume). A reminder's chime on the same screen changes no press.
     public var changedByItselfAt: MonotonicNanos?
+    /// PRIV-1: the phone's code the idle box shows.
+    public var pairing: PendingPairing?
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -304,6 +311,8 @@ struct Reducer {
             handleClaim(request, at: t)
         case .house(let request, _):
             handleHouse(request)
+        case .pairing(let request, let t):
+            handlePairing(request, at: t)
         }
     }
 
@@ -359,6 +368,7 @@ struct Reducer {
         // locks in a guess, starts a quest or ends a task the player has not seen.
         if let changed = state.changedByItselfAt, t < changed + QuestMachine.changedByItselfGraceNanos { return }
         if claimPress(role, at: t) { return }
+        if pairingPress(role) { return }
         switch state.phase {
         case .idle(let selected, _):
             switch role {
@@ -483,6 +493,8 @@ struct Reducer {
             checkButtons(false, at: t)
         case .claimHold, .claimLimit:
             claimTimerFired(timer, at: t)
+        case .pairingLimit:
+            pairingTimerFired(at: t)
         case .noteTimeout:
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
@@ -532,6 +544,7 @@ struct Reducer {
         soundDueReminders(today)
         // PAR-2: while a claim waits, the idle box asks about it instead.
         if showClaimIfWaiting() { return }
+        if showPairingIfAny() { return }
         let cal = state.world.calendar
         func reminding(_ r: Routine) -> Bool {
             !playedToday(r.id) && state.world.reminders[r.id].map { cal.isDate($0, inSameDayAs: env.now) } == true

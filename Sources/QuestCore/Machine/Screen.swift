@@ -10,6 +10,8 @@ public enum Screen: Codable, Equatable, Sendable {
     case reflection(WeeklyReflection)
     /// PAR-2: someone asks to set the parent PIN; the box says how to allow it.
     case claim(ClaimScreen)
+    /// PRIV-1: a phone asks to show her pages; the box gives the code it types.
+    case pairing(PairingScreen)
 }
 
 public struct QuestOption: Codable, Equatable, Sendable {
@@ -91,6 +93,7 @@ extension Screen {
         case .summary: "summary"
         case .reflection: "reflection"
         case .claim: "claim"
+        case .pairing: "pairing"
         }
     }
 

@@ -74,6 +74,7 @@ extension ScreenSamples {
             ("reflection", "Last week's card", galleryReflection, nil),
             ("claim", "The PIN claim", .claim(ClaimScreen(reset: false, holding: false, match: "471")), nil),
             ("claim-holding", "The PIN claim, held", .claim(ClaimScreen(reset: true, holding: true, match: "471")), nil),
+            ("pairing", "A phone's code (PRIV-1)", .pairing(PairingScreen(code: "538102")), nil),
         ]
         return samples
     }()

@@ -57,6 +57,13 @@ public enum ScreenPhrases {
     public static let claimWhoMay = "Nobody asked? Press UP."
     /// The idle box's notice once a claim was allowed.
     public static let claimAllowed = "PIN allowed: set it on the page"
+    /// PRIV-1: a phone's code (each within the OLED's 21 characters).
+    public static let pairingAsks = "Pair a phone?"
+    public static let pairingHow = "Type on the phone:"
+    public static let pairingWhat = "It shows your pages"
+    public static let pairingOnTheBox = "On the box"
+    /// The idle box's notice once the phone typed its code.
+    public static let phonePaired = "Phone paired"
 
     /// Progress within the level (0 % again after a level-up), "Lvl 2 · 40% to Lvl 3".
     public static func level(_ level: Int, progress: Double) -> String {
@@ -183,6 +190,14 @@ extension Screen {
                 top: [P.claimAsks(reset: c.reset), P.claimMatch],
                 big: c.spacedMatch,
                 lines: [c.holding ? P.claimHolding : P.claimHow],
+                more: [P.claimWhoMay],
+                hint: P.claimHint)
+        case .pairing(let p):
+            // Off the box (`withoutSecrets`) the code is not known: the page says where it is.
+            return ScreenWords(
+                top: [P.pairingAsks, P.pairingHow],
+                big: p.code.isEmpty ? P.pairingOnTheBox : p.spacedCode,
+                lines: [P.pairingWhat],
                 more: [P.claimWhoMay],
                 hint: P.claimHint)
         }

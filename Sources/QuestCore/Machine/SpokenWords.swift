@@ -88,6 +88,8 @@ extension Screen {
             return VoicePhrases.week(r)
         case .claim(let c):
             return c.holding ? "Keep holding for three seconds." : VoicePhrases.claim(reset: c.reset, match: c.match)
+        case .pairing(let p):
+            return VoicePhrases.pairing(code: p.code)
         }
     }
 }
@@ -141,6 +143,13 @@ public enum VoicePhrases: Sendable {
     public static func claim(reset: Bool, match: String) -> String {
         let digits = match.compactMap { $0.wholeNumberValue.map(SpokenNumber.words) }.joined(separator: " ")
         return "Someone asks to set \(reset ? "a new" : "the") parent PIN. If their phone shows \(digits), hold STOP and DOWN for three seconds to allow it. If not, or nobody asked, press UP."
+    }
+
+    /// PRIV-1: a box with no screen says the phone's code (in two halves, as it shows).
+    public static func pairing(code: String) -> String {
+        let digits = code.compactMap { $0.wholeNumberValue.map(SpokenNumber.words) }
+        let halves = [digits.prefix(3), digits.dropFirst(3)].map { $0.joined(separator: " ") }.joined(separator: ", ")
+        return "A phone asks to show your pages. Type this code on it: \(halves). If nobody asked, press UP."
     }
 }
 

@@ -44,6 +44,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .walkAway: 29
         case .muteHold: 30
         case .voiceSettle: 31
+        case .pairingLimit: 32
         }
     }
 }

@@ -178,6 +178,10 @@ public enum PlayerSwitch: String, CaseIterable, Codable, Sendable {
     case hints
     case reminders
 
+    /// The switches a parent may lock. Seed 004 (#48): she can always turn her reminders off,
+    /// so that one is hers alone.
+    public static let lockable: [PlayerSwitch] = [.mute, .hints]
+
     /// Whether the switch is on in `settings` (the sound switch is on when the sounds are
     /// muted): the one reading for every surface, and what the store's write is tested against.
     public func isOn(in settings: GameSettings) -> Bool {

@@ -34,7 +34,8 @@ struct APIController {
 
     func state() async -> State {
         switch await services.box.state() {
-        case .online(let reply): State(online: true, screen: reply.screen, box: reply.box)
+        // PRIV-1: a phone's pairing code never leaves the box's own surfaces.
+        case .online(let reply): State(online: true, screen: reply.screen.map { ScreenPayload($0.screen.withoutSecrets) }, box: reply.box)
         case .offline(let reason): State(online: false, reason: reason)
         }
     }

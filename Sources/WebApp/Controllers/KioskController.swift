@@ -62,6 +62,14 @@ struct KioskController {
             }
             return SetupCode(code: code)
         }
+        // PRIV-1: a phone's code for the box's own glass only (a kiosk paired to press; the
+        // events and every other page leave it out), while the box gives one.
+        router.get("/kiosk/pairing-code") { request, _ in
+            guard try services.pairedKiosk(request)?.canPress == true, let code = Self.pairingCode(await services.box.state()) else {
+                throw HTTPError(.notFound, message: "No phone's code here.")
+            }
+            return SetupCode(code: code)
+        }
         router.get("/kiosk/events") { _, _ in
             Response(
                 status: .ok,
@@ -70,13 +78,21 @@ struct KioskController {
         }
     }
 
+    /// The phone's code the box shows now, spaced as the box shows it.
+    static func pairingCode(_ state: BoxLink.State) -> String? {
+        guard case .online(let reply) = state, case .pairing(let pairing)? = reply.screen?.screen else { return nil }
+        return pairing.spacedCode
+    }
+
     static let notPaired = HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
 
     func kiosk(_ request: Request) async throws -> Response {
-        var view = KioskView(await services.box.state())
+        let state = await services.box.state()
+        var view = KioskView(state)
         if let paired = try services.pairedKiosk(request) {
             view.touch = paired.canPress ? true : nil
             view.setupCode = paired.canPress ? services.presence.waitingCode : nil
+            view.pairingCode = paired.canPress ? Self.pairingCode(state) : nil
         } else {
             view.pairCode = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
             view.canPair = view.pairCode == nil
@@ -124,6 +140,9 @@ struct KioskView: Sendable, Encodable {
     var hasQuests: Bool
     /// Only on the page the box's own screen loads, while a set-up waits; never in events.
     var setupCode: String?
+    /// PRIV-1: only on the page of a kiosk paired to press (the box's own glass), while the
+    /// box gives a phone's code; never in events or to any other page.
+    var pairingCode: String?
     /// A parent's preview of a screen (`/parent/screens`): the page does not follow the box.
     var preview: Bool?
     /// #33: a reveal's rating (`spot_on` … `way_off`): its big words take the LED's colour.
@@ -154,7 +173,8 @@ extension KioskView {
         switch state {
         case .online(let reply):
             if let screen = reply.screen?.screen {
-                self.init(screen, notice: reply.notice)
+                // PRIV-1: a phone's code shows only on the box's own glass (`pairingCode`).
+                self.init(screen.withoutSecrets, notice: reply.notice)
             } else {
                 self.init(kind: "starting", headline: "TimeQuest", lines: ["The box is starting."])
             }

@@ -47,8 +47,9 @@ struct KiosksController {
         } catch StoreError.invalid(let why) {
             return try page(request, problem: Self.words(why), status: .unprocessableContent)
         }
-        services.logger.notice("touch kiosk paired")
-        return Response.redirect(to: "/parent/kiosks?done=paired")
+        services.logger.notice(canPress ? "touch kiosk paired" : "screen paired to show the player's pages")
+        // #48: the banner says what was paired (a phone shows her pages and presses nothing).
+        return Response.redirect(to: canPress ? "/parent/kiosks?done=paired" : "/parent/kiosks?done=shows")
     }
 
     /// The store's refusal in the page's words.
@@ -66,7 +67,8 @@ struct KiosksController {
                 role: $0.canPress ? "presses the box's buttons" : "shows the player's pages")
         }
         let done: String? = switch request.uri.queryParameters["done"].map(String.init) {
-        case "paired": "Paired: that screen's buttons press the box now."
+        case "paired": "Paired as a kiosk: that screen's buttons press the box now."
+        case "shows": "Paired to show the player's pages: that screen sees them and presses nothing."
         case "unpaired": "Unpaired: that screen shows the box and presses nothing."
         default: nil
         }

@@ -32,9 +32,7 @@ struct SettingsController {
                             ["false": "The player may switch it", "true": "Locked: only a parent"]),
         "lock.hints": ("The player's hints switch", "Whether the player may turn the hints off and on on her page.",
                        ["false": "The player may switch it", "true": "Locked: only a parent"]),
-        "lock.reminders": ("The player's reminders switch", "Whether the player may turn the reminders off and on on her page.",
-                           ["false": "The player may switch it", "true": "Locked: only a parent"]),
-        "web.player-pages": ("The player's pages", "Who on the home network sees her home, stats and quests. Pair her phone under Paired screens first.",
+        "web.player-pages": ("The player's pages", "Who on the home network sees her home, stats and quests. With paired screens only, she pairs her phone with a code from the box (or you pair it under Paired screens).",
                              ["open": "Any browser on the home network", "paired": "Only the family's paired screens"]),
         // #35: the box's voice (docs/sound.md).
         "voice": ("The box's voice", "Says the task, the guess and the reveal aloud; “auto” speaks on a box with no screen.",

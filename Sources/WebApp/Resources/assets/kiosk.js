@@ -132,8 +132,28 @@
   // A parent's preview shows one screen and follows nothing.
   if (document.body.dataset.preview === "1" || !window.EventSource) return;
   const events = new EventSource("/kiosk/events");
+  // PRIV-1: a phone's code is never in the stream; the box's own glass (a kiosk paired to
+  // press) fetches it while the box gives one, and no other page asks.
+  const phoneCode = document.getElementById("phone-code");
+  function followPhoneCode(kind) {
+    if (!phoneCode || document.body.dataset.touch !== "1") return;
+    if (kind !== "pairing") { if (!phoneCode.hidden) { phoneCode.hidden = true; fit(); } return; }
+    fetch("/kiosk/pairing-code", { cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (c) {
+        if (!c || typeof c.code !== "string") return;
+        const strong = document.createElement("strong");
+        strong.textContent = c.code;
+        phoneCode.replaceChildren("Phone's code ", strong);
+        phoneCode.hidden = false;
+        fit();
+      })
+      .catch(function () { /* the web app restarting */ });
+  }
   events.addEventListener("screen", function (e) {
-    try { show(JSON.parse(e.data)); } catch (_) { /* a line this page cannot read: keep the last screen */ }
+    let view = null;
+    try { view = JSON.parse(e.data); show(view); } catch (_) { /* a line this page cannot read: keep the last screen */ }
+    if (view) followPhoneCode(view.kind);
     document.body.dataset.live = "1";  // following the box (the browser tests wait for it)
   });
   // A parent setting up the box from a phone: the code is fetched, not sent in the stream,
