@@ -630,7 +630,7 @@ struct MachineTests {
         #expect(box.phase == "estimating")
     }
 
-    @Test("REFL-1: the reflection is never mandatory: stop or up/down skip it to idle, 60 s without a press put it away")
+    @Test("REFL-1: the reflection is never mandatory: stop or up/down skip it to idle; #48: 60 s without a press step it aside, kept until she dismisses it")
     func reflectionSkipped() {
         for role in [ButtonRole.stop, .up, .down] {
             var (box, r) = Self.boxWithReflection()
@@ -650,7 +650,36 @@ struct MachineTests {
         #expect(box.phase == "reflection")
         box.sim.advance(to: 61 * second + 1)
         #expect(box.phase == "idle")
-        #expect(box.persisted == [.reflectionDismissed(weekIdentifier: r.weekIdentifier)])
+        #expect(box.persisted.isEmpty, "seed 000: not dismissed by the clock")
+        guard case .idle(let idle)? = box.lastScreen else { Issue.record("not idle"); return }
+        #expect(idle.reflection == r, "the quest list says the card waits")
+        box.tap(.lock, at: 70 * second)
+        #expect(box.phase == "reflection", "her next LOCK shows the card again")
+        box.tap(.up, at: 71 * second)
+        #expect(box.persisted == [.reflectionDismissed(weekIdentifier: r.weekIdentifier)], "dismissed by her press")
+    }
+
+    @Test("#48 (seed 000): the card says her streak as it stands when shown, on the OLED's line, the kiosk's and the voice's words")
+    func reflectionSaysTheStreak() {
+        let r = Self.lastWeeksReflection()
+        let start = at(2026, 6, 10, 7, 0, Box.cal)
+        var world = QuestWorld(routines: [Box.morning], calendar: Box.cal, bootID: "b")
+        world.profile.currentStreak = 3        // as the store derives it (STREAK-1)
+        world.pendingReflection = r
+        let streak = PlayerStanding.of(world, rules: .standard, today: start).streak
+        #expect(streak == 3)
+        var box = Box(world: world, start: start, speaks: true)
+        box.tap(.lock, at: 1 * second)
+        guard case .reflection(let shown)? = box.lastScreen else { Issue.record("no card"); return }
+        #expect(shown.streak == 3 && shown.weekIdentifier == r.weekIdentifier)
+        let words = Screen.reflection(shown).words
+        #expect(words.top[1] == "\(r.daysPlayedThisWeek)/\(r.totalDaysInWeek) days · streak 3" && words.top[1].count <= 21)
+        #expect(words.more.first == "\(CountText.counted(r.questsCompleted, "quest")) this week")
+        #expect(shown.summaryLines[1].hasSuffix("of \(r.totalDaysInWeek) days · streak 3"))
+        #expect(VoicePhrases.week(shown).contains("Your streak: three days."))
+        var none = r
+        none.streak = nil
+        #expect(!Screen.reflection(none).textLines.joined().contains("streak"), "no streak, no words of one")
     }
 
     @Test("REFL-1: a reflection left from an earlier week is not offered (it is last week's or nothing)")

@@ -11,7 +11,7 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     /// GAME-6: the reveal continues by itself after 8 s.
     case revealTimeout
     case summaryTimeout
-    /// REFL-1: the weekly reflection goes away by itself if nobody presses.
+    /// REFL-1: the weekly reflection steps aside (kept) if nobody presses.
     case reflectionTimeout
     /// A refused stop's "Just started!" goes after a moment.
     case noteTimeout
@@ -498,9 +498,10 @@ struct Reducer {
         case .noteTimeout:
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
-            if case .reflection(let reflection, let selected) = state.phase {
+            // #48 (seed 000): the card stays until she dismisses it: left alone it steps
+            // aside to the quest list and comes first again at her next LOCK.
+            if case .reflection(_, let selected) = state.phase {
                 state.changedByItselfAt = t
-                dismiss(reflection)
                 enterIdle(notice: nil, selected: selected)
             }
         }
@@ -610,13 +611,17 @@ struct Reducer {
     }
 
     mutating func offer(_ reflection: WeeklyReflection, selected: UUID?, at t: MonotonicNanos) {
+        // #48: the card says her streak as it stands now (seed 000's streak context).
+        var reflection = reflection
+        let streak = PlayerStanding.of(state.world, rules: rules, today: env.now).streak
+        reflection.streak = streak > 0 ? streak : nil
         state.phase = .reflection(reflection, selectedRoutineID: selected)
         emit(.led(.reflection))
         emit(.display(.reflection(reflection)))
         emit(.scheduleTimer(.reflectionTimeout, atNanos: t + ms(rules.reflectionTimeoutMs)))
     }
 
-    /// Seen once is enough: however the screen is left, it is not offered again.
+    /// Dismissed by her press (#48: never by the clock), it is not offered again.
     mutating func dismiss(_ reflection: WeeklyReflection) {
         state.world.pendingReflection = nil
         emit(.persist(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier)))

@@ -178,12 +178,15 @@ extension Screen {
                 lines: lines, more: more,
                 hint: P.anyButton)
         case .reflection(let r):
+            let days = "\(r.daysPlayedThisWeek)/\(r.totalDaysInWeek) days"
+            let quests = CountText.counted(r.questsCompleted, "quest")
             return ScreenWords(
-                // Within the OLED's 21 characters: "12 quests · 5/7 days".
-                top: ["Week \(r.weekDates)", "\(CountText.counted(r.questsCompleted, "quest")) · \(r.daysPlayedThisWeek)/\(r.totalDaysInWeek) days"],
+                // Within the OLED's 21 characters: "12 quests · 5/7 days", or (#48) with her
+                // streak "5/7 days · streak 12", the quests then said below.
+                top: ["Week \(r.weekDates)", r.streakWords.map { "\(days) · \($0)" } ?? "\(quests) · \(days)"],
                 big: r.accuracyText ?? "Learning",
                 lines: [r.accuracyText == nil ? "quests to learn" : r.bestEstimateTaskName.map { "Best: \($0)" } ?? "accuracy"],
-                more: Array(r.summaryLines.dropFirst(2)),
+                more: (r.streakWords == nil ? [] : ["\(quests) this week"]) + Array(r.summaryLines.dropFirst(2)),
                 hint: P.anyButton)
         case .claim(let c):
             return ScreenWords(

@@ -133,7 +133,8 @@ public enum VoicePhrases: Sendable {
     /// The weekly card in two sentences: what was done, then how the guesses went.
     public static func week(_ r: WeeklyReflection) -> String {
         let quests = SpokenNumber.counted(r.questsCompleted, "quest")
-        let first = "Your week: \(quests) on \(SpokenNumber.words(r.daysPlayedThisWeek)) of \(SpokenNumber.words(r.totalDaysInWeek)) days."
+        var first = "Your week: \(quests) on \(SpokenNumber.words(r.daysPlayedThisWeek)) of \(SpokenNumber.words(r.totalDaysInWeek)) days."
+        if let streak = r.streak, streak > 0 { first += " Your streak: \(SpokenNumber.counted(streak, "day"))." }
         guard r.totalEstimations > 0, r.averageAccuracy.isFinite else { return first + " The box is still learning your timing." }
         return first + " Your guesses were \(SpokenNumber.words(Int(r.averageAccuracy.rounded()))) percent on target."
     }

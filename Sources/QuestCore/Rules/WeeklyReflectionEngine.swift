@@ -23,6 +23,12 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
     public var patternHighlight: String?
     public var hasGaps: Bool
     public var totalEstimations: Int
+    /// #48 (seed 000's streak context): her streak when the box shows the card; nil where
+    /// nobody set it (the stats page's past weeks) or with no streak.
+    public var streak: Int? = nil
+
+    /// "streak 12" beside the days played, when there is one.
+    public var streakWords: String? { streak.flatMap { $0 > 0 ? "streak \($0)" : nil } }
 
     /// Always the positive count ("5 of 7 days"), never the days missed.
     public var streakContextString: String { "\(daysPlayedThisWeek) of \(totalDaysInWeek) days" }
@@ -46,7 +52,7 @@ public struct WeeklyReflection: Codable, Equatable, Sendable {
 
     /// The card in words, absorbable in 15 seconds (seed 000): counts, never what was missed.
     public var summaryLines: [String] {
-        var lines = ["Your week \(weekDates)", "\(CountText.counted(questsCompleted, "quest")) · \(streakContextString)"]
+        var lines = ["Your week \(weekDates)", "\(CountText.counted(questsCompleted, "quest")) · \(streakContextString)" + (streakWords.map { " · \($0)" } ?? "")]
         if let accuracy = accuracyText {
             lines.append("Average accuracy \(accuracy)" + (accuracyChangeVsPriorWeek.map { change in
                 let points = Int(change.rounded())
