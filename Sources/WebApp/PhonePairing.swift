@@ -53,7 +53,9 @@ final class PhonePairing: Sendable {
 
     private struct State {
         var waiting: Waiting?
-        var asks: [(at: Int64, client: String)] = []
+        var asks = StartLimits(
+            spacingNanos: PhonePairing.spacingNanos, perClient: PhonePairing.asksPerClient,
+            inAll: PhonePairing.asksInAll, periodNanos: PhonePairing.periodNanos)
         var wrongCodes: [Int64] = []
     }
     private let state = Mutex(State())
@@ -87,14 +89,11 @@ final class PhonePairing: Sendable {
                 return w.token == token ? .shown : .refused(Self.anotherPhone)
             }
             s.waiting = nil
-            if let last = s.asks.last, now - last.at < Self.spacingNanos { return .tooMany(retryAfter: 2) }
-            s.asks = s.asks.filter { now - $0.at < Self.periodNanos }
-            let mine = s.asks.filter { $0.client == client }
-            for (counted, limit) in [(mine, Self.asksPerClient), (s.asks, Self.asksInAll)] where counted.count >= limit {
-                let first = counted[counted.count - limit].at
-                return .tooMany(retryAfter: Int((Self.periodNanos - (now - first) + 999_999_999) / 1_000_000_000))
+            switch s.asks.take(client: client, at: now) {
+            case .tooSoon: return .tooMany(retryAfter: Int(Self.spacingNanos / 1_000_000_000))
+            case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
+            case nil: break
             }
-            s.asks.append((now, client))
             // Held while the box is asked, so a second asker meanwhile is refused.
             s.waiting = Waiting(token: token, boxName: name, code: code, askedAt: now)
             return nil

@@ -95,7 +95,9 @@ final class PresenceCheck: Sendable {
 
     private struct State {
         var claim: Claim?
-        var starts: [(at: Int64, client: String)] = []
+        var starts = StartLimits(
+            spacingNanos: PresenceCheck.claimSpacingNanos, perClient: PresenceCheck.claimsPerPeriod,
+            inAll: PresenceCheck.claimsPerPeriodInAll, periodNanos: PresenceCheck.claimPeriodNanos)
         var wrongCodes: [Int64] = []
         var listener: BoxClaimListener?
     }
@@ -129,14 +131,11 @@ final class PresenceCheck: Sendable {
         let outcome = state.withLock { s -> Start in
             // #47: the open claim keeps the box; asking again neither ends nor replaces it.
             if let other = s.claim, other.isOpen(at: now, limits: limits) { return .busy }
-            if let last = s.starts.last, now - last.at < Self.claimSpacingNanos { return .tooSoon }
-            s.starts = s.starts.filter { now - $0.at < Self.claimPeriodNanos }
-            let mine = s.starts.filter { $0.client == client }
-            for (counted, limit) in [(mine, Self.claimsPerPeriod), (s.starts, Self.claimsPerPeriodInAll)] where counted.count >= limit {
-                let first = counted[counted.count - limit].at
-                return .tooMany(retryAfter: Int((Self.claimPeriodNanos - (now - first) + 999_999_999) / 1_000_000_000))
+            switch s.starts.take(client: client, at: now) {
+            case .tooSoon: return .tooSoon
+            case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
+            case nil: break
             }
-            s.starts.append((now, client))
             s.claim = claim
             return .started(claim.id)
         }

@@ -132,23 +132,27 @@
   // A parent's preview shows one screen and follows nothing.
   if (document.body.dataset.preview === "1" || !window.EventSource) return;
   const events = new EventSource("/kiosk/events");
+  // A code fetched for the box's own glass into `el` ("Label <strong>code</strong>").
+  function showCode(el, url, label) {
+    fetch(url, { cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (c) {
+        if (!c || typeof c.code !== "string") return;
+        const strong = document.createElement("strong");
+        strong.textContent = c.code;
+        el.replaceChildren(label + " ", strong);
+        el.hidden = false;
+        fit();
+      })
+      .catch(function () { /* not on the box, or the web app restarting */ });
+  }
   // PRIV-1: a phone's code is never in the stream; the box's own glass (a kiosk paired to
   // press) fetches it while the box gives one, and no other page asks.
   const phoneCode = document.getElementById("phone-code");
   function followPhoneCode(kind) {
     if (!phoneCode || document.body.dataset.touch !== "1") return;
     if (kind !== "pairing") { if (!phoneCode.hidden) { phoneCode.hidden = true; fit(); } return; }
-    fetch("/kiosk/pairing-code", { cache: "no-store" })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (c) {
-        if (!c || typeof c.code !== "string") return;
-        const strong = document.createElement("strong");
-        strong.textContent = c.code;
-        phoneCode.replaceChildren("Phone's code ", strong);
-        phoneCode.hidden = false;
-        fit();
-      })
-      .catch(function () { /* the web app restarting */ });
+    showCode(phoneCode, "/kiosk/pairing-code", "Phone's code");
   }
   events.addEventListener("screen", function (e) {
     let view = null;
@@ -165,16 +169,6 @@
     try { waiting = JSON.parse(e.data).waiting === true; } catch (_) { /* keep it hidden */ }
     if (!setup || document.body.dataset.touch !== "1") return;
     if (!waiting) { setup.hidden = true; fit(); return; }
-    fetch("/kiosk/setup-code", { cache: "no-store" })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (c) {
-        if (!c || typeof c.code !== "string") return;
-        const strong = document.createElement("strong");
-        strong.textContent = c.code;
-        setup.replaceChildren("Set-up code ", strong);
-        setup.hidden = false;
-        fit();
-      })
-      .catch(function () { /* not on the box, or the web app restarting */ });
+    showCode(setup, "/kiosk/setup-code", "Set-up code");
   });
 })();
