@@ -7,15 +7,14 @@
 /// takes the code away (LOCK then plays, as always).
 
 /// A phone's code the box shows (`id`: the asker's name for it, never its secret).
+/// Its 2 minutes are the `pairingLimit` timer's.
 public struct PendingPairing: Codable, Equatable, Sendable {
     public var id: String
     public var code: String
-    public var shownAt: MonotonicNanos
 
-    public init(id: String, code: String, shownAt: MonotonicNanos) {
+    public init(id: String, code: String) {
         self.id = id
         self.code = code
-        self.shownAt = shownAt
     }
 }
 
@@ -77,7 +76,7 @@ extension Reducer {
         switch request {
         case .show(let id, let code):
             guard state.pairing == nil, state.claim == nil, pairingCanShow, QuestMachine.isPairingCode(code) else { return }
-            state.pairing = PendingPairing(id: id, code: code, shownAt: t)
+            state.pairing = PendingPairing(id: id, code: code)
             emit(.scheduleTimer(.pairingLimit, atNanos: t + QuestMachine.pairingShownNanos))
             emit(.buzzer(.tap))
             enterIdle(notice: nil)

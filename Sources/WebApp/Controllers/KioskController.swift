@@ -17,7 +17,7 @@ struct KioskController {
         router.post("/kiosk/pair") { request, context in
             let form = try await services.changeForm(request, limit: 1024)
             // Back to the player's page that asked, or to the kiosk (never elsewhere).
-            let back = form.value("back").flatMap { ["/", "/stats", "/me"].contains($0) ? $0 : nil } ?? "/kiosk"
+            let back = PhonePairingController.back(form, otherwise: "/kiosk")
             var response = Response.redirect(to: back)
             if try services.pairedKiosk(request) == nil {
                 // #47: a token this web app did not hand out for a waiting code (one planted in

@@ -8,9 +8,10 @@ import QuestStore
 struct PhonePairingController {
     let services: WebServices
 
-    /// Her pages a pairing goes back to (never elsewhere).
-    static func back(_ form: FormBody) -> String {
-        form.value("back").flatMap { ["/", "/stats", "/me"].contains($0) ? $0 : nil } ?? "/"
+    /// Her pages a pairing goes back to (never elsewhere); `otherwise` when the form names
+    /// none of them. The kiosk's own pairing ask goes back the same way.
+    static func back(_ form: FormBody, otherwise: String = "/") -> String {
+        form.value("back").flatMap { ["/", "/stats", "/me"].contains($0) ? $0 : nil } ?? otherwise
     }
 
     /// The name the parent sees under Paired screens.
