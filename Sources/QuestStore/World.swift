@@ -43,7 +43,7 @@ extension QuestDatabase {
     }
 
     /// Each task's memory (last estimate, closest miss, the last five non-calibration actual
-    /// durations) computed by SQLite; equal to replaying `TaskMemory.record` over the history
+    /// durations, the bias sums) computed by SQLite; equal to replaying `TaskMemory.record` over the history
     /// (a test pins it). The box reads it at start and after every change elsewhere, so the
     /// newest rows are found by walking the (taskId, recordedAt) index backwards from each
     /// task's end rather than by numbering the whole history (112 → about 20 ms over five years).
@@ -72,6 +72,15 @@ extension QuestDatabase {
             for row in try Row.fetchAll(db, sql: "SELECT taskId, MIN(ABS(differenceSeconds)) FROM estimation WHERE \(RowRules.valid("estimation", columns: ["taskId", "differenceSeconds"])) GROUP BY taskId") {
                 let id: UUID = row[0]
                 memory[id, default: TaskMemory()].bestAbsDifferenceSeconds = row[1]
+            }
+            // INS-1's bias sums over the non-calibration plays (the reveal's pattern line).
+            for row in try Row.fetchAll(db, sql: """
+                SELECT taskId, COUNT(*), SUM(differenceSeconds), SUM(actualSeconds) FROM estimation
+                WHERE NOT isCalibration AND \(RowRules.valid("estimation", columns: ["taskId", "differenceSeconds", "actualSeconds"]))
+                GROUP BY taskId
+                """) {
+                let id: UUID = row[0]
+                memory[id, default: TaskMemory()].bias = BiasSums(count: row[1], differenceSum: row[2], actualSum: row[3])
             }
             // The last few, oldest of them first (as TaskMemory.record appends them).
             for row in try Row.fetchAll(db, sql: """

@@ -21,7 +21,7 @@ public enum ScreenRenderer {
     /// yet) comes first below, as on every surface.
     public static func layout(_ screen: Screen, notice: String? = nil) -> Layout {
         let words = screen.words
-        return Layout(top: words.top, big: words.big, bottom: (notice.map { [$0] } ?? []) + words.lines + (words.hint.map { [$0] } ?? []))
+        return Layout(top: words.top, big: words.big, bottom: (notice.map { [$0] } ?? []) + (words.glassLines ?? words.lines) + (words.hint.map { [$0] } ?? []))
     }
 
     /// Places a layout: on 64 rows, two rows of words above, the big item at the largest size

@@ -48,6 +48,8 @@ struct ScreenRendererTests {
         ("estimating-floor", estimating(hint: ScreenPhrases.shortestGuess(15)), 64, nil),
         ("active-just-started", justStarted, 64, nil),
         ("reveal-not-saved", reveal, 64, "Not saved yet: the box keeps this play and tries again"),
+        // GAME-6: a task with a known pattern; its short line under the kind line.
+        ("reveal-pattern", ScreenSamples.revealWithPattern, 64, nil),
         ("idle-reminder", idleReminded, 64, nil),
         // PAR-2: someone asks to set the parent PIN; the act being held, for a new PIN.
         ("claim", .claim(ClaimScreen(reset: false, holding: false, match: "471")), 64, nil),

@@ -769,6 +769,7 @@ struct Reducer {
         state.world.taskMemory[task.id, default: TaskMemory()].record(
             estimatedSeconds: result.estimatedSeconds, actualSeconds: result.actualSeconds,
             absDifference: result.absDifferenceSeconds, isCalibration: isCalibration)
+        let pattern = isCalibration ? nil : state.world.taskMemory[task.id]?.bias.insight
         state.world.profile.totalXP += xp
         run.estimations.append(estimation)
         if isBest { run.personalBests.append(name) }
@@ -785,7 +786,7 @@ struct Reducer {
             taskName: name, estimatedSeconds: result.estimatedSeconds, actualSeconds: result.actualSeconds,
             differenceSeconds: result.differenceSeconds, accuracyPercent: result.accuracyPercent, rating: result.rating,
             feedback: FeedbackGenerator.feedback(for: result, isCalibration: isCalibration), xpGained: xp,
-            isPersonalBest: isBest, isCalibration: isCalibration, isLastTask: isLast))))
+            isPersonalBest: isBest, isCalibration: isCalibration, isLastTask: isLast, pattern: pattern))))
         emit(.scheduleTimer(.revealTimeout, atNanos: t + ms(rules.revealTimeoutMs)))
     }
 

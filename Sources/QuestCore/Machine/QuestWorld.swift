@@ -5,11 +5,16 @@ public struct TaskMemory: Codable, Equatable, Sendable {
     public var bestAbsDifferenceSeconds: Double?
     /// Actual durations of the latest non-calibration estimations, oldest first (at most 5).
     public var recentActuals: [Double]
+    /// INS-1's bias over every non-calibration estimation, for the reveal's pattern line.
+    public var bias: BiasSums
 
-    public init(lastEstimateSeconds: Int? = nil, bestAbsDifferenceSeconds: Double? = nil, recentActuals: [Double] = []) {
+    public init(
+        lastEstimateSeconds: Int? = nil, bestAbsDifferenceSeconds: Double? = nil, recentActuals: [Double] = [], bias: BiasSums = BiasSums()
+    ) {
         self.lastEstimateSeconds = lastEstimateSeconds
         self.bestAbsDifferenceSeconds = bestAbsDifferenceSeconds
         self.recentActuals = recentActuals
+        self.bias = bias
     }
 
     /// One estimation played: the machine's own update after a reveal (the store derives the
@@ -19,9 +24,38 @@ public struct TaskMemory: Codable, Equatable, Sendable {
         lastEstimateSeconds = Int(estimatedSeconds.rounded())
         bestAbsDifferenceSeconds = min(bestAbsDifferenceSeconds ?? absDifference, absDifference)
         if !isCalibration {
+            bias.add(differenceSeconds: estimatedSeconds - actualSeconds, actualSeconds: actualSeconds)
             recentActuals.append(actualSeconds)
             if recentActuals.count > ContextualHint.requiredHistory { recentActuals.removeFirst(recentActuals.count - ContextualHint.requiredHistory) }
         }
+    }
+}
+
+/// A task's running sums for INS-1's bias (the store sums the same rows in SQL), so the
+/// reveal can say the task's pattern without reading its history.
+public struct BiasSums: Codable, Equatable, Sendable {
+    public var count: Int
+    /// Sum of estimated − actual.
+    public var differenceSum: Double
+    public var actualSum: Double
+
+    public init(count: Int = 0, differenceSum: Double = 0, actualSum: Double = 0) {
+        self.count = count
+        self.differenceSum = differenceSum
+        self.actualSum = actualSum
+    }
+
+    mutating func add(differenceSeconds: Double, actualSeconds: Double) {
+        count += 1
+        differenceSum += differenceSeconds
+        actualSum += actualSeconds
+    }
+
+    /// INS-1's bias once there are enough estimations (the stats page's own rule).
+    public var insight: BiasInsight? {
+        guard count >= InsightEngine.minimumSampleSize, differenceSum.isFinite, actualSum.isFinite else { return nil }
+        let n = Double(count)
+        return InsightEngine.bias(meanDifference: differenceSum / n, meanActual: actualSum / n)
     }
 }
 

@@ -67,6 +67,9 @@ public struct RevealScreen: Codable, Equatable, Sendable {
     public var isPersonalBest: Bool
     public var isCalibration: Bool
     public var isLastTask: Bool
+    /// INS-1's bias of this task, this play included, once it has enough plays (GAME-6,
+    /// seed 003: patterns extend the reveal); nil on a learning quest.
+    public var pattern: BiasInsight? = nil
 }
 
 public struct SummaryScreen: Codable, Equatable, Sendable {

@@ -12,7 +12,8 @@ extension ScreenSamples {
             reflection: nil, notice: notice))
     }
 
-    static func galleryReveal(_ rating: AccuracyRating, calibration: Bool = false, best: Bool = false) -> Screen {
+    /// `pattern`: the task's mean estimated − actual over its plays (GAME-6's line).
+    static func galleryReveal(_ rating: AccuracyRating, calibration: Bool = false, best: Bool = false, pattern: Double? = nil) -> Screen {
         let (estimate, actual): (Double, Double) = switch rating {
         case .spotOn: (150, 154)
         case .close: (150, 185)
@@ -23,7 +24,8 @@ extension ScreenSamples {
         return .reveal(RevealScreen(
             taskName: "Pack Your School Bag", estimatedSeconds: estimate, actualSeconds: actual, differenceSeconds: result.differenceSeconds,
             accuracyPercent: result.accuracyPercent, rating: rating, feedback: FeedbackGenerator.feedback(for: result, isCalibration: calibration),
-            xpGained: XPEngine.xpForEstimation(rating: rating), isPersonalBest: best, isCalibration: calibration, isLastTask: false))
+            xpGained: XPEngine.xpForEstimation(rating: rating), isPersonalBest: best, isCalibration: calibration, isLastTask: false,
+            pattern: pattern.map { InsightEngine.bias(meanDifference: $0, meanActual: actual) }))
     }
 
     static var galleryReflection: Screen {
@@ -67,6 +69,7 @@ extension ScreenSamples {
             ("reveal-off", "Reveal: off", galleryReveal(.off), nil),
             ("reveal-way-off", "Reveal: way off", galleryReveal(.wayOff), nil),
             ("reveal-learning", "Reveal: a learning quest", galleryReveal(.off, calibration: true), nil),
+            ("reveal-pattern", "Reveal: with the task's pattern", galleryReveal(.off, pattern: -95), nil),
             ("reveal-not-saved", "Reveal: not saved yet", galleryReveal(.close), "Not saved yet: the box keeps this play and tries again"),
             ("summary-level-up", "Summary with a level-up", .summary(SummaryScreen(
                 questName: longQuest, sessionXP: 340, totalXP: 2_410, level: 8, levelProgress: 0.03, leveledUp: true,

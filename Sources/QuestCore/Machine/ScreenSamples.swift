@@ -24,6 +24,13 @@ public enum ScreenSamples {
         rating: .spotOn, feedback: Feedback(headline: "Nailed it!", detail: "0:11 short"), xpGained: 25, isPersonalBest: true,
         isCalibration: false, isLastTask: false))
 
+    /// GAME-6: a task with a known pattern (INS-1): it usually takes 1:05 longer than guessed.
+    public static let revealWithPattern = Screen.reveal(RevealScreen(
+        taskName: "Pack Bag", estimatedSeconds: 120, actualSeconds: 190.2, differenceSeconds: -70.2, accuracyPercent: 63.1,
+        rating: .off, feedback: Feedback(headline: "Curious!", detail: "1:10 short"), xpGained: 10, isPersonalBest: false,
+        isCalibration: false, isLastTask: false,
+        pattern: BiasInsight(direction: .underestimates, meanDifferenceSeconds: -64, relativeBias: -0.4)))
+
     public static let summary = Screen.summary(SummaryScreen(
         questName: "Morning Quest", sessionXP: 120, totalXP: 300, level: 2, levelProgress: 0.08, leveledUp: true,
         personalBests: ["Tooth Time"], streakText: "streak 4 days", streakMilestone: nil, calibrationSessionsLeft: 0))

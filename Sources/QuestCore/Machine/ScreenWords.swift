@@ -18,14 +18,21 @@ public struct ScreenWords: Equatable, Sendable {
     public var more: [String]
     /// Which button does what, where a choice waits.
     public var hint: String?
+    /// The OLED's own `lines` where a line is a sentence too long for its 21 characters
+    /// (the reveal's pattern): the same facts, shorter.
+    public var glassLines: [String]?
 
-    public init(top: [String], big: String?, lines: [String], questList: [String] = [], more: [String] = [], hint: String?) {
+    public init(
+        top: [String], big: String?, lines: [String], questList: [String] = [], more: [String] = [], hint: String?,
+        glassLines: [String]? = nil
+    ) {
         self.top = top
         self.big = big
         self.lines = lines
         self.questList = questList
         self.more = more
         self.hint = hint
+        self.glassLines = glassLines
     }
 
     /// Every line, in reading order (terminal, kiosk, logs).
@@ -98,6 +105,17 @@ public enum ScreenPhrases {
 
     /// FEED-1's kind line, short enough for one OLED row (21 characters); nil where the big
     /// words say it all.
+    /// GAME-6: the task's pattern at the reveal in the OLED's 21 characters (the task's
+    /// name is the row above): "Usually 1m longer".
+    public static func pattern(_ bias: BiasInsight) -> String {
+        let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
+        switch bias.direction {
+        case .underestimates: return "Usually \(amount) longer"
+        case .overestimates: return "Usually \(amount) less"
+        case .balanced: return "Guesses land evenly"
+        }
+    }
+
     public static func kindLine(_ rating: AccuracyRating) -> String? {
         switch rating {
         case .spotOn: nil
@@ -151,16 +169,21 @@ extension Screen {
         case .reveal(let s):
             var xp = "+\(s.xpGained) XP"
             if s.isPersonalBest { xp += " · New best!" }
+            // The kind line first, so the OLED's two rows keep it (#32), then the task's
+            // pattern (GAME-6); the XP is also on the summary.
+            let kind = P.kindLine(s.rating).map { [$0] } ?? []
+            let guess = ["Guess was \(s.feedback.detail)", xp]
+            let pattern = s.isCalibration ? nil : s.pattern
             return ScreenWords(
                 top: [s.taskName, "Guess \(DurationText.clock(measured: s.estimatedSeconds)), took \(DurationText.clock(measured: s.actualSeconds))"],
                 big: s.isCalibration ? "Noted" : P.ratingWords(s.rating),
-                // The kind line first, so the OLED's two rows keep it (#32); the XP is also on
-                // the summary.
-                lines: s.isCalibration ? ["Learning your timing", xp] : (P.kindLine(s.rating).map { [$0] } ?? []) + ["Guess was \(s.feedback.detail)", xp],
+                lines: s.isCalibration ? ["Learning your timing", xp]
+                    : kind + (pattern.map { [InsightEngine.biasText(name: s.taskName, bias: $0)] } ?? []) + guess,
                 // FEED-1's full headline only where the big words and the kind line do not say
                 // it already (a learning quest's reveal).
                 more: s.isCalibration ? [s.feedback.headline] : [],
-                hint: P.anyButton)
+                hint: P.anyButton,
+                glassLines: pattern.map { kind + [P.pattern($0)] + guess })
         case .summary(let s):
             var lines = [s.streakMilestone.map { "\($0)-day streak!" } ?? s.streakText]
             if let best = s.personalBests.first {

@@ -117,7 +117,19 @@ public enum VoicePhrases: Sendable {
         let off = rounded == 0 ? "Your guess was exactly right."
             : "Your guess was \(SpokenDuration.words(measured: abs(rounded))) \(rounded > 0 ? "long" : "short")."
         let kind = ScreenPhrases.kindLine(s.rating).map { " " + sentence($0) } ?? ""
-        return "\(ScreenPhrases.ratingWords(s.rating))\(kind) \(took) \(off)"
+        let pattern = s.pattern.map { " " + self.pattern(taskName: s.taskName, bias: $0) } ?? ""
+        return "\(ScreenPhrases.ratingWords(s.rating))\(kind) \(took) \(off)\(pattern)"
+    }
+
+    /// GAME-6's pattern line said: "Pack Bag usually takes about one minute longer than you
+    /// think." (the stats page's words, the amount as people say it).
+    public static func pattern(taskName: String, bias: BiasInsight) -> String {
+        let amount = SpokenDuration.words(measured: DurationText.approximatelyRounded(abs(bias.meanDifferenceSeconds)))
+        switch bias.direction {
+        case .underestimates: return sentence("\(taskName) usually takes about \(amount) longer than you think")
+        case .overestimates: return sentence("\(taskName) usually takes about \(amount) less than you think")
+        case .balanced: return sentence(InsightEngine.biasText(name: taskName, bias: bias))
+        }
     }
 
     /// "Morning Quest done! Plus forty XP. Level three! Seven-day streak!"

@@ -132,13 +132,7 @@ public enum InsightEngine: Sendable {
     static func texts(
         name: String, bias: BiasInsight, trend: TrendInsight?, consistency: ConsistencyInsight, timeOfDay: TimeOfDayInsight?
     ) -> [String] {
-        var texts: [String] = []
-        let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
-        switch bias.direction {
-        case .underestimates: texts.append("\(name) usually takes \(amount) longer than you think")
-        case .overestimates: texts.append("\(name) usually takes \(amount) less than you think")
-        case .balanced: texts.append("Your \(name) estimates land on both sides about evenly")
-        }
+        var texts = [biasText(name: name, bias: bias)]
         if let trend {
             let recent = DurationText.approximate(seconds: trend.recentMeanAbsDifference)
             let prior = DurationText.approximate(seconds: trend.priorMeanAbsDifference)
@@ -165,6 +159,17 @@ public enum InsightEngine: Sendable {
             texts.append("Your \(name) estimates are closest in the \(timeOfDay.best.rawValue)")
         }
         return texts
+    }
+
+    /// The bias line, the pattern's first words: on the stats page and, for the task just
+    /// played, at the reveal (GAME-6, seed 003), so both always say the same.
+    public static func biasText(name: String, bias: BiasInsight) -> String {
+        let amount = DurationText.approximate(seconds: abs(bias.meanDifferenceSeconds))
+        switch bias.direction {
+        case .underestimates: return "\(name) usually takes \(amount) longer than you think"
+        case .overestimates: return "\(name) usually takes \(amount) less than you think"
+        case .balanced: return "Your \(name) estimates land on both sides about evenly"
+        }
     }
 
     static func mean(_ values: [Double]) -> Double {
