@@ -347,6 +347,7 @@ enum TraceLine {
         case .muteHold: "muteHold"
         case .voiceSettle: "voiceSettle"
         case .pairingLimit: "pairingLimit"
+        case .noticeExpiry: "noticeExpiry"
         }
     }
 

@@ -228,7 +228,7 @@ extension Reducer {
             emit(.claimChanged(ClaimUpdate(id: claim.id, progress: .confirmed)))
             emit(.playSound(.lockIn))
             emit(.buzzer(.celebration))
-            enterIdle(notice: ScreenPhrases.claimAllowed)
+            enterIdle(notice: ScreenPhrases.claimAllowed, expiringAt: t)
         case .claimLimit:
             endClaim(claim.shownAt == nil ? .stayedBusy : .timedOut, at: t)
         default:

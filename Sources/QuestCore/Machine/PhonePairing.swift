@@ -85,7 +85,7 @@ extension Reducer {
             state.pairing = nil
             emit(.cancelTimer(.pairingLimit))
             emit(.buzzer(.celebration))
-            enterIdle(notice: ScreenPhrases.phonePaired)
+            enterIdle(notice: ScreenPhrases.phonePaired, expiringAt: t)
         case .cancel(let id):
             guard state.pairing?.id == id else { return }
             endPairing()

@@ -29,6 +29,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case voiceSettle
     /// PRIV-1: a phone's code shown for its 2 minutes.
     case pairingLimit
+    /// #48: a notice that told of a moment ("PIN allowed", "Phone paired") leaves the quest list.
+    case noticeExpiry
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -210,6 +212,9 @@ public struct QuestState: Codable, Equatable, Sendable {
     public var changedByItselfAt: MonotonicNanos?
     /// PRIV-1: the phone's code the idle box shows.
     public var pairing: PendingPairing?
+    /// #48: the idle notice `noticeExpiry` takes away (one that tells of a moment); a notice
+    /// shown since, one that stays true ("Quest paused"), is left alone.
+    public var expiringNotice: String?
 
     public init(world: QuestWorld, rules: GameRules = .standard) {
         self.rules = rules
@@ -233,6 +238,8 @@ public enum QuestMachine: Sendable {
     public static let noteMs: Int64 = 2_000
     public static let tooLongNotice = "That task ran past 3 hours, so it was set aside unscored."
     public static let buttonCheckNotice = "Button check: presses show on the parent's page and start no quest."
+    /// #48: how long a notice that told of a moment stays on the quest list.
+    public static let noticeShownNanos: MonotonicNanos = 60 * 1_000_000_000
     /// A button check nobody ended (a page left open) gives the box back after 10 minutes.
     public static let buttonCheckLimitNanos: MonotonicNanos = 10 * 60 * 1_000_000_000
     /// GAME-8: presses this soon after the box changed screen by itself were meant for the
@@ -339,7 +346,7 @@ struct Reducer {
             state.world.settings.soundMuted = muted
             emit(.persist(.soundMuted(muted)))
             if case .idle(let selected, _) = state.phase, !state.buttonCheck {
-                enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, selected: selected)
+                enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, expiringAt: now, selected: selected)
             }
         }
     }
@@ -381,7 +388,7 @@ struct Reducer {
                 }
             case .stop:
                 // #32: STOP on the idle screen says its gesture; held 3 s it switches the sounds.
-                enterIdle(notice: ScreenPhrases.muteHelp(muted: state.world.settings.soundMuted), selected: selected)
+                enterIdle(notice: ScreenPhrases.muteHelp(muted: state.world.settings.soundMuted), expiringAt: t, selected: selected)
                 emit(.scheduleTimer(.muteHold, atNanos: t + ms(rules.abandonHoldMs)))
             }
         case .reflection(let reflection, let selected):
@@ -473,7 +480,7 @@ struct Reducer {
             voiceSettled()
         case .muteHold:
             guard case .idle(let selected, _) = state.phase, state.debouncer.isPressed(.stop), !state.debouncer.isPressed(.down) else { return }
-            switchSound(selected: selected)
+            switchSound(selected: selected, at: t)
         case .taskLimit:
             if case .active(let run, _, _, let lock, _) = state.phase, t - lock >= ms(rules.taskLimitMs) {
                 state.changedByItselfAt = t
@@ -495,6 +502,11 @@ struct Reducer {
             claimTimerFired(timer, at: t)
         case .pairingLimit:
             pairingTimerFired(at: t)
+        case .noticeExpiry:
+            if case .idle(let selected, let notice?) = state.phase, notice == state.expiringNotice, !state.buttonCheck {
+                state.expiringNotice = nil
+                enterIdle(notice: nil, selected: selected)
+            }
         case .noteTimeout:
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
         case .reflectionTimeout:
@@ -511,9 +523,9 @@ struct Reducer {
 
     /// #32: the sounds off or on from the box, unless a parent locked the switch; the buzzer
     /// says it was taken, and the sound plays when they come back on.
-    mutating func switchSound(selected: UUID?) {
+    mutating func switchSound(selected: UUID?, at t: MonotonicNanos) {
         guard !state.world.settings.lockedSwitches.contains(.mute) else {
-            enterIdle(notice: ScreenPhrases.muteLocked, selected: selected)
+            enterIdle(notice: ScreenPhrases.muteLocked, expiringAt: t, selected: selected)
             return
         }
         let muted = !state.world.settings.soundMuted
@@ -521,7 +533,7 @@ struct Reducer {
         emit(.persist(.soundMuted(muted)))
         emit(.buzzer(.tap))
         if !muted { emit(.playSound(.estimateTick)) }
-        enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, selected: selected)
+        enterIdle(notice: muted ? ScreenPhrases.soundOff : ScreenPhrases.soundOn, expiringAt: t, selected: selected)
     }
 
     func todaysRoutines() -> [Routine] {
@@ -531,6 +543,14 @@ struct Reducer {
     func playedToday(_ routineID: UUID) -> Bool {
         let cal = state.world.calendar
         return state.world.plays.contains { $0.routineID == routineID && cal.isDate($0.completedAt, inSameDayAs: env.now) }
+    }
+
+    /// #48: the quest list with a notice that tells of a moment (a switch, an allowed claim, a
+    /// paired phone): a minute later it goes, unless another notice took its place.
+    mutating func enterIdle(notice: String, expiringAt t: MonotonicNanos, selected: UUID? = nil) {
+        state.expiringNotice = notice
+        emit(.scheduleTimer(.noticeExpiry, atNanos: t + QuestMachine.noticeShownNanos))
+        enterIdle(notice: notice, selected: selected)
     }
 
     mutating func enterIdle(notice: String?, selected: UUID? = nil) {

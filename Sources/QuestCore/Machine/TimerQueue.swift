@@ -45,6 +45,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .muteHold: 30
         case .voiceSettle: 31
         case .pairingLimit: 32
+        case .noticeExpiry: 33
         }
     }
 }
