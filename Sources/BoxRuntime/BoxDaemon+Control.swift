@@ -13,7 +13,8 @@ extension BoxDaemon {
     }
 
     func handle(_ request: BoxRequest, from client: Int32) -> BoxMessage {
-        switch ControlCommand.decide(request, phase: state.phase, allowPress: control?.allowPress == true) {
+        switch ControlCommand.decide(
+            request, phase: state.phase, allowPress: control?.allowPress == true, locked: state.world.settings.lockedSwitches) {
         case .failure(let refusal):
             return .reply(to: request, error: refusal.message)
         case .success(let command):

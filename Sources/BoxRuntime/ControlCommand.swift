@@ -44,8 +44,11 @@ enum ControlCommand: Equatable, Sendable {
     /// PRIV-1: a phone's code shown, typed ("done") or taken back.
     case pairing(PairingRequest)
 
-    /// The command `request` asks for, as far as the box's phase allows it.
-    static func decide(_ request: BoxRequest, phase: QuestPhase, allowPress: Bool) -> Result<ControlCommand, ControlRefusal> {
+    /// The command `request` asks for, as far as the box's phase (and a parent's locks on the
+    /// player's switches, `locked`) allows it.
+    static func decide(
+        _ request: BoxRequest, phase: QuestPhase, allowPress: Bool, locked: Set<PlayerSwitch> = []
+    ) -> Result<ControlCommand, ControlRefusal> {
         let idle: Bool
         if case .idle = phase { idle = true } else { idle = false }
         switch request.command {
@@ -107,6 +110,8 @@ enum ControlCommand: Equatable, Sendable {
             guard idle else { return .refused("remind: a quest is running (\(phase.name)); the box reminds only between quests") }
             return .success(.house(.remindNow))
         case "mute":
+            // #48: said to the asker (Home Assistant's switch), not dropped unseen.
+            guard !locked.contains(.mute) else { return .refused("mute: a parent locked the sound switch") }
             switch request.action {
             case "on": return .success(.house(.sound(muted: true)))
             case "off": return .success(.house(.sound(muted: false)))

@@ -116,8 +116,9 @@ public enum BoxHappening: Equatable, Sendable {
         }
     }
 
-    /// The event types the event entity declares.
-    public static let eventTypes = ["quest_completed", "quest_paused", "reminder", "reminder_missed", "level_up", "streak_milestone"]
+    /// The event types the event entity declares (`command_refused`: a house command the box
+    /// did not carry out, `LinkPublication.refused`).
+    public static let eventTypes = ["quest_completed", "quest_paused", "reminder", "reminder_missed", "level_up", "streak_milestone", "command_refused"]
 
     /// What changed from `before` to `after` (nothing on the first facts of a run: a restart
     /// never tells old news again).

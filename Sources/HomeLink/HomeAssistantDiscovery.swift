@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 
 /// One MQTT message the box publishes.
 public struct LinkMessage: Equatable, Sendable {
@@ -30,6 +31,11 @@ public struct LinkTopics: Equatable, Sendable {
     public var event: String { base + "/event" }
     /// "ON" or "OFF": the routine done today (retained).
     public func routine(_ key: String) -> String { base + "/routine/" + key }
+    /// Every routine's topic (to find those of routines gone).
+    public var routinePattern: String { base + "/routine/+" }
+    /// The last reminder's time (ISO 8601, retained), only once there was one: Home
+    /// Assistant's timestamp sensor takes no "null" (2024.3 logged every state message).
+    public var lastReminder: String { base + "/last_reminder" }
     /// Home Assistant's button (any payload) and switch ("ON" / "OFF").
     public var remindCommand: String { base + "/remind/set" }
     public var muteCommand: String { base + "/mute/set" }
@@ -54,6 +60,14 @@ public enum LinkPublication {
         state["last_reminder_quest"] = facts.lastReminderQuest ?? NSNull()
         return [LinkMessage(topic: topics.state, payload: json(state), retain: true)]
             + facts.routines.map { LinkMessage(topic: topics.routine($0.key), payload: $0.doneToday ? "ON" : "OFF", retain: true) }
+            + (facts.lastReminder.map { [LinkMessage(topic: topics.lastReminder, payload: iso8601($0), retain: true)] } ?? [])
+    }
+
+    /// #48: a house command the box did not carry out, told on the event topic so Home
+    /// Assistant sees why nothing happened ("offline", or the box's own refusal).
+    public static func refused(command: String, reason: String, topics: LinkTopics) -> LinkMessage {
+        let words = DisplayText.escaped(String(reason.prefix(120)))
+        return LinkMessage(topic: topics.event, payload: json(["event_type": "command_refused", "command": command, "reason": words]), retain: false)
     }
 
     /// A happening on the event topic (Home Assistant's event entity reads `event_type`).
@@ -125,11 +139,18 @@ public struct LinkDevice: Equatable, Sendable {
     public var board: String
     /// `questbox --version`.
     public var version: String
+    /// The box's own name (its host name): two boxes are two devices a parent tells apart.
+    public var name: String
+    /// The box's web app, Home Assistant's "Visit" link; nil unless http(s).
+    public var configurationURL: String?
 
-    public init(boxID: String, board: String, version: String) {
+    public init(boxID: String, board: String, version: String, name: String = "TimeQuest Box", web: String? = nil) {
         self.boxID = boxID
         self.board = board
         self.version = version
+        let shown = DisplayText.escaped(String(name.prefix(64)))
+        self.name = shown.isEmpty ? "TimeQuest Box" : shown
+        self.configurationURL = web.flatMap { ($0.hasPrefix("http://") || $0.hasPrefix("https://")) && $0.count <= 512 && !$0.contains(where: \.isWhitespace) ? $0 : nil }
     }
 
     /// Home Assistant's node id and the prefix of every entity's unique id.
@@ -142,6 +163,8 @@ public enum HomeAssistantDiscovery {
         var component: String
         var objectID: String
         var config: [String: Any]
+        /// A command only the running box carries out (Remind, Mute).
+        var needsTheBox = false
     }
 
     /// The retained configs for `facts`' routines (a config per entity) under `prefix`.
@@ -149,14 +172,28 @@ public enum HomeAssistantDiscovery {
         entities(routines: routines, topics: topics).map { entity in
             var config = entity.config
             config["unique_id"] = "\(device.nodeID)_\(entity.objectID)"
-            config["object_id"] = "\(device.nodeID)_\(entity.objectID)"
-            config["availability_topic"] = topics.availability
-            config["payload_available"] = "online"
-            config["payload_not_available"] = "offline"
-            config["device"] = [
-                "identifiers": [device.nodeID], "name": "TimeQuest Box", "manufacturer": "TimeQuest Box", "model": device.board,
+            // Home Assistant 2025.10 on: `default_entity_id` (the whole id) replaces `object_id`.
+            config["default_entity_id"] = "\(entity.component).\(device.nodeID)_\(entity.objectID)"
+            if entity.needsTheBox {
+                // A command the box must carry out is unavailable while its daemon is down,
+                // not only while the link is (#48).
+                config["availability"] = [
+                    ["topic": topics.availability, "payload_available": "online", "payload_not_available": "offline"],
+                    ["topic": topics.state, "value_template": "{{ 'offline' if value_json.state == 'offline' else 'online' }}",
+                     "payload_available": "online", "payload_not_available": "offline"],
+                ]
+                config["availability_mode"] = "all"
+            } else {
+                config["availability_topic"] = topics.availability
+                config["payload_available"] = "online"
+                config["payload_not_available"] = "offline"
+            }
+            var block: [String: Any] = [
+                "identifiers": [device.nodeID], "name": device.name, "manufacturer": "TimeQuest Box", "model": device.board,
                 "sw_version": device.version,
-            ] as [String: Any]
+            ]
+            if let url = device.configurationURL { block["configuration_url"] = url }
+            config["device"] = block
             config["origin"] = ["name": "questbox-link", "sw_version": device.version] as [String: Any]
             return LinkMessage(topic: configTopic(prefix: prefix, component: entity.component, device: device, objectID: entity.objectID), payload: LinkPublication.json(config), retain: true)
         }
@@ -183,7 +220,9 @@ public enum HomeAssistantDiscovery {
             sensor("streak", "Streak", "{{ value_json.streak }}", ["state_class": "measurement", "unit_of_measurement": "d", "icon": "mdi:fire"]),
             sensor("quests_today", "Quests done today", "{{ value_json.quests_today }}", ["state_class": "measurement", "icon": "mdi:check-all"]),
             sensor("last_week_accuracy", "Last week's accuracy", "{{ value_json.last_week_accuracy }}", ["state_class": "measurement", "unit_of_measurement": "%", "icon": "mdi:bullseye-arrow"]),
-            sensor("last_reminder", "Last reminder", "{{ value_json.last_reminder }}", ["device_class": "timestamp", "icon": "mdi:bell-ring"]),
+            Entity(component: "sensor", objectID: "last_reminder", config: [
+                "name": "Last reminder", "state_topic": topics.lastReminder, "device_class": "timestamp", "icon": "mdi:bell-ring",
+            ]),
             Entity(component: "binary_sensor", objectID: "reminder_missed", config: [
                 "name": "Reminder missed", "state_topic": topics.state, "value_template": "{{ 'ON' if value_json.reminder_missed else 'OFF' }}",
                 "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:bell-alert",
@@ -193,12 +232,12 @@ public enum HomeAssistantDiscovery {
             ]),
             Entity(component: "button", objectID: "remind", config: [
                 "name": "Remind now", "command_topic": topics.remindCommand, "payload_press": "PRESS", "icon": "mdi:bell-ring-outline",
-            ]),
+            ], needsTheBox: true),
             Entity(component: "switch", objectID: "mute", config: [
                 "name": "Mute", "command_topic": topics.muteCommand, "state_topic": topics.state,
                 "value_template": "{{ 'ON' if value_json.muted else 'OFF' }}", "payload_on": "ON", "payload_off": "OFF",
                 "state_on": "ON", "state_off": "OFF", "icon": "mdi:volume-off",
-            ]),
+            ], needsTheBox: true),
         ]
         for routine in routines {
             list.append(Entity(component: "binary_sensor", objectID: "done_\(routine.key)", config: [

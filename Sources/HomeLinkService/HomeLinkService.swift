@@ -70,6 +70,8 @@ public final class HomeLinkService {
     /// The retained payload last handed over per topic, and whether everything must go again.
     private var sent: [String: String] = [:]
     private var configTopics: Set<String> = []
+    /// The routines' retained topics last published (nil before the first facts).
+    private var routineTopics: Set<String>?
     /// The settings' link part (the pushes' addresses and choices).
     private var link = HomeLinkSettings()
     private var recordedMQTT: String??
@@ -157,10 +159,10 @@ public final class HomeLinkService {
             var connect = MQTTConnection.Options(
                 host: wanted.broker.host, port: wanted.broker.port, tls: wanted.broker.tls, caFile: wanted.caFile, username: wanted.username,
                 password: wanted.password, clientID: "questbox-\(boxID)", will: (wanted.topics.availability, "offline"))
-            // The house's commands, this box's own discovery configs (to clear those of routines
-            // gone), and the other boxes on the broker.
+            // The house's commands, this box's own routine topics and discovery configs (to clear
+            // those of routines gone), and the other boxes on the broker.
             connect.version = wanted.version
-            connect.subscriptions = [wanted.topics.remindCommand, wanted.topics.muteCommand]
+            connect.subscriptions = [wanted.topics.remindCommand, wanted.topics.muteCommand, wanted.topics.routinePattern]
                 + (wanted.discoveryPrefix.map { [HomeAssistantDiscovery.configPattern(prefix: $0, device: device())] } ?? [])
                 + ["state", "info", "availability"].map { "questbox/+/\($0)" }
             connection = try MQTTConnection(connect)
@@ -218,7 +220,7 @@ public final class HomeLinkService {
             box = client
             boxBoard = client.hello.box?.board
             screenKind = reply.screen?.kind ?? "idle"
-            screenQuest = Self.quest(of: reply.screen)
+            screenQuest = Self.quest(of: reply.screen, inPlay: nil)
             factsChanged = true
             if boxWasOnline != true { logger.notice("box online", metadata: ["board": "\(boxBoard ?? "?")"]) }
             boxWasOnline = true
@@ -248,7 +250,7 @@ public final class HomeLinkService {
         switch message.event {
         case "screen":
             let kind = message.screen?.kind
-            let quest = Self.quest(of: message.screen)
+            let quest = Self.quest(of: message.screen, inPlay: screenQuest)
             // An idle screen comes after anything the store may have taken (a quest's end, a
             // pause, the sound switch); the estimate's steps (many a second) read nothing.
             if kind != screenKind || quest != screenQuest || kind == "idle" { factsChanged = true }
@@ -261,10 +263,13 @@ public final class HomeLinkService {
         }
     }
 
-    static func quest(of screen: ScreenPayload?) -> String? {
+    /// The quest in play after `screen`: a reveal names no quest and keeps the one in play
+    /// (#48: "Quest in play" flickered to "" on every task's reveal).
+    static func quest(of screen: ScreenPayload?, inPlay previous: String?) -> String? {
         switch screen?.screen {
         case .estimating(let s): s.questName
         case .active(let s): s.questName
+        case .reveal: previous
         default: nil
         }
     }
@@ -332,6 +337,10 @@ public final class HomeLinkService {
             case .ignored(_, tell: false):
                 break
             }
+        } else if topic.hasPrefix(configuration.topics.base + "/routine/"), !payload.isEmpty, let current = routineTopics, !current.contains(topic) {
+            // A routine deleted while the link was away: its retained topic cleared.
+            connection?.publish(topic: topic, payload: "", retain: true)
+            logger.info("MQTT: an old routine's topic cleared", metadata: ["topic": "\(topic)"])
         } else if topic.hasSuffix("/config"), !payload.isEmpty, !configTopics.isEmpty, !configTopics.contains(topic) {
             // A config of this box that it no longer has (a routine deleted while the link was
             // away): cleared, so Home Assistant drops the entity.
@@ -381,6 +390,7 @@ public final class HomeLinkService {
     private func command(_ request: BoxRequest) {
         guard let box else {
             logger.warning("MQTT command while the box is offline", metadata: ["command": "\(request.command)"])
+            tellRefused(request, reason: "the box is offline")
             return
         }
         do {
@@ -390,11 +400,20 @@ public final class HomeLinkService {
                 logger.notice("MQTT command", metadata: ["command": "\(request.command)", "action": "\(request.action ?? "-")"])
             } else {
                 logger.warning("MQTT command refused", metadata: ["command": "\(request.command)", "error": "\(reply.error ?? "?")"])
+                tellRefused(request, reason: reply.error ?? "refused")
             }
             factsChanged = true
         } catch {
             lostBox(at: monotonicSeconds(), reason: "\(error)")
+            tellRefused(request, reason: "the box is offline")
         }
+    }
+
+    /// #48: Home Assistant hears why a command did nothing (its event entity).
+    private func tellRefused(_ request: BoxRequest, reason: String) {
+        guard let connection, let configuration, connection.isConnected else { return }
+        let message = LinkPublication.refused(command: request.command, reason: reason, topics: configuration.topics)
+        _ = connection.publish(topic: message.topic, payload: message.payload, retain: false)
     }
 
     /// The broker's connection for the health page, written only when it changes.
@@ -415,8 +434,12 @@ public final class HomeLinkService {
     }
 
     private func device() -> LinkDevice {
-        LinkDevice(boxID: boxID, board: boxBoard ?? "unknown", version: options.version)
+        LinkDevice(boxID: boxID, board: boxBoard ?? "unknown", version: options.version, name: shortName, web: webURL)
     }
+
+    /// The box's host name without its domain, and its web app, as the house is told them.
+    private var shortName: String { options.name.split(separator: ".").first.map(String.init) ?? options.name }
+    private var webURL: String { options.webURL ?? "http://\(shortName).local:8080/" }
 
     // MARK: facts
 
@@ -457,10 +480,16 @@ public final class HomeLinkService {
             configTopics = topics
             messages += configs
         }
-        let name = options.name.split(separator: ".").first.map(String.init) ?? options.name
-        messages.append(LinkPublication.info(
-            name: name, web: options.webURL ?? "http://\(name).local:8080/", board: boxBoard ?? "unknown", topics: configuration.topics))
-        messages += LinkPublication.retained(gathered, topics: configuration.topics)
+        messages.append(LinkPublication.info(name: shortName, web: webURL, board: boxBoard ?? "unknown", topics: configuration.topics))
+        let retained = LinkPublication.retained(gathered, topics: configuration.topics)
+        // A routine gone takes its retained topic with it (#48), as its config goes.
+        let routineTopics = Set(gathered.routines.map { configuration.topics.routine($0.key) })
+        for gone in (self.routineTopics ?? []).subtracting(routineTopics) {
+            messages.append(LinkMessage(topic: gone, payload: "", retain: true))
+            sent[gone] = nil
+        }
+        self.routineTopics = routineTopics
+        messages += retained
         for message in messages where sent[message.topic] != message.payload {
             if connection.publish(topic: message.topic, payload: message.payload, retain: message.retain) {
                 sent[message.topic] = message.payload

@@ -55,6 +55,11 @@ struct ControlCommandTests {
         #expect(try decide(BoxRequest(command: "mute", action: "off")).get() == .house(.sound(muted: false)))
         #expect(refusal(decide(BoxRequest(command: "mute"))) == "action: \"\" is not one of on, off")
         #expect(refusal(decide(BoxRequest(command: "mute", action: "loud"))) == "action: \"loud\" is not one of on, off")
+        // #48: a parent's lock is said to the asker, never dropped unseen.
+        #expect(refusal(ControlCommand.decide(BoxRequest(command: "mute", action: "off"), phase: Self.idle, allowPress: false, locked: [.mute]))
+            == "mute: a parent locked the sound switch")
+        #expect(try ControlCommand.decide(BoxRequest(command: "mute", action: "off"), phase: Self.idle, allowPress: false, locked: [.hints]).get()
+            == .house(.sound(muted: false)))
     }
 
     @Test("button check: starts only when idle, stops at any time")

@@ -19,12 +19,12 @@ struct LinkEndToEndTests {
         Observer.json(observer.wait(for: base + "/state", seconds: seconds) { Observer.json($0).map(accept) ?? false })
     }
 
-    @Test("discovery as Home Assistant requires it; the state within 1 s of a press; remind now and mute reach the box")
+    @Test("discovery as Home Assistant requires it; the state within 1 s of a press; remind now and mute reach the box; #48: the quest through its reveal, a refusal told, a routine gone cleared")
     func discoveryStateAndCommands() throws {
         let rig = try LinkRig()
         defer { rig.stop() }
         let broker = try Broker(directory: rig.directory)
-        try rig.startLinked(to: broker)
+        try rig.startLinked(to: broker, environment: ["QUESTBOX_NAME": "kitchen-box.home.arpa"])
         let observer = try Observer(port: broker.port)
         let base = try base(rig)
         #expect(observer.wait(for: base + "/availability") { $0 == "online" } != nil, "\(rig.linkLog)")
@@ -34,10 +34,24 @@ struct LinkEndToEndTests {
         let node = "questbox_" + base.split(separator: "/").last!
         _ = observer.wait(for: "homeassistant/sensor/\(node)/state/config") { $0.contains("\"model\":\"questbox-sim\"") }
         let configs = observer.latest(under: "homeassistant/").filter { $0.key.hasSuffix("/config") && !$0.value.isEmpty }
-        let device = LinkDevice(boxID: String(base.split(separator: "/").last!), board: "questbox-sim", version: try #require(Observer.json(configs["homeassistant/sensor/\(node)/state/config"])?["device"] as? [String: Any])["sw_version"] as? String ?? "")
+        let device = LinkDevice(
+            boxID: String(base.split(separator: "/").last!), board: "questbox-sim",
+            version: try #require(Observer.json(configs["homeassistant/sensor/\(node)/state/config"])?["device"] as? [String: Any])["sw_version"] as? String ?? "",
+            name: "kitchen-box", web: "http://kitchen-box.local:8080/")
         #expect(configs.count == 13, "12 entities and one routine: \(configs.keys.sorted())")
         try DiscoverySchema.check(
             configs.map { LinkMessage(topic: $0.key, payload: $0.value, retain: true) }, prefix: "homeassistant", device: device, topics: LinkTopics(base: base))
+
+        // #48: a parent locked the sound switch: Home Assistant hears why its switch did nothing.
+        let store = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
+        try store.updateSettings { $0.game.lockedSwitches = [.mute] }
+        _ = try rig.ask(BoxRequest(command: "reload"))   // as the CLI and the web app tell the box
+        observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
+        let refused = Observer.json(observer.wait(for: base + "/event") { $0.contains("command_refused") })
+        #expect(refused?["command"] as? String == "mute" && refused?["reason"] as? String == "mute: a parent locked the sound switch", "\(rig.linkLog)")
+        #expect(try store.settings().soundEnabled == true)
+        try store.updateSettings { $0.game.lockedSwitches = [] }
+        _ = try rig.ask(BoxRequest(command: "reload"))
 
         // REM-1 from Home Assistant's button: the chime's reminder is logged and told.
         observer.forget()
@@ -60,6 +74,7 @@ struct LinkEndToEndTests {
         observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
         #expect(state(observer, base) { $0["muted"] as? Bool == true } != nil, "\(rig.linkLog)")
         #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").settings().soundEnabled == false)
+
         // REM-1: a second reminder within 10 minutes of the one the box took goes no further
         // than the link, which says so in its log (the box refuses one during a quest anyway:
         // ControlCommandTests).
@@ -67,6 +82,23 @@ struct LinkEndToEndTests {
         for _ in 0..<100 where !rig.linkLog.contains("reason=reminder_too_soon") { usleep(50_000) }
         #expect(rig.linkLog.contains("MQTT command ignored") && rig.linkLog.contains("reason=reminder_too_soon"), "\(rig.linkLog)")
         #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").remindersSounded().count == 1)
+
+        // #48: the quest stays named through the reveal ("Quest in play" flickered to "").
+        try rig.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
+        #expect(state(observer, base, seconds: 5) { $0["state"] as? String == "active" }?["quest"] as? String == "Morning Quest")
+        usleep(2_300_000)   // past GAME-4's 2 s guard
+        try rig.ask(BoxRequest(command: "press", button: "stop", action: "tap"))
+        #expect(state(observer, base, seconds: 5) { $0["state"] as? String == "revealing" }?["quest"] as? String == "Morning Quest", "\(rig.linkLog)")
+
+        // #48: a routine deleted takes its retained topic along, as its entity's config.
+        let db = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
+        let routineTopic = base + "/routine/" + (try #require(try db.routines().first)).id.uuidString.lowercased().prefix(8)
+        for routine in try db.routines() { _ = try db.removeRoutine(id: routine.id) }
+        #expect(observer.wait(for: routineTopic, seconds: 10) { $0.isEmpty } != nil, "\(rig.linkLog)")
+        let later = try Observer(port: broker.port)
+        #expect(later.wait(for: base + "/state", seconds: 5) { !$0.isEmpty } != nil)
+        usleep(300_000)
+        #expect(later.latest(under: base + "/routine/").filter { !$0.value.isEmpty }.isEmpty, "a later subscriber still gets the deleted routine's topic")
     }
 
     @Test("the broker restarts: the link connects again and republishes its retained configs; killed, its last will says offline")
