@@ -22,7 +22,7 @@ struct VoiceCommand: ParsableCommand {
                 """)
         @Argument(help: "What to say (at most \(SpeakableText.maximumCharacters) characters are said).") var text: String
         @Option(name: .long, help: "Write the speech to this WAV file instead of playing it.") var to: String?
-        @Option(name: .long, help: "The eSpeak NG voice (en-us, en-gb, de, fr, … ; a variant as en-us+f3; default: the box's, en-us+m3).") var voice = "en-us+\(VoiceChoice.defaultVariant)"
+        @Option(name: .long, help: "The eSpeak NG voice (en-us, en, en-gb-x-rp, de, … ; a variant as en-us+f3; default: the box's, en-us+m3).") var voice = "en-us+\(VoiceChoice.defaultVariant)"
         @Option(name: .long, help: "Words per minute (\(EspeakSpeech.Voice.rateRange.lowerBound)–\(EspeakSpeech.Voice.rateRange.upperBound)).") var rate = 150
         @Option(name: .long, help: "Board profile whose sound card plays it (default: $QUESTBOX_BOARD).") var board: String?
         @Option(name: .long, help: "ALSA PCM to play on instead of the board's card (default: $QUESTBOX_SOUND).") var sound: String?
@@ -38,6 +38,9 @@ struct VoiceCommand: ParsableCommand {
             let clip: SoundClip
             do {
                 let speech = try EspeakSpeech(voice: .init(name: voice, rate: rate))
+                if let asked = speech.replaced {
+                    FileHandle.standardError.write(Data("questbox: eSpeak NG has no voice \"\(asked)\"; speaking \(speech.voice.name)\n".utf8))
+                }
                 clip = try speech.render(text)
             } catch {
                 throw CLIError("\(error)")

@@ -26,7 +26,11 @@ public final class EspeakSpeech: SpeechRenderer {
         public static let rateRange = VoiceChoice.rateRange
     }
 
+    /// The voice it speaks in: the one asked for, or the first of its fall-backs eSpeak NG
+    /// has (`VoiceChoice.fallbacks`).
     public let voice: Voice
+    /// The voice asked for, when eSpeak NG had no such voice and `voice` is its fall-back.
+    public let replaced: String?
     /// The engine's own rate (22,050 Hz for eSpeak NG's voices).
     public let engineRate: Int
     public let identity: String
@@ -51,8 +55,30 @@ public final class EspeakSpeech: SpeechRenderer {
             throw SpeechError("voice.rate: \(voice.rate) is not \(Voice.rateRange.lowerBound)–\(Voice.rateRange.upperBound) words per minute")
         }
         guard VoiceChoice.isVoiceName(voice.name) else { throw SpeechError("voice.language: \"\(SpeakableText.cleaned(voice.name))\" is not an eSpeak NG voice name") }
-        self.voice = voice
-        engineRate = try Self.engine.withLock { engine throws(SpeechError) -> Int in
+        let rate = try Self.start(dataPath: dataPath)
+        engineRate = rate
+        let (version, name) = try Self.engine.withLock { _ throws(SpeechError) -> (String, String) in
+            var refused: SpeechError?
+            for candidate in VoiceChoice.fallbacks(for: voice.name) {
+                do throws(SpeechError) {
+                    try Self.select(Voice(name: candidate, rate: voice.rate))
+                } catch {
+                    refused = refused ?? error
+                    continue
+                }
+                var path: UnsafePointer<CChar>? = nil
+                return (qb_espeak_Info(&path).map { String(cString: $0) } ?? "?", candidate)
+            }
+            throw refused ?? SpeechError("voice.language: eSpeak NG has no voice \"\(voice.name)\"")
+        }
+        self.voice = Voice(name: name, rate: voice.rate)
+        replaced = name == voice.name ? nil : voice.name
+        identity = "espeak-ng \(version) \(name) \(voice.rate)"
+    }
+
+    /// eSpeak NG started once per process on `dataPath`; its own sample rate.
+    private static func start(dataPath: String?) throws(SpeechError) -> Int {
+        try Self.engine.withLock { engine throws(SpeechError) -> Int in
             if let rate = engine.ready {
                 guard engine.path == dataPath else { throw SpeechError("eSpeak NG already runs on \(engine.path ?? "its own data folder")") }
                 return rate
@@ -86,12 +112,6 @@ public final class EspeakSpeech: SpeechRenderer {
             engine.path = dataPath
             return rate
         }
-        let version = try Self.engine.withLock { _ throws(SpeechError) -> String in
-            try Self.select(voice)
-            var path: UnsafePointer<CChar>? = nil
-            return qb_espeak_Info(&path).map { String(cString: $0) } ?? "?"
-        }
-        identity = "espeak-ng \(version) \(voice.name) \(voice.rate)"
     }
 
     /// The phrase in this voice at the mixer's rate (48 kHz, mono). Text in any script,

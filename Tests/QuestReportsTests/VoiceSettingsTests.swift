@@ -49,18 +49,29 @@ struct VoiceSettingsTests {
         #expect(VoiceChoice(mode: .on).speaks(boardHasScreen: true) && !VoiceChoice(mode: .off).speaks(boardHasScreen: false))
         #expect(VoiceChoice.language(forLocale: "en_US.UTF-8") == "en-us")
         #expect(VoiceChoice().voiceName(locale: "en_US.UTF-8") == "en-us+m3", "the box's default variant")
-        #expect(VoiceChoice().voiceName(locale: "de_DE") == "de-de+m3")
+        // #48: the box's words are English: English in the locale's accent where eSpeak NG has
+        // one ("en", its British voice), else American; never a name eSpeak NG lacks.
+        #expect(VoiceChoice().voiceName(locale: "de_DE") == "en-us+m3")
+        #expect(VoiceChoice().voiceName(locale: "en_GB.UTF-8") == "en+m3")
+        #expect(VoiceChoice().voiceName(locale: "en_AU.UTF-8") == "en+m3")
+        #expect(VoiceChoice().voiceName(locale: "en_CA.UTF-8") == "en-us+m3")
+        #expect(VoiceChoice().voiceName(locale: "en_IE.UTF-8@euro") == "en+m3")
         #expect(VoiceChoice(language: "en-gb").voiceName(locale: "de_DE") == "en-gb", "a chosen voice as it is")
         // The locale from a process's environment as POSIX reads it: LC_ALL before LANG, else C.
-        #expect(VoiceChoice().voiceName(environment: ["LC_ALL": "fr_FR.UTF-8", "LANG": "de_DE"]) == "fr-fr+m3")
-        #expect(VoiceChoice().voiceName(environment: ["LANG": "de_DE"]) == "de-de+m3")
+        #expect(VoiceChoice().voiceName(environment: ["LC_ALL": "en_GB.UTF-8", "LANG": "en_US"]) == "en+m3")
+        #expect(VoiceChoice().voiceName(environment: ["LANG": "en_NZ"]) == "en+m3")
         #expect(VoiceChoice().voiceName(environment: [:]) == "en-us+m3")
-        #expect(VoiceChoice.language(forLocale: "de_DE.UTF-8") == "de-de")
-        #expect(VoiceChoice.language(forLocale: "fr") == "fr")
+        #expect(VoiceChoice.language(forLocale: "de_DE.UTF-8") == "en-us")
+        #expect(VoiceChoice.language(forLocale: "fr") == "en-us")
         #expect(VoiceChoice.language(forLocale: "C.UTF-8") == "en-us")
         #expect(VoiceChoice.language(forLocale: "") == "en-us")
         #expect(VoiceChoice.language(forLocale: "../x_y") == "en-us")
         for name in ["en-us", "en-GB-x-rp", "en-us+f3", "de"] { #expect(VoiceChoice.isVoiceName(name), "\(name)") }
+        // #48: a name eSpeak NG has no file for falls back to its language, then the box's voice.
+        #expect(VoiceChoice.fallbacks(for: "en-gb+m3") == ["en-gb+m3", "en+m3", "en-us+m3"])
+        #expect(VoiceChoice.fallbacks(for: "pt-pt") == ["pt-pt", "pt", "en-us+m3"])
+        #expect(VoiceChoice.fallbacks(for: "en-us+m3") == ["en-us+m3", "en+m3"])
+        #expect(VoiceChoice.fallbacks(for: "xx") == ["xx", "en-us+m3"])
         for name in ["", "en us", "../en", "en;ls", "en/us", "ü", String(repeating: "a", count: 33)] { #expect(!VoiceChoice.isVoiceName(name), "\(name)") }
     }
 }

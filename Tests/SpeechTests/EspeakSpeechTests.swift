@@ -1,6 +1,7 @@
 import Audio
 import BoxRuntime
 import Foundation
+import QuestCore
 import Testing
 import TestSupport
 @testable import Speech
@@ -51,9 +52,36 @@ struct EspeakSpeechTests {
         #expect(SpeakableText.cleaned(name).unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) })
     }
 
+    /// The locales Raspberry Pi OS's first-boot wizard sets (its countries' main languages).
+    static let firstBootLocales = [
+        "en_GB.UTF-8", "en_US.UTF-8", "en_AU.UTF-8", "en_CA.UTF-8", "en_IE.UTF-8", "en_NZ.UTF-8", "en_ZA.UTF-8", "en_IN.UTF-8",
+        "de_DE.UTF-8", "de_AT.UTF-8", "de_CH.UTF-8", "fr_FR.UTF-8", "fr_BE.UTF-8", "fr_CA.UTF-8", "es_ES.UTF-8", "es_MX.UTF-8",
+        "it_IT.UTF-8", "nl_NL.UTF-8", "pt_PT.UTF-8", "pt_BR.UTF-8", "sv_SE.UTF-8", "da_DK.UTF-8", "nb_NO.UTF-8", "fi_FI.UTF-8",
+        "pl_PL.UTF-8", "ja_JP.UTF-8", "zh_CN.UTF-8", "ko_KR.UTF-8", "ru_RU.UTF-8", "C.UTF-8", "POSIX",
+    ]
+
+    @Test("#48: every locale Raspberry Pi OS offers at first boot speaks, in a voice eSpeak NG has (no fall-back needed)", arguments: firstBootLocales)
+    func localeSpeaks(_ locale: String) throws {
+        let speech = try EspeakSpeech(voice: .init(name: VoiceChoice().voiceName(locale: locale)))
+        #expect(speech.replaced == nil, "\(locale): asked for a voice eSpeak NG lacks")
+        let clip = try speech.render("Close! It took two minutes.")
+        #expect(clip.durationSeconds > 0.8 && (clip.samples.map { abs(Int($0)) }.max() ?? 0) > 3_000, "\(locale): \(clip.durationSeconds) s")
+    }
+
+    @Test("#48: a chosen voice with a region eSpeak NG lacks (the docs' en-gb, de-de, fr-fr) speaks its language", arguments: [
+        ("en-gb+m3", "en+m3"), ("en-gb", "en"), ("de-de", "de"), ("fr-fr+m3", "fr+m3"), ("es-es", "es"), ("en-au+m3", "en+m3"),
+    ])
+    func regionFallsBack(_ asked: String, _ spoken: String) throws {
+        let speech = try EspeakSpeech(voice: .init(name: asked))
+        #expect(speech.voice.name == spoken && speech.replaced == asked && speech.identity.contains(" \(spoken) "))
+        #expect(try speech.render("Your guess: fifteen seconds.").durationSeconds > 0.8)
+    }
+
     @Test("an unknown voice or a rate out of range is one line naming the setting")
-    func refusals() {
-        #expect { _ = try EspeakSpeech(voice: .init(name: "xx-nowhere")) } throws: { "\($0)".hasPrefix("voice.language: eSpeak NG has no voice \"xx-nowhere\"") }
+    func refusals() throws {
+        // #48: a voice eSpeak NG lacks is never a mute box: it speaks the box's own voice.
+        let nowhere = try EspeakSpeech(voice: .init(name: "xx-nowhere"))
+        #expect(nowhere.voice.name == "en-us+m3" && nowhere.replaced == "xx-nowhere")
         #expect { _ = try EspeakSpeech(voice: .init(name: "en-us; rm -rf")) } throws: { "\($0)".hasPrefix("voice.language:") }
         #expect { _ = try EspeakSpeech(voice: .init(name: "en-us", rate: 1_000)) } throws: { "\($0)".hasPrefix("voice.rate: 1000") }
     }

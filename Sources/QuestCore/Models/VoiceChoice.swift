@@ -52,13 +52,31 @@ public struct VoiceChoice: Equatable, Sendable {
             && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2B }
     }
 
-    /// The voice for a POSIX locale ("en_US.UTF-8" → "en-us", "de_DE" → "de-de", "C" → "en-us"):
-    /// eSpeak NG picks the nearest voice it has for a name it does not know exactly.
+    /// The voice for a POSIX locale, as an eSpeak NG name that exists (#48: "en-gb", "de-de"
+    /// do not, and the box was mute in every locale but en_US, C and POSIX). Every word the
+    /// box says is English, so the voice is English in the locale's accent where eSpeak NG
+    /// has one: American for en_US and en_CA, its British "en" for the other English
+    /// locales (it has no Australian or Irish voice), and American English for every other
+    /// language (a German voice reads "two minutes" as German sounds); a parent may choose any
+    /// voice (`voice.language`).
     public static func language(forLocale locale: String) -> String {
-        let base = locale.split(separator: ".").first.map(String.init) ?? ""
+        let base = locale.split(separator: ".").first.flatMap { $0.split(separator: "@").first }.map(String.init) ?? ""
         let parts = base.split(separator: "_").map { $0.lowercased() }
-        guard let first = parts.first, first.count == 2 || first.count == 3, first.allSatisfy(\.isLetter) else { return "en-us" }
-        let name = parts.count > 1 ? "\(first)-\(parts[1])" : first
-        return isVoiceName(name) ? name : "en-us"
+        guard parts.first == "en", parts.count > 1 else { return "en-us" }
+        return ["us", "ca", "ph"].contains(parts[1]) ? "en-us" : "en"
+    }
+
+    /// The voices to try for `name`, in order (#48): the name itself, then its language
+    /// without the region ("en-gb+m3" → "en+m3", "pt-pt" → "pt"), then the box's own
+    /// default; eSpeak NG refuses a name it has no file for, and a box must not go mute.
+    public static func fallbacks(for name: String) -> [String] {
+        let plus = name.firstIndex(of: "+")
+        let voice = plus.map { String(name[..<$0]) } ?? name
+        let variant = plus.map { String(name[$0...]) } ?? ""
+        var list = [name]
+        if let dash = voice.firstIndex(of: "-") { list.append(String(voice[..<dash]) + variant) }
+        list.append("en-us+" + defaultVariant)
+        var seen = Set<String>()
+        return list.filter { isVoiceName($0) && seen.insert($0).inserted }
     }
 }
