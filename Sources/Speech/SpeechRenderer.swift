@@ -1,4 +1,5 @@
 import Audio
+import QuestCore
 
 /// #35: a phrase turned into samples the box's mixer plays (48 kHz, mono). The live one is
 /// eSpeak NG (`EspeakSpeech`); tests of what is said and when use a fake.
@@ -38,7 +39,8 @@ public enum SpeakableText: Sendable {
             if out.count == maximumCharacters { break }
             out.append(ch)
         }
-        return out
+        // #48: as a person reads it aloud (no emoji names, symbols as words).
+        return SpokenText.said(out)
     }
 }
 

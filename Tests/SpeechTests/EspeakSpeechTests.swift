@@ -68,6 +68,18 @@ struct EspeakSpeechTests {
         #expect(clip.durationSeconds > 0.8 && (clip.samples.map { abs(Int($0)) }.max() ?? 0) > 3_000, "\(locale): \(clip.durationSeconds) s")
     }
 
+    @Test("#48: the voice reads a name as a person would: an emoji is not read, \"#3\" is \"number 3\"")
+    func saidAsAPerson() throws {
+        // eSpeak NG's samples vary a little from one synthesis to the next in a process (each
+        // `voice say` alone gives the same file): lengths are compared, as in `speaks`.
+        let speech = try EspeakSpeech()
+        let name = try speech.render("🌙 Bedtime Quest.").durationSeconds, plain = try speech.render("Bedtime Quest.").durationSeconds
+        let readAloud = try speech.render("crescent moon Bedtime Quest.").durationSeconds
+        #expect(abs(name - plain) < 0.05 && readAloud - plain > 0.4, "\(name) s, \(plain) s, with the emoji's name \(readAloud) s")
+        let hash = try speech.render("Maths #3.").durationSeconds, number = try speech.render("Maths number 3.").durationSeconds
+        #expect(abs(hash - number) < 0.05, "\(hash) s against \(number) s")
+    }
+
     @Test("#48: a chosen voice with a region eSpeak NG lacks (the docs' en-gb, de-de, fr-fr) speaks its language", arguments: [
         ("en-gb+m3", "en+m3"), ("en-gb", "en"), ("de-de", "de"), ("fr-fr+m3", "fr+m3"), ("es-es", "es"), ("en-au+m3", "en+m3"),
     ])

@@ -226,3 +226,53 @@ extension VoicePhrases {
         return phrases.flatMap(pieces).filter { seen.insert($0).inserted }
     }
 }
+
+/// #48: what the voice reads, as a person would read it aloud: an emoji or a pictograph is
+/// not read at all (eSpeak NG said "crescent moon" for 🌙), and the symbols a name may hold
+/// are said as words or left out ("p.12 / maths #3" → "p 12 maths number 3", not "p dot one
+/// two slash maths hash three"). Sentence punctuation stays: it is where the voice pauses.
+public enum SpokenText: Sendable {
+    public static func said(_ text: String) -> String {
+        var out = ""
+        let characters = Array(text)
+        for (i, ch) in characters.enumerated() {
+            if isPictograph(ch) {
+                out.append(" ")
+                continue
+            }
+            let before = i > 0 ? characters[i - 1] : nil, after = i + 1 < characters.count ? characters[i + 1] : nil
+            switch ch {
+            case "&": out += " and "
+            case "+": out += " plus "
+            case "@": out += " at "
+            // "#3": a number; a lone # is not read.
+            case "#": out += after?.isNumber == true ? " number " : " "
+            case "/", "\\", "|", "_", "*", "~", "^", "<", ">", "=", "[", "]", "{", "}", "`", "•", "·":
+                out.append(" ")
+            // "p.12": a letter's dot before a number is not a decimal point ("p dot one two").
+            case "." where before?.isLetter == true && after?.isNumber == true:
+                out.append(" ")
+            default:
+                out.append(ch)
+            }
+        }
+        // One space where several were left, none at the ends or before a sentence's stop.
+        var collapsed = ""
+        for ch in out {
+            if ch == " ", collapsed.last == " " || collapsed.isEmpty { continue }
+            if ".,!?;:".contains(ch), collapsed.last == " " { collapsed.removeLast() }
+            collapsed.append(ch)
+        }
+        while collapsed.last == " " { collapsed.removeLast() }
+        return collapsed
+    }
+
+    /// An emoji or another picture symbol (a keycap, a flag, a ZWJ family, ™, ©, arrows).
+    static func isPictograph(_ ch: Character) -> Bool {
+        ch.unicodeScalars.contains { s in
+            let p = s.properties
+            return p.isEmojiPresentation || s.value == 0xFE0F || s.value == 0x20E3 || p.generalCategory == .otherSymbol
+                || (p.isEmoji && s.value >= 0x2000)
+        }
+    }
+}
