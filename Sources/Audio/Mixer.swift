@@ -7,6 +7,8 @@ public struct Mixer: Sendable {
         var frame = 0
         let token: Int
         var started = false
+        /// Frames of silence before it: a sentence's pause after the piece before (#48).
+        var lead = 0
     }
 
     public let outputChannels: Int
@@ -17,6 +19,14 @@ public struct Mixer: Sendable {
     private var speech: [Voice] = []
     /// The pieces queued are being said: the next goes on after the one before, sound or not.
     private var saying = false
+    /// #48: the pause between two pieces (sentences) of one utterance. eSpeak NG ends a clip
+    /// a few milliseconds after its last word, so pieces played back to back ran sentences
+    /// together ("Close!Getting dialed in.It took…"); its own pause between sentences is
+    /// about 390 ms at the box's rate.
+    public let sentencePauseFrames: Int
+    public static let sentencePauseMs = 350
+    /// Frames since the voice last ended a piece (a late piece's pause counts them).
+    private var quietFrames = Int.max / 2
     /// Reused every period so the audio thread does not allocate while playing.
     private var accumulator: [Int32] = []
     /// A period of samples read from a clip's file, reused the same way.
@@ -29,8 +39,9 @@ public struct Mixer: Sendable {
     /// Any channel count the device asks for (a `hw:` device may insist on 4, 6 or 8): a mono
     /// clip plays on every channel, a stereo clip on the first two and silence on the rest
     /// (SPEC §6: a sound device never stops the game).
-    public init(outputChannels: Int) {
+    public init(outputChannels: Int, sentencePauseFrames: Int = Mixer.sentencePauseMs * SoundClip.sampleRate / 1000) {
         self.outputChannels = max(1, outputChannels)
+        self.sentencePauseFrames = max(0, sentencePauseFrames)
     }
 
     /// Sounds playing, and the voice speaking or waiting to.
@@ -59,7 +70,12 @@ public struct Mixer: Sendable {
     @discardableResult
     public mutating func speak(_ clip: SoundClip, gain: Double = 1, token: Int = 0, continuing: Bool = false) -> [Int] {
         let unsaid = continuing ? [] : cutSpeech()
-        if clip.frameCount > 0 { speech.append(Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token)) }
+        guard clip.frameCount > 0 else { return unsaid }
+        var voice = Voice(clip: clip, gain: Int32((min(max(gain, 0), 1) * 65_536).rounded()), token: token)
+        // A piece after another of the same utterance: the sentence's pause, less the quiet
+        // since the one before ended when it came late.
+        if continuing { voice.lead = speech.isEmpty ? max(0, sentencePauseFrames - quietFrames) : sentencePauseFrames }
+        speech.append(voice)
         return unsaid
     }
 
@@ -95,6 +111,7 @@ public struct Mixer: Sendable {
     public mutating func render(into out: UnsafeMutableBufferPointer<Int16>) -> [Int] {
         let frames = out.count / outputChannels
         var started: [Int] = []
+        if speech.isEmpty { quietFrames = min(quietFrames + frames, Int.max / 2) }
         // The voice starts in the first period with no sound playing.
         let speaking = !speech.isEmpty && (saying || voices.isEmpty)
         guard !voices.isEmpty || speaking else {
@@ -118,6 +135,14 @@ public struct Mixer: Sendable {
         // meanwhile.
         var filled = 0
         while speaking, filled < frames, var voice = speech.first {
+            if voice.lead > 0 {
+                // The pause before this sentence: silence from the voice, sounds play on.
+                let n = min(voice.lead, frames - filled)
+                speech[0].lead -= n
+                filled += n
+                saying = true
+                continue
+            }
             if !voice.started {
                 voice.started = true
                 started.append(voice.token)
@@ -130,6 +155,7 @@ public struct Mixer: Sendable {
             }
             speech.removeFirst()
             saying = !speech.isEmpty
+            if speech.isEmpty { quietFrames = frames - filled }
         }
         for i in 0..<accumulator.count {
             out[i] = Int16(clamping: accumulator[i])

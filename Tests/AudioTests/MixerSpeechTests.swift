@@ -70,7 +70,7 @@ struct MixerSpeechTests {
 
     @Test("pieces follow one another back to back, even past a sound that started meanwhile; a piece after the last ended waits for sounds again")
     func pieces() {
-        var m = Mixer(outputChannels: 1)
+        var m = Mixer(outputChannels: 1, sentencePauseFrames: 0)
         m.speak(SoundClip(samples: [Int16](repeating: 10, count: 6), channels: 1), token: 1)
         m.speak(SoundClip(samples: [Int16](repeating: 20, count: 14), channels: 1), token: 2, continuing: true)
         #expect(render(&m, frames: 10) == ([Int16](repeating: 10, count: 6) + [Int16](repeating: 20, count: 4), [1, 2]), "back to back")
@@ -79,5 +79,35 @@ struct MixerSpeechTests {
         m.speak(SoundClip(samples: [Int16](repeating: 40, count: 10), channels: 1), token: 4, continuing: true)
         #expect(render(&m, frames: 10).0 == [Int16](repeating: 1, count: 10), "the voice had ended: the new piece waits for the sound")
         #expect(render(&m, frames: 10) == ([Int16](repeating: 40, count: 10), [4]))
+    }
+
+    @Test("#48: a sentence's pause between the pieces of one utterance, silence for the voice while sounds play on; none before the first")
+    func sentencePause() {
+        var m = Mixer(outputChannels: 1, sentencePauseFrames: 5)
+        m.speak(SoundClip(samples: [Int16](repeating: 10, count: 4), channels: 1), token: 1)
+        m.speak(SoundClip(samples: [Int16](repeating: 20, count: 4), channels: 1), token: 2, continuing: true)
+        let (out, started) = render(&m, frames: 16)
+        #expect(out == [Int16](repeating: 10, count: 4) + [Int16](repeating: 0, count: 5) + [Int16](repeating: 20, count: 4) + [0, 0, 0])
+        #expect(started == [1, 2], "the second piece's hand-off is its first sample, after the pause")
+        // A pause across periods, a sound starting in it: the sound plays, the voice keeps its pause.
+        m.speak(SoundClip(samples: [Int16](repeating: 30, count: 3), channels: 1), token: 3)
+        m.speak(SoundClip(samples: [Int16](repeating: 40, count: 3), channels: 1), token: 4, continuing: true)
+        #expect(render(&m, frames: 5).0 == [30, 30, 30, 0, 0])
+        m.play(SoundClip(samples: [Int16](repeating: 1, count: 6), channels: 1), token: 5)
+        #expect(render(&m, frames: 6).0 == [1, 1, 1, 41, 41, 41])
+        // The default: 350 ms at 48 kHz.
+        #expect(Mixer(outputChannels: 2).sentencePauseFrames == 16_800)
+    }
+
+    @Test("#48: a piece that comes late (rendered after the one before ended) waits only for what is left of the pause")
+    func latePiece() {
+        var m = Mixer(outputChannels: 1, sentencePauseFrames: 6)
+        m.speak(SoundClip(samples: [Int16](repeating: 10, count: 2), channels: 1), token: 1)
+        _ = render(&m, frames: 4)   // the piece, then 2 quiet frames
+        m.speak(SoundClip(samples: [Int16](repeating: 20, count: 2), channels: 1), token: 2, continuing: true)
+        #expect(render(&m, frames: 8).0 == [0, 0, 0, 0, 20, 20, 0, 0], "6 − 2 frames of pause left")
+        _ = render(&m, frames: 10)
+        m.speak(SoundClip(samples: [Int16](repeating: 30, count: 2), channels: 1), token: 3, continuing: true)
+        #expect(render(&m, frames: 2).0 == [30, 30], "the pause is long over")
     }
 }

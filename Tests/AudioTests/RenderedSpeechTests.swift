@@ -51,7 +51,8 @@ struct RenderedSpeechTests {
         voice.say("Close! It took three minutes ten.")
         voice.settle()
         #expect(voice.phrasesSaid == 1)
-        #expect(eventually { engine.statistics.handoffs.count == 2 })
+        // The sound, then each piece's first sample (the second after its pause).
+        #expect(eventually { engine.statistics.handoffs.count == 3 })
         usleep(150_000)
         engine.stop()
         let out = try samples(atPath: path)
@@ -61,9 +62,13 @@ struct RenderedSpeechTests {
         let tail = out[(soundStart + 2 * 2_400)...]
         let wordsStart = try #require(tail.firstIndex { $0 != 0 })
         #expect((wordsStart - soundStart) / 2 - 2_400 < 240, "within a period of the sound's end")
-        // Said in two pieces (sentences), back to back.
-        for f in stride(from: 0, to: 2 * words.frameCount, by: 7) {
-            let expected = Int16(truncatingIfNeeded: (Int64(words.samples[f % words.frameCount]) * 32_768) >> 16)
+        // Said in two pieces (sentences), with a sentence's pause between them (#48).
+        let pause = Mixer.sentencePauseMs * SoundClip.sampleRate / 1000
+        try #require(out.count >= wordsStart + 2 * (2 * words.frameCount + pause), "\(out.count) samples written, \(wordsStart) before the words")
+        for f in stride(from: 0, to: 2 * words.frameCount + pause, by: 7) {
+            let second = f - words.frameCount - pause
+            let expected: Int16 = f < words.frameCount ? Int16(truncatingIfNeeded: (Int64(words.samples[f]) * 32_768) >> 16)
+                : second < 0 ? 0 : Int16(truncatingIfNeeded: (Int64(words.samples[second]) * 32_768) >> 16)
             #expect(out[wordsStart + 2 * f] == expected, "frame \(f)")
         }
         #expect(renderer.phrases == ["Close!", "It took three minutes ten."])

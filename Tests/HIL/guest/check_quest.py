@@ -143,6 +143,7 @@ if len(sys.argv) > 8:
             waiting = False
     check(len(said_after_stop) == len(expected_ratings),
           f"the box's socket told {len(said_after_stop)} reveal words for {len(expected_ratings)} tasks")
+SENTENCE_PAUSE_MS = 350   # Mixer.sentencePauseMs
 NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 RATING_WORDS = {"spot_on": "Nailed it!", "close": "Close!", "off": "Curious!", "way_off": "Discovery!"}
 for i, rating in enumerate(expected_ratings):
@@ -184,6 +185,11 @@ for i, rating in enumerate(expected_ratings):
             check(took_words in [w for w, _, _ in heard], f"task {i + 1}: the words \"{said}\" do not say \"{took_words}\"", sound=True)
             check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True)
             cut = [w for w, _, n in heard if n < len(voice[w])]
+            # #48: a sentence's pause between two pieces (the mixer's 350 ms; more only when a
+            # piece was still being rendered), never back to back ("Close!Getting dialed in.").
+            pauses = [(b2 - (b1 + n1)) * 1000 / RATE for (_, b1, n1), (_, b2, _) in zip(heard, heard[1:])]
+            check(all(p >= SENTENCE_PAUSE_MS - 1 for p in pauses),
+                  f"task {i + 1}: the pauses between sentences were {[round(p, 1) for p in pauses]} ms (at least {SENTENCE_PAUSE_MS})", sound=True)
             if i < len(said_after_stop):
                 # Whole pieces as said, the last perhaps cut (or the next press came between two):
                 # the heard words begin the told ones, in the box's pieces (VoicePhrases.pieces).
@@ -197,7 +203,7 @@ for i, rating in enumerate(expected_ratings):
                 spans = [("stop.wav", s_at, len(stop_clip), "#f0a030"), (f"reveal_{rating}.wav", s_at + r_at, len(reveal), "#e07020")]
                 spans += [(f"“{w}”", b, n, "#4a90d0") for w, b, n in heard]
                 draw(picture, capture.left, spans, max(0, s_at - RATE // 10), min(len(capture.left), heard[-1][1] + heard[-1][2] + RATE // 5))
-            print(f"task {i + 1} voice: \"{said}\" from {gap_ms:.1f} ms after the reveal's end, "
+            print(f"task {i + 1} voice: \"{said}\" from {gap_ms:.1f} ms after the reveal's end, pauses {[round(p, 1) for p in pauses]} ms, "
                   f"{len(heard)} kept clips sample for sample{'; cut by the next press in ' + repr(cut[0]) if cut else ''}")
     end = capture.last_sound_before(s_at + r_at, words_from if words_from is not None else reveal_end + RATE)
     wav_last = max(k for k, x in enumerate(reveal) if round(r_gain * x) != 0)

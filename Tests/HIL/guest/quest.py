@@ -46,7 +46,7 @@ for i, (duration, downs) in enumerate(PLAN):
     stopped = press(f"stop{i}", STOP, hold=0.04)
     # The edges lie inside the write calls: the interval is known to within their spans.
     injected.append([presses[-1]["t"] - presses[-2]["written"], stopped - locked, presses[-1]["written"] - presses[-2]["t"]])
-    time.sleep(5.0)                # the reveal's sound, lights and words (#35) run their course
+    time.sleep(6.0)                # the reveal's sound, lights and words (#35, with #48's pauses) run their course
     press(f"next{i}", LOCK)        # after the last task: the quest summary
     time.sleep(1.0)
 time.sleep(2.5)                    # the summary's celebration
