@@ -71,8 +71,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             response.headers[.date] = dateHeader.now()
             if let serverName { response.headers[.server] = serverName }
             // #31: a body too large is refused before it is read; a client that sends it
-            // without waiting for 100-continue gets the answer, then the connection ends
-            // (its writing side at once, all of it within a second), instead of hanging.
+            // without waiting for 100-continue gets the answer, then the connection ends: its
+            // writing side at once, and (#47) a lingering close, so the answer is not lost to
+            // a reset while the client is still sending (`LingeringClose`).
             let tooLarge = response.status == .contentTooLarge
             if tooLarge { response.headers[.connection] = "close" }
             do {
@@ -83,7 +84,13 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             }
             if tooLarge {
                 channel.close(mode: .output, promise: nil)
-                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+                channel.eventLoop.execute {
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(LingeringClose(channel: channel), position: .first)
+                    } catch {
+                        channel.close(promise: nil)
+                    }
+                }
             }
         } onServerRunning: { channel in
             await self.onServerRunning(channel)
@@ -94,6 +101,45 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     /// The channel closes without another response.
     struct ResponseAlreadyStarted: Error {}
+}
+
+/// #47: after a 413 the client may still be sending the body it did not wait to send. Closing
+/// with its bytes unread makes the kernel send a reset, and a client still writing then loses
+/// the answer it was sent (a 5 MB form on a busy machine read nothing). So what still comes
+/// is read and dropped ahead of the HTTP decoder, and the connection ends once the client has
+/// been quiet for `quiet`, or after `longest` whatever it sends (a flood holds it no longer).
+final class LingeringClose: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    static let quiet = TimeAmount.milliseconds(500)
+    static let longest = TimeAmount.seconds(10)
+
+    private let channel: Channel
+    private var quietClose: Scheduled<Void>?
+
+    init(channel: Channel) { self.channel = channel }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = self.channel
+        context.eventLoop.scheduleTask(in: Self.longest) { channel.close(promise: nil) }
+        waitForQuiet(context)
+        context.read()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        waitForQuiet(context)  // dropped: never reaches the HTTP decoder
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) { context.read() }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelEvent, case .inputClosed = event as? ChannelEvent { context.close(promise: nil) }
+    }
+
+    private func waitForQuiet(_ context: ChannelHandlerContext) {
+        quietClose?.cancel()
+        let channel = self.channel
+        quietClose = context.eventLoop.scheduleTask(in: Self.quiet) { channel.close(promise: nil) }
+    }
 }
 
 /// The `Date` header (RFC 9110 IMF-fixdate), formatted when a response needs it and kept
