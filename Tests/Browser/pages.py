@@ -400,6 +400,9 @@ def touch_kiosk(path):
     ask = driver.find_elements(By.CSS_SELECTOR, "form.pair-ask button")
     if not check(bool(ask) and ask[0].is_displayed(), "/kiosk: no button to pair this touch screen"):
         return
+    # #48: the whole button on the 800×480 glass (it was cut by 18 px), 44 px tall or more.
+    box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom, r.height, innerHeight];", ask[0])
+    check(box[0] >= 0 and box[1] <= box[3] + 0.5 and box[2] >= 44, f"/kiosk: the button to pair is cut or small: top, bottom, height, glass {box}")
     ask[0].click()
     code_el = wait_for(By.CSS_SELECTOR, "#pair-code strong")
     if not check(bool(code_el) and re.fullmatch(r"\d{6}", code_el[0].text or ""), "/kiosk: no pairing code shown"):
@@ -675,6 +678,23 @@ def screens_fit_their_glass():
                 }
                 return [document.body.dataset.fitted, bad];""")
             check(out[0] == "1" and not out[1], f"/parent/screens/{name} at {w}×{h}: {out}")
+            if w == 800 and name.startswith("reveal"):
+                # #48: read from 2 m on the 7" glass: the task and "Guess 1:00, took 0:45" at
+                # 40 px or more, and every word shown at 7:1 or more on the page.
+                seen = driver.execute_script("""
+                    function rgb(c) { return (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number); }
+                    function lum(c) { return rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+                                        .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0); }
+                    const bg = lum(getComputedStyle(document.body).backgroundColor), out = [];
+                    for (const el of document.querySelectorAll("main h1, main p")) {
+                      if (el.hidden) continue;
+                      const cs = getComputedStyle(el), l = lum(cs.color);
+                      out.push([el.className, el.textContent, parseFloat(cs.fontSize), (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05)]);
+                    }
+                    return out;""")
+                above = [s for s in seen if s[0] == "above"]
+                check(len(above) == 2 and all(s[2] >= 40 for s in above), f"/parent/screens/{name} at 800×480: the task and its times below 40 px: {above}")
+                check(all(s[3] >= 7 for s in seen), f"/parent/screens/{name} at 800×480: words below 7:1: {[s for s in seen if s[3] < 7]}")
             if w == 800 and name in ("idle-4", "estimating", "active", "reveal-way-off", "summary-level-up", "reflection"):
                 screenshot(f"kiosk-{name}", full_page=False)
 

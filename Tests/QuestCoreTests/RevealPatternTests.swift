@@ -36,14 +36,15 @@ struct RevealPatternTests {
         var four = Self.box(plays: 3)
         let fourth = try #require(Self.reveal(&four))
         #expect(fourth.pattern == nil)
-        #expect(!Screen.reveal(fourth).words.lines.contains { $0.contains("usually") })
-        #expect(Screen.reveal(fourth).words.glassLines == nil)
+        #expect(!Screen.reveal(fourth).words.all.contains { $0.contains("usually") })
+        #expect(Screen.reveal(fourth).words.glassLines == ["It felt different", "Guess was 1:00 short", "+25 XP"])
 
         var five = Self.box(plays: 4)
         let fifth = try #require(Self.reveal(&five))
         let pattern = try #require(fifth.pattern)
         #expect(pattern.direction == .underestimates && pattern.meanDifferenceSeconds == -60)
-        #expect(Screen.reveal(fifth).words.lines == ["It felt different", "Tooth Time usually takes 1m longer than you think", "Guess was 1:00 short", "+25 XP"])
+        #expect(Screen.reveal(fifth).words.lines == ["It felt different", "Tooth Time usually takes 1m longer than you think"])
+        #expect(Screen.reveal(fifth).words.more == ["Guess was 1:00 short", "+25 XP"])
         // The OLED: the kind line and the pattern in its two rows, within 21 characters.
         #expect(Screen.reveal(fifth).words.glassLines == ["It felt different", "Usually 1m longer", "Guess was 1:00 short", "+25 XP"])
     }

@@ -85,7 +85,9 @@ struct ScreenRendererTests {
         #expect(!["off", "way off", "wrong", "bad"].contains(big.lowercased()))
         #expect(TextLayout.width(of: big, scale: 2) <= 128, "\(big) fits twice the size")
         #expect(shown.allSatisfy { $0.count <= TextLayout.capacity(128, scale: 1) && !$0.hasSuffix("…") })
-        #expect(screen.words.more.isEmpty, "the kiosk does not say the kind line twice")
+        #expect(!screen.words.more.contains { ScreenPhrases.kindLine(rating) == $0 }, "the kiosk does not say the kind line twice")
+        // #48: on a large surface the error and the XP give way before the task and the guess.
+        #expect(screen.words.more == ["Guess was 1:30 short", "+10 XP"])
     }
 
     @Test("the estimate is in big M:SS digits, and each up/down step changes only the digits")

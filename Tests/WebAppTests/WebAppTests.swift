@@ -227,7 +227,7 @@ struct WebAppTests {
         #expect(view.kind == "reveal" && view.headline == "Nailed it!" && view.rating == "spot_on")
         #expect(view.above == ["Tooth Time", "Guess 2:30, took 2:41"])
         #expect(view.lines.first == notice && view.hint == "Any button: go on")
-        #expect(view.lines.contains("Guess was 0:11 short"))
+        #expect(view.more == ["Guess was 0:11 short", "+25 XP · New best!"], "#48: the lines that restate the top give way first")
         let idle = KioskView(.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.idle) }))
         #expect(idle.rating == nil)
         #expect(idle.headline == "Morning Quest" && idle.above?.first == "Lvl 2 · 40% to Lvl 3" && idle.hint == "UP/DN pick · LOCK go")

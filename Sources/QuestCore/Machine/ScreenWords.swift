@@ -170,20 +170,22 @@ extension Screen {
             var xp = "+\(s.xpGained) XP"
             if s.isPersonalBest { xp += " · New best!" }
             // The kind line first, so the OLED's two rows keep it (#32), then the task's
-            // pattern (GAME-6); the XP is also on the summary.
+            // pattern (GAME-6). The guess's error and the XP restate the top line and the
+            // summary: a large surface lets them give way first (#48: the task and "Guess
+            // 1:00, took 0:45" stay large on the kiosk).
             let kind = P.kindLine(s.rating).map { [$0] } ?? []
             let guess = ["Guess was \(s.feedback.detail)", xp]
             let pattern = s.isCalibration ? nil : s.pattern
             return ScreenWords(
                 top: [s.taskName, "Guess \(DurationText.clock(measured: s.estimatedSeconds)), took \(DurationText.clock(measured: s.actualSeconds))"],
                 big: s.isCalibration ? "Noted" : P.ratingWords(s.rating),
-                lines: s.isCalibration ? ["Learning your timing", xp]
-                    : kind + (pattern.map { [InsightEngine.biasText(name: s.taskName, bias: $0)] } ?? []) + guess,
+                lines: s.isCalibration ? ["Learning your timing"]
+                    : kind + (pattern.map { [InsightEngine.biasText(name: s.taskName, bias: $0)] } ?? []),
                 // FEED-1's full headline only where the big words and the kind line do not say
                 // it already (a learning quest's reveal).
-                more: s.isCalibration ? [s.feedback.headline] : [],
+                more: s.isCalibration ? [xp, s.feedback.headline] : guess,
                 hint: P.anyButton,
-                glassLines: pattern.map { kind + [P.pattern($0)] + guess })
+                glassLines: s.isCalibration ? ["Learning your timing", xp] : kind + (pattern.map { [P.pattern($0)] } ?? []) + guess)
         case .summary(let s):
             var lines = [s.streakMilestone.map { "\($0)-day streak!" } ?? s.streakText]
             if let best = s.personalBests.first {
