@@ -86,7 +86,23 @@ struct WebAppTests {
                 #expect(xp > 0 && page.contains("\(xp) XP"))
                 let percent = Int((LevelCalculator.progressToNextLevel(totalXP: xp) * 100).rounded(.down))
                 #expect(page.contains("<progress max=\"100\" value=\"\(percent)\""))
+                #expect(page.contains("still learning your patterns: 2 more quests."), "one of three learning quests played")
             }
+        }
+    }
+
+    @Test("#48: one learning quest left reads \"1 more quest\", on the page and in the API")
+    func oneMoreQuest() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let now = Date()
+        let sinceMidnight = now.timeIntervalSince(Calendar.current.startOfDay(for: now))
+        for k in 1...2 { try recordQuest(db, at: now.addingTimeInterval(-min(3600, sinceMidnight / 2) / Double(k)), durations: [(60, 61)], routine: everyDay) }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            let page = String(buffer: try await client.execute(uri: "/", method: .get).body)
+            #expect(page.contains("still learning your patterns: 1 more quest.") && !page.contains("1 more quests"))
+            let api = String(buffer: try await client.execute(uri: "/api/v1/player", method: .get).body)
+            #expect(api.contains("\"learningLeft\":\"1 more quest\""), "\(api.prefix(400))")
         }
     }
 

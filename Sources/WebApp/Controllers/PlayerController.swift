@@ -38,6 +38,8 @@ struct PlayerHome: Codable, Sendable {
     var xpToNextLevel: Int
     var streakText: String
     var calibrationQuestsLeft: Int
+    /// #48: "1 more quest", "2 more quests" (it said "1 more quests").
+    var learningLeft: String
     // Stored, not computed: templates see stored properties only.
     var noQuestsToday: Bool
     var stillLearning: Bool
@@ -65,7 +67,7 @@ struct PlayerHome: Codable, Sendable {
             totalXP: standing.totalXP,
             xpToNextLevel: standing.xpToNextLevel,
             streakText: standing.streakText,
-            calibrationQuestsLeft: learning, noQuestsToday: quests.isEmpty, stillLearning: learning > 0)
+            calibrationQuestsLeft: learning, learningLeft: CountText.counted(learning, "more quest"), noQuestsToday: quests.isEmpty, stillLearning: learning > 0)
     }
 
     /// Today's reminder of a quest not played yet: to come, or sounded (REM-1 sounds it once).
