@@ -99,6 +99,13 @@ struct InsightTests {
         let improving = history(Array(repeating: (700.0, 600.0), count: 5) + Array(repeating: (630.0, 600.0), count: 5))
         #expect(InsightEngine.generateInsights(snapshots: improving, calendar: cal)[0].texts.contains(
             "Your Packing estimates are getting closer: off by about 30s lately, 1m 40s before"))
+        // #48: off by 4 s, then 6 s: declining by INS-1's numbers, but both read "about 5s",
+        // so the words do not claim a change they cannot show.
+        let same = history(Array(repeating: (604.0, 600.0), count: 5) + Array(repeating: (606.0, 600.0), count: 5))
+        let insight = InsightEngine.generateInsights(snapshots: same, calendar: cal)[0]
+        #expect(insight.trend?.direction == .declining)
+        #expect(insight.texts.contains("Your Packing estimates are steady: off by about 5s"))
+        #expect(!insight.texts.contains { $0.contains("harder to read") }, "\(insight.texts)")
     }
 
     @Test("consistency from the spread of estimate/actual")

@@ -136,7 +136,9 @@ public enum InsightEngine: Sendable {
         if let trend {
             let recent = DurationText.approximate(seconds: trend.recentMeanAbsDifference)
             let prior = DurationText.approximate(seconds: trend.priorMeanAbsDifference)
-            switch trend.direction {
+            // #48: a change the rounded amounts cannot show ("off by about 5s, 5s before") is
+            // not told as one: the words say steady.
+            switch recent == prior ? .stable : trend.direction {
             case .improving: texts.append("Your \(name) estimates are getting closer: off by about \(recent) lately, \(prior) before")
             case .declining: texts.append("\(name) has been harder to read lately: off by about \(recent), \(prior) before")
             case .stable: texts.append("Your \(name) estimates are steady: off by about \(recent)")
