@@ -74,7 +74,12 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             // without waiting for 100-continue gets the answer, then the connection ends: its
             // writing side at once, and (#47) a lingering close, so the answer is not lost to
             // a reset while the client is still sending (`LingeringClose`).
-            let tooLarge = response.status == .contentTooLarge
+            // The same for any refusal of a request that came with a body (a gate's 403, a
+            // Host's 421): it may have been answered before its body was read, and a client
+            // that writes it all before reading (Python's urllib) waited on a full window.
+            let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
+            let hasBody = declared > 0 || request.headers[.transferEncoding] != nil
+            let tooLarge = response.status == .contentTooLarge || (hasBody && response.status.code >= 400)
             if tooLarge { response.headers[.connection] = "close" }
             do {
                 try await responseWriter.write(response: response.head, body: response.body)

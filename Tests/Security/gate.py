@@ -172,5 +172,33 @@ if check(shown.get("kind") == "pairing" and re.fullmatch(r"\d{6}", code) is not 
     hers.expect("her phone, paired at the box", ("/stats", "//me"), (200,))
     intruder.expect("the stranger", ("/stats",), (403,))
 settings_set("web.player-pages", "open")
+
+# #47: a client that writes its whole body before reading (Python's urllib, a 20 MB form) gets
+# its answer (a lingering close), not a broken pipe, a reset or a wait: the 413, and the gate's
+# 403 that refuses the body unread (her pages paired again for it).
+import urllib.error, urllib.request
+settings_set("web.player-pages", "paired")
+time.sleep(2.2)                                       # the web app's 2 s view of the setting
+try:
+    urllib.request.urlopen(urllib.request.Request(
+        base.rstrip("/") + "/quests", data=b"name=" + b"1" * (20 * 1024 * 1024), method="POST",
+        headers={"Content-Type": "application/x-www-form-urlencoded"}), timeout=30)
+    check(False, "a 20 MB form to a paired-only page was taken")
+except urllib.error.HTTPError as error:
+    check(error.code in (403, 413), f"a 20 MB form to a paired-only page: {error.code}")
+except OSError as error:
+    check(False, f"a 20 MB form to a paired-only page sent whole before reading: {error!r}, not its answer")
+settings_set("web.player-pages", "open")
+time.sleep(2.2)
+for path in ("/parent/sign-in", "/quests"):
+    try:
+        urllib.request.urlopen(urllib.request.Request(
+            base.rstrip("/") + path, data=b"pin=" + b"1" * (20 * 1024 * 1024), method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded"}), timeout=30)
+        check(False, f"a 20 MB form to {path} was taken")
+    except urllib.error.HTTPError as error:
+        check(error.code == 413, f"a 20 MB form to {path}: {error.code}, expected 413")
+    except OSError as error:
+        check(False, f"a 20 MB form to {path} sent whole before reading: {error!r}, not the 413")
 print(f"gate: {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
