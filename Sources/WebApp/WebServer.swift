@@ -137,7 +137,7 @@ final class LingeringClose: ChannelInboundHandler {
     func channelReadComplete(context: ChannelHandlerContext) { context.read() }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelEvent, case .inputClosed = event as? ChannelEvent { context.close(promise: nil) }
+        if case .inputClosed? = event as? ChannelEvent { context.close(promise: nil) }
     }
 
     private func waitForQuiet(_ context: ChannelHandlerContext) {
