@@ -47,6 +47,9 @@ rig_start_box() {
     # from browsers nobody paired. Their paired-only default is tested where it is set
     # (Tests/Security/gate.py, the browser's pairing at the box, WebAppTests).
     "$rig_bin/questbox" settings set web.player-pages open --data "$data" >/dev/null
+    # GAME-9: the player has seen how it works, so a LOCK starts the quest the scripts play;
+    # the intro's pages are in the parent's screens gallery, checked like every screen.
+    "$rig_bin/questbox" settings set intro false --data "$data" >/dev/null
     mkfifo "$work/keys"
     "$rig_bin/questbox" simulate --data "$data" < "$work/keys" > "$work/box.log" 2>&1 &
     box=$!

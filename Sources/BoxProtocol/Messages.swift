@@ -159,6 +159,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case .reflection(let r): try r.encode(to: encoder)
         case .claim(let c): try c.encode(to: encoder)
         case .pairing(let p): try p.encode(to: encoder)
+        case .intro(let i): try i.encode(to: encoder)
         }
     }
 
@@ -173,6 +174,7 @@ public struct ScreenPayload: Codable, Equatable, Sendable {
         case "reflection": screen = .reflection(try WeeklyReflection(from: decoder))
         case "claim": screen = .claim(try ClaimScreen(from: decoder))
         case "pairing": screen = .pairing(try PairingScreen(from: decoder))
+        case "intro": screen = .intro(try IntroScreen(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: try decoder.container(keyedBy: Key.self), debugDescription: "unknown screen \(kind)")
         }

@@ -42,7 +42,7 @@ extension BoxDaemon {
         sound.apply(soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent)
         applyVoice(settings.voice)
         switch state.phase {
-        case .idle, .summary, .reflection:
+        case .idle, .summary, .reflection, .intro:
             break
         case .estimating, .active, .revealing:
             if !pendingReload { logger.info("store changed during a quest; applies after it", metadata: ["reason": "\(reason)"]) }

@@ -348,6 +348,7 @@ enum TraceLine {
         case .voiceSettle: "voiceSettle"
         case .pairingLimit: "pairingLimit"
         case .noticeExpiry: "noticeExpiry"
+        case .introTimeout: "introTimeout"
         }
     }
 

@@ -61,6 +61,8 @@ public enum SettingsCatalog {
             return .success { $0.game.streakPolicy = p }
         },
         flag("hints", { $0.game.hintsEnabled }, { $0.game.hintsEnabled = $1 }),
+        // GAME-9: the first quest's intro (a box with quests played never shows it).
+        flag("intro", { $0.game.firstQuestIntro }, { $0.game.firstQuestIntro = $1 }),
         flag("estimate.readback", { $0.game.estimateReadBack }, { $0.game.estimateReadBack = $1 }),
         Entry(
             key: "stop.guard-seconds",

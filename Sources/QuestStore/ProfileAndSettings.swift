@@ -5,7 +5,8 @@ import QuestCore
 /// Settings the parent and player choose (stored in one row).
 public struct StoredSettings: Equatable, Sendable {
     /// What the game reads: streak policy, hints, read-back, the stop guard, reminders.
-    public var game = GameSettings()
+    /// GAME-9's intro is on in a store (off in a world built by hand).
+    public var game: GameSettings = { var g = GameSettings(); g.firstQuestIntro = true; return g }()
     /// The sounds' switch, kept in `game` (the box's idle gesture reads and flips it).
     public var soundEnabled: Bool {
         get { !game.soundMuted }
@@ -124,6 +125,7 @@ extension QuestDatabase {
         var s = StoredSettings()
         // A settings row that breaks a rule reads as the defaults (doctor names it).
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM settings WHERE id = 1 AND \(RowRules.valid("settings"))") else { return s }
+        let intro = s.game.firstQuestIntro
         s.game = GameSettings(
             streakPolicy: GameSettings.StreakPolicy(rawValue: row["streakPolicy"]) ?? .pause, hintsEnabled: row["hintsEnabled"],
             estimateReadBack: row["estimateReadBack"], stopGuardSeconds: row["stopGuardSeconds"],
@@ -144,6 +146,7 @@ extension QuestDatabase {
         s.webHosts = ((row["webHosts"] as String?) ?? "").split(separator: " ").map(String.init).filter(WebHosts.isHostName)
         if row.hasColumn("boardName") { s.boardName = row["boardName"] }
         if row.hasColumn("playerPagesPaired") { s.playerPagesPaired = row["playerPagesPaired"] }
+        s.game.firstQuestIntro = row.hasColumn("firstQuestIntro") ? row["firstQuestIntro"] : intro
         if row.hasColumn("mqttURL") {
             s.link = HomeLinkSettings(
                 mqttURL: row["mqttURL"], mqttUsername: row["mqttUsername"], mqttPassword: row["mqttPassword"], mqttTopic: row["mqttTopic"],
@@ -213,7 +216,7 @@ extension QuestDatabase {
                       volumePercent = ?, hintsEnabled = ?, firstWeekday = ?, estimateReadBack = ?, stopGuardSeconds = ?,
                       webHosts = ?, boardName = ?, lockSoundMute = ?, lockHints = ?, lockReminders = ?, playerPagesPaired = ?,
                       mqttURL = ?, mqttUsername = ?, mqttPassword = ?, mqttTopic = ?, mqttDiscovery = ?, notifyURL = ?, notifyParentURL = ?,
-                      notifyOn = ?, mqttProtocol = ?, voiceMode = ?, voiceLanguage = ?, voiceRate = ?, voiceVolume = ? WHERE id = 1
+                      notifyOn = ?, mqttProtocol = ?, voiceMode = ?, voiceLanguage = ?, voiceRate = ?, voiceVolume = ?, firstQuestIntro = ? WHERE id = 1
                     """,
                 arguments: [s.game.reminderTime.description, s.game.remindersEnabled, s.game.streakPolicy.rawValue, s.soundEnabled,
                             s.volumePercent, s.game.hintsEnabled, s.firstWeekday, s.game.estimateReadBack, s.game.stopGuardSeconds,
@@ -221,7 +224,8 @@ extension QuestDatabase {
                             s.game.lockedSwitches.contains(.mute), s.game.lockedSwitches.contains(.hints), false,
                             s.playerPagesPaired, s.link.mqttURL, s.link.mqttUsername, s.link.mqttPassword, s.link.mqttTopic,
                             s.link.mqttDiscovery, s.link.notifyURL, s.link.notifyParentURL, s.link.notifyOn.joined(separator: " "),
-                            s.link.mqttProtocol, s.voice.mode.rawValue, s.voice.language, s.voice.rate, s.voice.volumePercent])
+                            s.link.mqttProtocol, s.voice.mode.rawValue, s.voice.language, s.voice.rate, s.voice.volumePercent,
+                            s.game.firstQuestIntro])
         }
     }
 

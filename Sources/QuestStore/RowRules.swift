@@ -153,7 +153,7 @@ enum RowRules {
             Rule(column: "boardName", expected: "empty or a board profile's name (a–z, 0–9, - and _)") { p in
                 "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND 64 AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
             },
-            bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"),
+            bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"), bool("firstQuestIntro"),
             optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
             optional(linkText("mqttDiscovery")), optional(linkText("notifyURL")), optional(linkText("notifyParentURL")), linkText("notifyOn"),
             oneOf("mqttProtocol", HomeLinkSettings.mqttProtocols),

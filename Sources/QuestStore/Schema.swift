@@ -30,6 +30,7 @@ public enum Schema {
         ("v13-mqtt-protocol", v13),
         ("v14-voice", v14),
         ("v15-private-player-pages", v15),
+        ("v16-first-quest-intro", v16),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -311,6 +312,14 @@ public enum Schema {
         if !used { try db.execute(sql: "UPDATE settings SET playerPagesPaired = 1 WHERE id = 1") }
         // Seed 004 (#48): her reminders switch is hers; a parent's lock on it is lifted.
         try db.execute(sql: "UPDATE settings SET lockReminders = 0 WHERE id = 1")
+    }
+
+    /// GAME-9 (#48): the first quest explains itself (`intro`), on unless a parent turns it
+    /// off; a box with quests played never shows it anyway.
+    static func v16(_ db: Database) throws {
+        try db.alter(table: "settings") { t in
+            t.add(column: "firstQuestIntro", .integer).notNull().defaults(to: 1)
+        }
     }
 
     /// #34: the MQTT protocol the link speaks (3.1.1, which every broker takes, or 5), and

@@ -69,7 +69,7 @@ struct DaemonTests {
     /// `prepare` writes to the store before the daemon opens it.
     func rig(
         routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, loopPriority: Int32 = 0,
-        pagesBackAfterQuestNanos: MonotonicNanos? = nil,
+        pagesBackAfterQuestNanos: MonotonicNanos? = nil, firstQuestIntro: Bool = false,
         prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
     ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
@@ -77,7 +77,11 @@ struct DaemonTests {
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
         for r in routines { try db.saveRoutine(r) }
         // REM-1 would chime and blink yellow if the tests ran within an hour after 07:30.
-        try db.updateSettings { $0.game.remindersEnabled = false }
+        // GAME-9: the quest's own tests play a box whose player has seen how it works.
+        try db.updateSettings {
+            $0.game.remindersEnabled = false
+            $0.game.firstQuestIntro = firstQuestIntro
+        }
         let clock = LiveSystemClock(environment: ["QUESTBOX_CLOCK_TRUSTED": "1"])
         try prepare(db, clock)
         let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])
@@ -205,6 +209,25 @@ struct DaemonTests {
         // Outputs were driven, and are off after shutdown.
         #expect(rig.gpio.history.contains { $0.1 == 7 && $0.2 })  // the buzzer tapped
         #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
+    }
+
+    @Test("GAME-9: a fresh store's box explains itself before her first quest through the real loop; STOP skips to it, and the quest is stored as her first")
+    func firstQuestIntroThroughTheLoop() throws {
+        let rig = try rig(routines: [Self.everyDay], firstQuestIntro: true)
+        #expect(try rig.db.settings().game.firstQuestIntro)
+        try rig.press("BTN_LOCK")
+        usleep(200_000)
+        guard case .intro(let page)? = rig.display.lastShown else { Issue.record("no intro: \(String(describing: rig.display.lastShown))"); rig.stop(); return }
+        #expect(page.page == 1)
+        #expect(try rig.db.sessions().isEmpty, "no quest starts while the box explains")
+        try rig.press("BTN_LOCK")
+        usleep(200_000)
+        if case .intro(let next)? = rig.display.lastShown { #expect(next.page == 2) } else { Issue.record("LOCK did not turn the page") }
+        try rig.press("BTN_STOP")
+        usleep(300_000)
+        if case .estimating(let e)? = rig.display.lastShown { #expect(e.taskNumber == 1) } else { Issue.record("STOP did not skip to the quest") }
+        rig.stop()
+        #expect(try rig.db.sessions().count == 1 && rig.db.sessions().first?.isCalibration == true)
     }
 
     @Test("#36: a while after a quest ends, the pages it mapped go back (off the loop), once; while a quest is in play they stay")

@@ -49,6 +49,7 @@ final class FamilyRunner {
     /// STREAK-3: the streak shown before each policy switch, checked after it.
     var streakBeforeSwitch: Int?
     var reflectionsSeen = 0
+    var introsSeen = 0
     var daysChecked = 0
 
     init(scenario: FamilyScenario, boards: String) throws {
@@ -219,10 +220,20 @@ final class FamilyRunner {
             fail("\(quest) is not offered today")
             return nil
         }
+        let firstQuest = daemon?.state.world.profile.sessionsCompleted == 0 && daemon?.state.world.pausedQuests.isEmpty == true
         press(.lock)
         if case .reflection = phase {
             reflectionsSeen += 1
             press(.lock)
+        }
+        // GAME-9: how it works comes before her first quest, and never again; she reads it
+        // through, a page a LOCK.
+        if case .intro = phase {
+            if !firstQuest { fail("\(quest): the intro showed again after her first quest") }
+            introsSeen += 1
+            for _ in 0..<IntroScreen.pageCount { press(.lock) }
+        } else if firstQuest {
+            fail("\(quest): her first quest started without the intro (\(phase?.name ?? "down"))")
         }
         guard case .estimating(_, let index, _) = phase else {
             fail("\(quest): LOCK did not start it (\(phase?.name ?? "down"))")

@@ -23,7 +23,7 @@ struct FamilyScenarioTests {
         let took = ContinuousClock.now - started
         let reportPath = NSTemporaryDirectory() + "family-\(scenario.name).txt"
         try (runner.report.joined(separator: "\n") + "\n").write(toFile: reportPath, atomically: true, encoding: .utf8)
-        print("family \(scenario.name): \(runner.daysChecked) days in \(took), \(runner.boots) boots, \(runner.reflectionsSeen) weekly cards; report \(reportPath)")
+        print("family \(scenario.name): \(runner.daysChecked) days in \(took), \(runner.boots) boots, \(runner.reflectionsSeen) weekly cards, \(runner.introsSeen) intros; report \(reportPath)")
         #expect(runner.daysChecked >= 7, "the scenario lived no week")
         for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         #expect(failures.isEmpty, "\(failures.count) invariant failures; the report: \(reportPath)")

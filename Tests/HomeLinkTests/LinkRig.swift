@@ -95,6 +95,7 @@ final class LinkRig {
         data = (directory as NSString).appendingPathComponent("data")
         try questbox(["routine", "import", "\(packageRoot)/deploy/example-routine.json"])
         try questbox(["settings", "set", "reminders", "false"])
+        try questbox(["settings", "set", "intro", "false"])  // GAME-9: she has seen how it works
     }
 
     /// `questbox ARGS --data DATA`, which must succeed.

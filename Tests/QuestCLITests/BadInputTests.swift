@@ -49,6 +49,7 @@ struct BadInputTests {
         let routine = (temporaryDirectory() as NSString).appendingPathComponent("routine.json")
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(#"{"name": "Daily", "activeDays": [1,2,3,4,5,6,7], "tasks": [{"name": "One"}]}"#.utf8)))
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", data]).status == 0)
+        try skipFirstQuestIntro(data: data)
         let crlf = try runProcess(questbox, ["simulate", "--events", "\(Self.fixtures)/events-crlf.events", "--now", "2026-11-23T07:00:00Z", "--data", data])
         #expect(crlf.status == 0 && crlf.stdout.hasSuffix("simulated 6 button edges; 1 estimation saved\n"), "\(crlf)")
 

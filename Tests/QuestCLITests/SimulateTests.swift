@@ -26,6 +26,7 @@ struct SimulateTests {
         let routine = (dir as NSString).appendingPathComponent("routine.json")
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(Self.routine.utf8)))
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", data]).status == 0)
+        try skipFirstQuestIntro(data: data)
         return (data, dir)
     }
 
@@ -245,6 +246,7 @@ struct InteractiveSimulateTests {
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
         #expect(try runProcess(questbox, ["settings", "set", "sound.mute", "true", "--data", dir]).status == 0)
+        #expect(try runProcess(questbox, ["settings", "set", "intro", "false", "--data", dir]).status == 0)
         // Each key once the box shows what it answers (a busy machine may take a while): the
         // stop comes 2.3 s after the box showed the task running, past the 2 s stop guard.
         var seen = Data()
@@ -285,6 +287,7 @@ struct InteractiveSimulateTests {
         let routine = (dir as NSString).appendingPathComponent("daily.json")
         #expect(FileManager.default.createFile(atPath: routine, contents: Data(SimulateTests.routine.replacingOccurrences(of: "[2,3,4,5,6]", with: "[1,2,3,4,5,6,7]").utf8)))
         #expect(try runProcess(productPath("questbox"), ["routine", "import", routine, "--data", dir]).status == 0)
+        try skipFirstQuestIntro(data: dir)
         return dir
     }
 

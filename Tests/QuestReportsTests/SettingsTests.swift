@@ -59,6 +59,7 @@ struct SettingsTests {
         #expect(s.game.streakPolicyChanges.map(\.to) == [.joker], "STREAK-3: the switch is stored")
         expected.streakPolicyChanges = s.game.streakPolicyChanges
         expected.soundMuted = true
+        expected.firstQuestIntro = true  // GAME-9: a store's default
         #expect(s.game == expected)
         #expect(try db.routines().first?.reminder == .at(ClockTime(hour: 7, minute: 10)!))
         let json = try run(["settings", "get", "week.first-day", "--json", "--data", data])

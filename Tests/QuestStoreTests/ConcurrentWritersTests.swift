@@ -30,6 +30,7 @@ struct ConcurrentWritersTests {
         }
         let imported = try runProcess(questbox, ["routine", "import", routine, "--data", data])
         #expect(imported.status == 0, "\(imported.stderr)")
+        try skipFirstQuestIntro(data: data)
         return data
     }
 

@@ -54,6 +54,7 @@ struct PausedQuestTests {
     @Test("paused with its first task's XP; a restart the same day picks it up at task 2; it completes once, with all its XP")
     func pauseRestartResume() throws {
         let (db, _) = try freshDatabase()
+        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
         try db.saveRoutine(morningRoutine)
         let s = Self.second
         var box = try Box(db, wallClockStart: Self.morning, bootID: "boot-a")
@@ -100,6 +101,7 @@ struct PausedQuestTests {
     @Test("only each routine's latest quest counts as paused: one started after it (the next day) leaves it in the history")
     func latestOnly() throws {
         let (db, _) = try freshDatabase()
+        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
         try db.saveRoutine(morningRoutine)
         let s = Self.second
         var box = try Box(db, wallClockStart: Self.morning, bootID: "boot-a")

@@ -13,6 +13,7 @@ struct RebootBridgeTests {
     @Test("the lock before the boot's zero is stored, read back, counted, and restores")
     func bridged() throws {
         let (db, _) = try freshDatabase()
+        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
         try db.saveRoutine(morningRoutine)
         let s = PausedQuestTests.second
         var before = try PausedQuestTests.Box(db, wallClockStart: PausedQuestTests.morning, bootID: "boot-a")

@@ -401,6 +401,7 @@ struct StoreTests {
         expected.game = GameSettings(
             streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 4, remindersEnabled: false,
             reminderTime: ClockTime("06:45"))
+        expected.game.firstQuestIntro = true  // GAME-9: a store's default
         // STREAK-3: the switch is stored with its time.
         expected.game.streakPolicyChanges = [StreakPolicyChange(at: switchedAt, from: .pause, to: .joker)]
         expected.volumePercent = 35

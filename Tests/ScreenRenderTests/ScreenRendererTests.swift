@@ -56,6 +56,9 @@ struct ScreenRendererTests {
         ("claim-reset-holding", .claim(ClaimScreen(reset: true, holding: true, match: "471")), 64, nil),
         // PRIV-1: a phone asks to show the player's pages; the box gives its code.
         ("pairing", .pairing(PairingScreen(code: "538102")), 64, nil),
+        // GAME-9: before her first quest, how it works: the first and the last page.
+        ("intro", .intro(IntroScreen(page: 1, learningQuests: 3)), 64, nil),
+        ("intro-last", .intro(IntroScreen(page: 4, learningQuests: 3)), 64, nil),
     ]
 
     @Test("each screen is the committed picture, pixel for pixel", arguments: cases.indices)

@@ -50,3 +50,11 @@ public func recordQuest(
     try db.apply(.sessionCompleted(completed), wallClockTrusted: trusted)
     return done
 }
+
+/// GAME-9: a box whose player has seen how it works (`intro false`), for the tests of the
+/// quest itself; the intro's own tests leave it on, as a fresh box has it.
+public func skipFirstQuestIntro(data dir: String) throws {
+    let db = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
+    try db.updateSettings { $0.game.firstQuestIntro = false }
+    try db.close()
+}

@@ -198,12 +198,12 @@ struct WebServerTests {
             let client = try RawConnection(port: port)
             client.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 999999999\r\n\r\n")
             let started = Date()
-            // Blocking sends until the server ends the connection (or 30 s).
+            // Blocking sends until the server ends the connection (or 90 s: never cut).
             let (sent, endedAt) = await withCheckedContinuation { continuation in
                 Thread {
                     let chunk = [UInt8](repeating: 0x61, count: 64 * 1024)
                     var sent = 0
-                    while Date().timeIntervalSince(started) < 30 {
+                    while Date().timeIntervalSince(started) < 90 {
                         let n = chunk.withUnsafeBytes { Glibc.send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                         if n < 0 { break }
                         sent += n
@@ -213,7 +213,9 @@ struct WebServerTests {
             }
             let took = endedAt.timeIntervalSince(started)
             #expect(sent > 8 * 1024 * 1024, "the rest was not read while lingering: \(sent) bytes taken")
-            #expect(took > 9 && took < 20, "cut off after \(took) s (10 s at most, with a loaded machine's margin)")
+            // 10 s on a quiet machine; the whole suite in parallel on two cores once took past
+            // 20 s, so the margin is wide: a flood never cut runs the client's 90 s.
+            #expect(took > 9 && took < 60, "cut off after \(took) s (10 s at most, with a loaded machine's margin)")
         }
     }
 

@@ -31,6 +31,8 @@ public enum QuestTimer: Hashable, Codable, Sendable {
     case pairingLimit
     /// #48: a notice that told of a moment ("PIN allowed", "Phone paired") leaves the quest list.
     case noticeExpiry
+    /// GAME-9: the first quest's intro left alone goes back to the quest list.
+    case introTimeout
 }
 
 /// Inputs of the loop. Button edges are raw (the machine debounces them) and carry the
@@ -178,6 +180,8 @@ public enum QuestPhase: Codable, Equatable, Sendable {
     /// REFL-1: last week's reflection, offered before the first quest of a new week; any
     /// press skips it (lock goes straight on to the selected quest).
     case reflection(WeeklyReflection, selectedRoutineID: UUID?)
+    /// GAME-9: the first quest's intro, page `page` (1-based), before `selectedRoutineID` starts.
+    case intro(page: Int, selectedRoutineID: UUID?)
 
     public var name: String {
         switch self {
@@ -187,6 +191,7 @@ public enum QuestPhase: Codable, Equatable, Sendable {
         case .revealing: "revealing"
         case .summary: "summary"
         case .reflection: "reflection"
+        case .intro: "intro"
         }
     }
 }
@@ -395,6 +400,15 @@ struct Reducer {
             emit(.cancelTimer(.reflectionTimeout))
             dismiss(reflection)
             if role == .lock { startQuest(selected: selected, at: t) } else { enterIdle(notice: nil, selected: selected) }
+        case .intro(let page, let selected):
+            // GAME-9: LOCK or DOWN goes on (the last page starts the quest), UP goes back,
+            // STOP skips to the quest.
+            switch role {
+            case .lock, .down:
+                if page >= IntroScreen.pageCount { startQuest(selected: selected, at: t, introSeen: true) } else { showIntro(page + 1, selected: selected, at: t) }
+            case .up: showIntro(max(1, page - 1), selected: selected, at: t)
+            case .stop: startQuest(selected: selected, at: t, introSeen: true)
+            }
         case .estimating(let run, let index, let estimate):
             // GAME-7: every press while the box waits for a guess puts off the pause.
             if role != .lock { emit(.scheduleTimer(.walkAway, atNanos: t + ms(rules.walkAwayPauseMs))) }
@@ -509,6 +523,12 @@ struct Reducer {
             }
         case .noteTimeout:
             if case .active(let run, let index, let estimate, _, nil) = state.phase { showActive(run, index, estimate, note: nil) }
+        case .introTimeout:
+            // GAME-9: left alone, the intro steps aside; her next LOCK shows it again.
+            if case .intro(_, let selected) = state.phase {
+                state.changedByItselfAt = t
+                enterIdle(notice: nil, selected: selected)
+            }
         case .reflectionTimeout:
             // #48 (seed 000): the card stays until she dismisses it: left alone it steps
             // aside to the quest list and comes first again at her next LOCK.
@@ -653,12 +673,19 @@ struct Reducer {
 
     // MARK: the quest
 
-    mutating func startQuest(selected: UUID?, at t: MonotonicNanos) {
-        // PAR-2: playing ends any claim (one from the reflection's screen never showed).
-        endClaim(.questStarted, at: t)
+    mutating func startQuest(selected: UUID?, at t: MonotonicNanos, introSeen: Bool = false) {
         let today = todaysRoutines()
         guard let position = today.firstIndex(where: { $0.id == selected }) ?? (today.isEmpty ? nil : 0) else { return }
         let routine = today[position]
+        if case .intro = state.phase { emit(.cancelTimer(.introTimeout)) }
+        // GAME-9: a fresh box explains itself before her first quest (a quest of hers
+        // waiting paused means she has played: it is picked up as always).
+        if !introSeen, introDue(for: routine) {
+            showIntro(1, selected: routine.id, at: t)
+            return
+        }
+        // PAR-2: playing ends any claim (one from the reflection's screen never showed).
+        endClaim(.questStarted, at: t)
         if resumePaused(routine) { return }
         let profile = state.world.profile
         let session = GameSession(
@@ -670,6 +697,18 @@ struct Reducer {
             levelAtStart: LevelCalculator.level(fromTotalXP: profile.totalXP, rules: rules))
         emit(.persist(.sessionStarted(session)))
         beginEstimating(run, 0)
+    }
+
+    /// GAME-9: her first quest: none completed yet and none waiting paused.
+    func introDue(for routine: Routine) -> Bool {
+        state.world.settings.firstQuestIntro && state.world.profile.sessionsCompleted == 0 && state.world.pausedQuests.isEmpty
+    }
+
+    mutating func showIntro(_ page: Int, selected: UUID?, at t: MonotonicNanos) {
+        state.phase = .intro(page: page, selectedRoutineID: selected)
+        emit(.led(.estimating))
+        emit(.display(.intro(IntroScreen(page: page, learningQuests: rules.calibrationSessions))))
+        emit(.scheduleTimer(.introTimeout, atNanos: t + ms(rules.introTimeoutMs)))
     }
 
     /// GAME-7: the selected quest's pause from today, picked up at the task where it stopped

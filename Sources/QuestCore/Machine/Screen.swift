@@ -12,6 +12,8 @@ public enum Screen: Codable, Equatable, Sendable {
     case claim(ClaimScreen)
     /// PRIV-1: a phone asks to show her pages; the box gives the code it types.
     case pairing(PairingScreen)
+    /// GAME-9: before her first quest, what guess, lock, task and reveal mean.
+    case intro(IntroScreen)
 }
 
 public struct QuestOption: Codable, Equatable, Sendable {
@@ -97,6 +99,7 @@ extension Screen {
         case .reflection: "reflection"
         case .claim: "claim"
         case .pairing: "pairing"
+        case .intro: "intro"
         }
     }
 

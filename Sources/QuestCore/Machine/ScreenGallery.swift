@@ -59,6 +59,8 @@ extension ScreenSamples {
             ("idle-learning", "Idle, still learning", galleryIdle(["Morning Quest", "Homework Quest"], learning: 2), nil),
             ("reminder", "A reminder sounded", galleryIdle(["Morning Quest", "Homework Quest", "Piano Practice"], reminded: true), nil),
             ("paused", "A quest left waiting was paused", galleryIdle(["Morning Quest", "Homework Quest"], notice: QuestMachine.abandonedNotice), nil),
+            ("intro-1", "Before her first quest: how it works, the guess (GAME-9)", .intro(IntroScreen(page: 1, learningQuests: 3)), nil),
+            ("intro-4", "Before her first quest: the reveal and the learning quests", .intro(IntroScreen(page: 4, learningQuests: 3)), nil),
             ("estimating", "Guessing, with a hint", .estimating(EstimatingScreen(
                 questName: longQuest, taskName: "Pack Everything for the Whole School Day", taskNumber: 2, taskCount: 12, estimateSeconds: 3_725,
                 hint: "Last 5 times this took about 1:02:00")), nil),

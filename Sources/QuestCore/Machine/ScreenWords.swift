@@ -228,6 +228,8 @@ extension Screen {
                 lines: [P.pairingWhat],
                 more: [P.claimWhoMay],
                 hint: P.claimHint)
+        case .intro(let s):
+            return P.introWords(s)
         }
     }
 }

@@ -90,6 +90,8 @@ extension Screen {
             return c.holding ? "Keep holding for three seconds." : VoicePhrases.claim(reset: c.reset, match: c.match)
         case .pairing(let p):
             return VoicePhrases.pairing(code: p.code)
+        case .intro(let s):
+            return VoicePhrases.intro(s)
         }
     }
 }

@@ -46,6 +46,7 @@ public struct TimerQueue: Equatable, Sendable {
         case .voiceSettle: 31
         case .pairingLimit: 32
         case .noticeExpiry: 33
+        case .introTimeout: 34
         }
     }
 }

@@ -23,6 +23,8 @@ public struct GameRules: Codable, Equatable, Sendable {
     public var revealTimeoutMs: Int64 = 8_000
     public var summaryTimeoutMs: Int64 = 30_000
     public var reflectionTimeoutMs: Int64 = 60_000
+    /// GAME-9: the first quest's intro left alone this long goes back to the quest list.
+    public var introTimeoutMs: Int64 = 2 * 60 * 1_000
     /// GAME-7: a quest waiting for the player this long with no press is paused.
     public var walkAwayPauseMs: Int64 = 10 * 60 * 1_000
     // §5 buttons
@@ -149,6 +151,9 @@ public struct GameSettings: Codable, Equatable, Sendable {
     public var soundMuted = false
     /// The player's switches a parent has locked (#32): only the parent changes them.
     public var lockedSwitches: Set<PlayerSwitch> = []
+    /// GAME-9: the first quest explains itself (`intro`). The store's default is on; a world
+    /// built by hand (a rehearsal, a test) leaves it off unless it asks.
+    public var firstQuestIntro = false
 
     public init(
         streakPolicy: StreakPolicy = .pause, hintsEnabled: Bool = true, estimateReadBack: Bool = false,

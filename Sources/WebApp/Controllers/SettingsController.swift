@@ -19,6 +19,8 @@ struct SettingsController {
         "streak.policy": ("When a day is missed", Self.streakPolicyHelp(streakNow: nil),
                           ["pause": "The streak pauses and goes on", "joker": "One free day a week keeps it going"]),
         "hints": ("Hints", "“Last 5 times this took about …” before estimating a task played 5 times.", ["true": "Shown", "false": "Off"]),
+        "intro": ("How it works, before the first quest", "A few short screens (and the voice) explain guess, lock, stop and the reveal before her first quest; she can skip them with STOP.",
+                  ["true": "Shown before her first quest", "false": "Off"]),
         "estimate.readback": ("Read the estimate back", "Buzzer pulses repeat the locked estimate (for a box without a screen).",
                               ["true": "On", "false": "Off"]),
         "stop.guard-seconds": ("Stop guard", "Seconds after start in which a stop press is ignored (0–10, or “default”: 2).", [:]),
