@@ -71,10 +71,12 @@ public enum PINHasher {
 }
 
 extension QuestDatabase {
-    /// Five wrong PINs in a row lock the parent area: 5 minutes, then twice as long at each
-    /// further lockout, up to a day (a 4-digit PIN would take years of guessing), until the
-    /// right PIN is entered.
-    public static let pinAttemptsBeforeLockout = 5
+    /// Twenty wrong PINs in a row, from anywhere, lock the parent area for everyone: 5
+    /// minutes, then twice as long at each further lockout, up to a day (20 guesses a day: a
+    /// 4-digit PIN would take more than a year on average), until the right PIN is entered.
+    /// #47: one address is paused after its own five by the web app (`PINChecks`), so a
+    /// stranger's five no longer keep the parent out.
+    public static let pinAttemptsBeforeLockout = 20
     public static let pinFirstLockoutSeconds: Int64 = 5 * 60
     public static let pinLongestLockoutSeconds: Int64 = 24 * 3600
 

@@ -72,10 +72,29 @@ final class ParentSessions: Sendable {
 /// PIN checks one at a time, off the server's threads: each is a slow hash with 16 MiB of
 /// memory (scrypt), so a flood of tries neither fills the memory nor the event loops. Past
 /// a few waiting, a try is turned away (429) before it is hashed.
+///
+/// #47: wrong PINs count per client address: five from one address pause that address (5
+/// minutes, doubling at each further pause up to a day), before any hashing, while the parent
+/// on her own phone still gets in. The store counts every wrong PIN from anywhere too and
+/// closes the area for everyone after `QuestDatabase.pinAttemptsBeforeLockout` in a row (a
+/// stranger with many addresses). Kept in this process: a restart forgets the addresses, never
+/// the store's count.
 final class PINChecks: Sendable {
     static let maximumWaiting = 4
+    static let triesPerClient = 5
+    /// Addresses remembered at most; past it the longest unseen without a pause in force go.
+    static let maximumClients = 512
+
+    struct ClientTries: Equatable, Sendable {
+        var failures = 0
+        var pauses = 0
+        var pausedUntil: Int64?
+        var lastSeen: Int64
+    }
+
     private let queue = DispatchQueue(label: "questbox-web.pin")
     private let waiting = Mutex(0)
+    private let clients = Mutex<[String: ClientTries]>([:])
     let database: QuestDatabase
     let clock: any SystemClock
 
@@ -84,8 +103,66 @@ final class PINChecks: Sendable {
         self.clock = clock
     }
 
-    /// The store's verdict, or nil when too many tries are already waiting.
-    func check(_ pin: String) async throws -> PINCheck? {
+    /// The seconds of `pauses`' pause: 5 minutes, twice as long at each further one, a day at most.
+    static func pauseSeconds(afterPauses pauses: Int) -> Int64 {
+        min(QuestDatabase.pinFirstLockoutSeconds << Int64(min(max(pauses, 0), 20)), QuestDatabase.pinLongestLockoutSeconds)
+    }
+
+    /// The seconds left of `client`'s pause, or nil when it may try.
+    func pausedSeconds(client: String) -> Int? {
+        let now = clock.monotonicNanos()
+        return clients.withLock { table in
+            guard let until = table[client]?.pausedUntil, now < until else { return nil }
+            return Int((until - now + 999_999_999) / 1_000_000_000)
+        }
+    }
+
+    /// The verdict for `client`: the store's, or this address's pause; nil when too many
+    /// tries are already waiting.
+    func check(_ pin: String, client: String) async throws -> PINCheck? {
+        if let seconds = pausedSeconds(client: client) { return .lockedOut(seconds: seconds) }
+        guard let verdict = try await storeCheck(pin) else { return nil }
+        let now = clock.monotonicNanos()
+        switch verdict {
+        case .accepted:
+            clients.withLock { $0[client] = nil }
+            return .accepted
+        case .rejected(let storeLeft):
+            return clients.withLock { table -> PINCheck in
+                var tries = table[client] ?? ClientTries(lastSeen: now)
+                tries.lastSeen = now
+                tries.failures += 1
+                defer {
+                    table[client] = tries
+                    Self.bound(&table, now: now)
+                }
+                guard tries.failures >= Self.triesPerClient else {
+                    return .rejected(attemptsLeft: min(storeLeft, Self.triesPerClient - tries.failures))
+                }
+                let seconds = Self.pauseSeconds(afterPauses: tries.pauses)
+                tries.failures = 0
+                tries.pauses += 1
+                tries.pausedUntil = now + seconds * 1_000_000_000
+                return .lockedOut(seconds: Int(seconds))
+            }
+        case .lockedOut, .notSet:
+            return verdict
+        }
+    }
+
+    /// At most `maximumClients` addresses: the longest unseen go first, those not paused now
+    /// before those that are (a flood of new addresses cannot free a paused one while others
+    /// may go).
+    static func bound(_ table: inout [String: ClientTries], now: Int64) {
+        guard table.count > maximumClients else { return }
+        let order = table.sorted { a, b in
+            let pausedA = (a.value.pausedUntil ?? 0) > now, pausedB = (b.value.pausedUntil ?? 0) > now
+            return pausedA != pausedB ? !pausedA : a.value.lastSeen < b.value.lastSeen
+        }
+        for (client, _) in order.prefix(table.count - maximumClients) { table[client] = nil }
+    }
+
+    private func storeCheck(_ pin: String) async throws -> PINCheck? {
         let admitted = waiting.withLock { count -> Bool in
             guard count < Self.maximumWaiting else { return false }
             count += 1

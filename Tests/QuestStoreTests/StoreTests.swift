@@ -429,25 +429,30 @@ struct StoreTests {
         try db.setPIN("2468")
         #expect(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") } != stored)  // fresh salt
         #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .accepted)
-        for left in (1...4).reversed() { #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .rejected(attemptsLeft: left)) }
+        // #47: twenty in a row from anywhere close the area for everyone (the web app pauses
+        // one address after its own five).
+        #expect(QuestDatabase.pinAttemptsBeforeLockout == 20)
+        for left in (1..<QuestDatabase.pinAttemptsBeforeLockout).reversed() {
+            #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .rejected(attemptsLeft: left))
+        }
         #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300))
         #expect(try db.verifyPIN("2468", monotonicNanos: 299 * s, bootID: "b") == .lockedOut(seconds: 1))
         #expect(try db.verifyPIN("2468", monotonicNanos: 301 * s, bootID: "b") == .accepted)
     }
 
-    @Test("PAR-1: tries made at once (two processes, a flood from the network) each count: ten wrong PINs in parallel give four tries left, then one lockout")
+    @Test("PAR-1: tries made at once (two processes, a flood from the network) each count: 25 wrong PINs in parallel give 19 tries left, then one lockout")
     func pinTriesAtOnce() throws {
         let (db, dir) = try freshDatabase()
         try db.setPIN("2468")
         let other = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
         let results = Mutex<[PINCheck]>([])
-        DispatchQueue.concurrentPerform(iterations: 10) { i in
+        DispatchQueue.concurrentPerform(iterations: QuestDatabase.pinAttemptsBeforeLockout + 5) { i in
             let check = (try? (i.isMultiple(of: 2) ? db : other).verifyPIN("0000", monotonicNanos: 0, bootID: "b")) ?? .notSet
             results.withLock { $0.append(check) }
         }
         let all = results.withLock { $0 }
         let rejected = all.compactMap { if case .rejected(let left) = $0 { left } else { nil } }.sorted()
-        #expect(rejected == [1, 2, 3, 4], "\(all)")
+        #expect(rejected == Array(1..<QuestDatabase.pinAttemptsBeforeLockout), "\(all)")
         #expect(all.filter { if case .lockedOut = $0 { true } else { false } }.count == 6, "\(all)")
         #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT pinLockouts FROM settings") } == 1, "one lockout, not one per late try")
         #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300), "the right PIN waits too")
@@ -460,8 +465,12 @@ struct StoreTests {
         let s: Int64 = 1_000_000_000
         var now: Int64 = 0
         var lockouts: [Int] = []
+        // The wrong tries before each lockout's last are set in the row (each try is a slow hash).
+        func nearlyLocked() throws {
+            try db.pool.write { try $0.execute(sql: "UPDATE settings SET pinFailedAttempts = ?", arguments: [QuestDatabase.pinAttemptsBeforeLockout - 1]) }
+        }
         for _ in 0..<12 {
-            for _ in 0..<4 { _ = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") }
+            try nearlyLocked()
             guard case .lockedOut(let seconds) = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") else {
                 Issue.record("no lockout")
                 return
@@ -470,9 +479,10 @@ struct StoreTests {
             now += Int64(seconds) * s
         }
         #expect(lockouts == [5, 10, 20, 40, 80, 160, 320, 640, 1280, 1440, 1440, 1440])
-        // Ten thousand 4-digit PINs at five a day: years, not a week.
+        // Ten thousand 4-digit PINs at twenty a day: more than a year on average.
         #expect(try db.verifyPIN("2468", monotonicNanos: now, bootID: "b") == .accepted)
-        for _ in 0..<4 { _ = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") }
+        #expect(try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .rejected(attemptsLeft: QuestDatabase.pinAttemptsBeforeLockout - 1))
+        try nearlyLocked()
         #expect(try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .lockedOut(seconds: 300))
     }
 
@@ -481,7 +491,7 @@ struct StoreTests {
         let (db, dir) = try freshDatabase()
         try db.setPIN("2468")
         let s: Int64 = 1_000_000_000
-        for _ in 0..<5 { _ = try db.verifyPIN("0000", monotonicNanos: 1_000 * s, bootID: "boot-1") }
+        for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try db.verifyPIN("0000", monotonicNanos: 1_000 * s, bootID: "boot-1") }
         try db.close()
         let reopened = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
         #expect(try reopened.verifyPIN("2468", monotonicNanos: 1_100 * s, bootID: "boot-1") == .lockedOut(seconds: 200))

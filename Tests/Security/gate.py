@@ -16,12 +16,13 @@ host, port = urllib.parse.urlsplit(base).hostname, urllib.parse.urlsplit(base).p
 class Visitor:
     """One client with its own cookies; each request on a fresh connection, path sent as is."""
 
-    def __init__(self):
+    def __init__(self, source=None):
         self.cookies = {}
         self.csrf = ""
+        self.source = (source, 0) if source else None  # another address on the loopback
 
     def request(self, method, path, body=None, content_type="application/x-www-form-urlencoded"):
-        connection = http.client.HTTPConnection(host, port, timeout=10)
+        connection = http.client.HTTPConnection(host, port, timeout=10, source_address=self.source)
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
         if body is not None:
             headers["Content-Type"] = content_type
@@ -87,6 +88,16 @@ for path in parent_forms:
         check(status in allowed and (status != 303 or location == "/parent"),
               f"a stranger: {method} {path} answered {status} {location or ''}")
 check(routines() == before, "a refused request changed the routines")
+
+# #47: a stranger's five wrong PINs (from 127.0.0.2) pause his address only: his right PIN
+# would wait too, and the parent on her own address signs in at once.
+stranger_pins = Visitor(source="127.0.0.2")
+stranger_pins.request("GET", "/parent")
+answers = [stranger_pins.post("/parent/sign-in", [("pin", "1357")]) for _ in range(5)]
+check([a[0] for a in answers] == [401, 401, 401, 401, 429] and "from this device" in answers[-1][2],
+      f"a stranger's wrong PINs: {[a[0] for a in answers]}")
+status, _, _ = stranger_pins.post("/parent/sign-in", [("pin", "2468")])
+check(status == 429, f"the paused address's right PIN answered {status}")
 
 # A signed-in parent (her pages refused, PRIV-1), and her phone once the parent paired it.
 parent = Visitor()

@@ -31,7 +31,7 @@ struct ParentTests {
         }
     }
 
-    @Test("PAR-1: wrong PINs are 401 with the tries left, the fifth a 429 with Retry-After, and then even the right PIN waits", arguments: [TestingSetup.router, .live])
+    @Test("PAR-1: wrong PINs are 401 with the tries left, the fifth a 429 with Retry-After, and then even the right PIN waits on that device", arguments: [TestingSetup.router, .live])
     func bruteForce(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("2468")
@@ -49,7 +49,7 @@ struct ParentTests {
             let locked = try await browser.post(client, "/parent/sign-in", [("pin", "0000")])
             #expect(locked.status == .tooManyRequests)
             #expect(locked.headers[.retryAfter] == "300")
-            #expect(String(buffer: locked.body).contains("Too many wrong PINs. The parent area opens again in 5 minutes."))
+            #expect(String(buffer: locked.body).contains("Too many wrong PINs from this device. It may try again in 5 minutes."))
             let right = try await browser.post(client, "/parent/sign-in", [("pin", "2468")])
             // The pause counts down from the lockout: as long as it was then, less the time
             // since (a busy machine's scrypt may take seconds), never shorter.

@@ -12,7 +12,7 @@ struct ParentController {
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/parent") { request, _ in try await home(request) }
-        router.post("/parent/sign-in") { request, _ in try await signIn(request) }
+        router.post("/parent/sign-in") { request, context in try await signIn(request, client: context.clientName) }
         router.post("/parent/sign-out") { request, _ in
             _ = try await services.changeForm(request)
             services.parents.close(request)
@@ -23,13 +23,13 @@ struct ParentController {
     }
 
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
-        group.post("parent/session") { request, _ in
+        group.post("parent/session") { request, context in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A PIN")
             guard let body = strictJSON([String: String].self, from: buffer), let pin = body["pin"] else {
                 return try APIProblem(field: "pin", message: "expected {\"pin\": \"1234\"}").json(status: .badRequest)
             }
-            let outcome = try await checkPIN(pin)
+            let outcome = try await checkPIN(pin, client: context.clientName)
             // No PIN yet: a conflict for a program (the page redirects instead).
             let status = outcome.status == .seeOther ? .conflict : outcome.status
             var response = try APIProblem(field: outcome.signedIn ? "" : "pin", message: outcome.message).json(status: status)
@@ -75,9 +75,9 @@ struct ParentController {
         }
     }
 
-    func signIn(_ request: Request) async throws -> Response {
+    func signIn(_ request: Request, client: String) async throws -> Response {
         let form = try await services.changeForm(request, limit: 1024)
-        let outcome = try await checkPIN(form.value("pin") ?? "")
+        let outcome = try await checkPIN(form.value("pin") ?? "", client: client)
         if outcome.signedIn || outcome.status == .seeOther {
             var response = Response.redirect(to: "/parent")
             if outcome.signedIn { response.setCookie(services.parents.open()) }
@@ -98,24 +98,29 @@ struct ParentController {
     }
 
     /// The PIN's verdict in the page's words, with its status (401 wrong, 429 locked out or
-    /// too many tries waiting, with Retry-After).
-    func checkPIN(_ pin: String) async throws -> Outcome {
+    /// too many tries waiting, with Retry-After). #47: `client`'s own wrong tries pause it
+    /// alone; the store's count of every wrong try closes the area for everyone.
+    func checkPIN(_ pin: String, client: String) async throws -> Outcome {
         // The store's own rule (4 to 8 digits), before any hashing.
         do {
             try PINHasher.validate(pin)
         } catch {
             return Outcome(status: .unauthorized, message: "\(error)")
         }
-        switch try await services.pinChecks.check(pin) {
+        switch try await services.pinChecks.check(pin, client: client) {
         case .accepted:
             return Outcome(signedIn: true, status: .ok, message: "signed in")
         case .rejected(let left):
             return Outcome(status: .unauthorized, message: "That PIN is not right. \(left) more \(left == 1 ? "try" : "tries") before a pause.")
         case .lockedOut(let seconds):
-            let minutes = (seconds + 59) / 60
+            let minutes = "\(CountText.counted((seconds + 59) / 60, "minute"))"
+            // This address's own pause, or the store's for everyone.
+            let thisDevice = services.pinChecks.pausedSeconds(client: client) != nil
             return Outcome(
                 status: .tooManyRequests,
-                message: "Too many wrong PINs. The parent area opens again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                message: thisDevice
+                    ? "Too many wrong PINs from this device. It may try again in \(minutes)."
+                    : "Too many wrong PINs. The parent area opens again in \(minutes).",
                 headers: [.retryAfter: "\(seconds)"])
         case .notSet:
             return Outcome(status: .seeOther, message: "No PIN is set yet.")
