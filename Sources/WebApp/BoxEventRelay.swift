@@ -35,8 +35,14 @@ final class BoxEventRelay: Sendable {
     /// when a quest ends on the box, so the home page's next read has its XP).
     let onEvent: @Sendable (BoxMessage) -> Void
 
+    /// #47: the open pages one client address may have; its next one ends its oldest (a
+    /// stranger's 260 streams held the web app's every connection).
+    static let streamsPerClient = 8
+
     private struct State {
         var pages: [UInt64: AsyncStream<ByteBuffer>.Continuation] = [:]
+        /// Each open page's client address.
+        var clients: [UInt64: String] = [:]
         var nextPage: UInt64 = 0
         var relaying = false
         var descriptor: Int32 = -1       // the relay's socket, for shutting it down early
@@ -54,18 +60,27 @@ final class BoxEventRelay: Sendable {
         self.keepAliveMs = keepAliveMs
     }
 
-    func stream() -> AsyncStream<ByteBuffer> {
+    func stream(client: String = "-") -> AsyncStream<ByteBuffer> {
         AsyncStream { continuation in
             continuation.yield(ByteBuffer(string: "retry: \(retryMs)\n\n"))
-            let (page, start) = state.withLock { s -> (UInt64, Bool) in
+            let (page, start, evicted) = state.withLock { s -> (UInt64, Bool, [AsyncStream<ByteBuffer>.Continuation]) in
                 let page = s.nextPage
                 s.nextPage += 1
                 s.pages[page] = continuation
+                s.clients[page] = client
                 if let current = s.current { continuation.yield(current) }
                 if let announced = s.announced { continuation.yield(announced) }
+                // Past the client's share its oldest pages go (ended outside the lock: an
+                // ended stream's termination takes it again).
+                let mine = s.clients.filter { $0.value == client }.keys.sorted()
+                let evicted = mine.dropLast(Self.streamsPerClient).compactMap { old -> AsyncStream<ByteBuffer>.Continuation? in
+                    s.clients[old] = nil
+                    return s.pages.removeValue(forKey: old)
+                }
                 defer { s.relaying = true }
-                return (page, !s.relaying)
+                return (page, !s.relaying, evicted)
             }
+            for old in evicted { old.finish() }
             continuation.onTermination = { [weak self] _ in self?.pageClosed(page) }
             if start {
                 let thread = Foundation.Thread { [self] in relay() }
@@ -92,9 +107,13 @@ final class BoxEventRelay: Sendable {
         return ByteBuffer(string: "event: \(name)\ndata: \(json)\n\n")
     }
 
+    /// The pages `client` has open (tests, logs).
+    func pagesOpen(client: String) -> Int { state.withLock { s in s.clients.values.filter { $0 == client }.count } }
+
     private func pageClosed(_ page: UInt64) {
         state.withLock { s in
             s.pages[page] = nil
+            s.clients[page] = nil
             // The last page went: the relay's socket is shut down now, so the box counts one
             // client fewer at once (and lets go of what it held for it, as a button check).
             if s.pages.isEmpty, s.descriptor >= 0 {

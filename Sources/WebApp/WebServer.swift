@@ -18,6 +18,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public let configuration: ApplicationConfiguration
     public let logger: Logger
     public let limits: ConnectionLimits
+    /// #47: each address's connections, one table for every connection of this server.
+    let clientShares: ClientShares
     private let whenRunning: @Sendable (any Channel) async -> Void
 
     public init(
@@ -28,14 +30,17 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         self.configuration = configuration
         self.logger = logger
         self.limits = limits
+        self.clientShares = ClientShares(share: limits.perClient, logger: logger)
         self.whenRunning = onServerRunning
     }
 
     /// HTTP/1.1 with the connection limits (#31).
     public var server: HTTPServerBuilder {
         let head = limits.headSeconds
+        let shares = clientShares
         return .http1(configuration: .init(
-            additionalChannelHandlers: [RequestHeadDeadline(seconds: head)], idleTimeout: .nanoseconds(Int64(limits.idleSeconds * 1e9))))
+            additionalChannelHandlers: [ClientShareHandler(shares: shares), RequestHeadDeadline(seconds: head)],
+            idleTimeout: .nanoseconds(Int64(limits.idleSeconds * 1e9))))
     }
 
     @Sendable public func onServerRunning(_ channel: any Channel) async {
@@ -51,7 +56,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         let serverConfiguration = ServerConfiguration(
             address: configuration.address, serverName: serverName, backlog: configuration.backlog,
             reuseAddress: configuration.reuseAddress,
-            availableConnectionsDelegate: ConnectionCap(maximum: limits.maximum, logger: logger))
+            availableConnectionsDelegate: ConnectionCap(maximum: limits.maximum, logger: logger, shares: clientShares))
         let server = try self.server.buildServer(
             configuration: serverConfiguration, eventLoopGroup: eventLoopGroup, logger: logger
         ) { (request, responseWriter: consuming ResponseWriter, channel) in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # #31 and #47 end to end: a stranger on the network against the live simulated box and
 # questbox-web (Tests/Security/takeover.py: the PIN claim; gate.py: the rooms' gate;
-# local_user.py: a second uid on the Pi, run when this runs as root). Needs only the debug build test.sh made.
+# local_user.py: a second uid on the Pi, run when this runs as root; flood.py: one address's
+# floods of connections and event streams). Needs only the debug build test.sh made.
 #   Tests/Security/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,3 +20,4 @@ rig_start_web --resources Sources/WebApp/Resources
 /usr/bin/python3 Tests/Security/gate.py "$base" "$bin/questbox" "$data" || { rig_logs; exit 1; }
 /usr/bin/python3 Tests/Security/local_user.py "$base" "$data/questbox.sock" || { rig_logs; exit 1; }
 /usr/bin/python3 Tests/Security/takeover.py "$base" "$data/questbox.sock" "$bin/questbox" "$data" || { rig_logs; exit 1; }
+/usr/bin/python3 Tests/Security/flood.py "$base" || { rig_logs; exit 1; }

@@ -82,8 +82,18 @@ struct WebServerTests {
     /// own request tasks on a 2-core machine.
     final class RawConnection: @unchecked Sendable {
         let fd: Int32
-        init(port: Int) throws {
+        /// `source`: the address it comes from (another loopback address is another client).
+        init(port: Int, source: String? = nil) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                local.sin_addr.s_addr = inet_addr(source)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -216,6 +226,30 @@ struct WebServerTests {
             // 10 s on a quiet machine; the whole suite in parallel on two cores once took past
             // 20 s, so the margin is wide: a flood never cut runs the client's 90 s.
             #expect(took > 9 && took < 60, "cut off after \(took) s (10 s at most, with a loaded machine's margin)")
+        }
+    }
+
+    @Test("#47: one address holds at most its share of the connections: past it its new ones close at once, another address is served at once, and a freed place is its own again")
+    func perClientShare() async throws {
+        try await Self.withServer(limits: ConnectionLimits(headSeconds: 30, idleSeconds: 30, maximum: 16, perClient: 4)) { port in
+            var mine = try (0..<4).map { _ in try RawConnection(port: port) }  // silent: holding places
+            let fifth = try RawConnection(port: port)
+            let refused = await fifth.readUntilClosed(within: 10)
+            #expect(refused.closed && refused.text.isEmpty, "a fifth connection from one address was kept")
+            let other = try RawConnection(port: port, source: "127.0.0.2")
+            other.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let served = await other.readUntilClosed(within: 10)
+            #expect(served.text.hasPrefix("HTTP/1.1 200"), "another address waited: \(served.text.prefix(40))")
+            mine.removeFirst()  // one of its places closes
+            var again = ""
+            for _ in 0..<50 where !again.hasPrefix("HTTP/1.1 200") {
+                try await Task.sleep(for: .milliseconds(100))
+                let next = try RawConnection(port: port)
+                next.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                again = await next.readUntilClosed(within: 10).text
+            }
+            #expect(again.hasPrefix("HTTP/1.1 200"), "the freed place was not the address's again")
+            #expect(mine.count == 3)
         }
     }
 

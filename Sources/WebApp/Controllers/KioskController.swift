@@ -70,11 +70,11 @@ struct KioskController {
             }
             return SetupCode(code: code)
         }
-        router.get("/kiosk/events") { _, _ in
+        router.get("/kiosk/events") { _, context in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                body: ResponseBody(asyncSequence: events.stream()))
+                body: ResponseBody(asyncSequence: events.stream(client: context.clientName)))
         }
     }
 

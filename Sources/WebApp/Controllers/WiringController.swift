@@ -92,11 +92,11 @@ struct WiringController {
                 }
             }
         }
-        parent.get("wiring/events") { _, _ in
+        parent.get("wiring/events") { _, context in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                body: ResponseBody(asyncSequence: services.wiringEvents.stream()))
+                body: ResponseBody(asyncSequence: services.wiringEvents.stream(client: context.clientName)))
         }
     }
 
