@@ -274,14 +274,33 @@ extension BoardProfile {
 /// `/usr/share/questbox/boards`, the `share/questbox/boards` beside the executable, and
 /// `Boards/` in the current directory (a source checkout).
 public enum BoardCatalog {
-    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment, executable: String = CommandLine.arguments.first ?? "") -> [String] {
+    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment, executable: String = runningExecutable()) -> [String] {
         var dirs: [String] = []
         if let custom = environment["QUESTBOX_BOARDS"], !custom.isEmpty { dirs += custom.split(separator: ":").map(String.init) }
         dirs += ["/etc/questbox/boards", "/usr/share/questbox/boards"]
         let exeDir = URL(fileURLWithPath: executable).deletingLastPathComponent()
         dirs.append(exeDir.deletingLastPathComponent().appendingPathComponent("share/questbox/boards").path)
+        // #48: a program built in a source tree (.build/<triple>/<configuration>/) finds the
+        // tree's own profiles wherever it is started (it listed none outside the tree).
+        var ancestor = exeDir
+        for _ in 0..<4 {
+            ancestor = ancestor.deletingLastPathComponent()
+            let boards = ancestor.appendingPathComponent("Boards").path
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: ancestor.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: boards, isDirectory: &isFolder), isFolder.boolValue {
+                dirs.append(boards)
+                break
+            }
+        }
         dirs.append(FileManager.default.currentDirectoryPath + "/Boards")
         return dirs
+    }
+
+    /// The running program's own file (`/proc/self/exe`): `argv[0]` is a bare name when the
+    /// program was found on the PATH.
+    public static func runningExecutable() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
     }
 
     /// Profile files by name (the file name without `.yaml`), first directory wins.
