@@ -119,7 +119,10 @@ public struct WebServices: Sendable {
         kioskPresses = KioskPresses(box: box)
         phonePairing = PhonePairing(clock: clock, box: box, logger: logger)
         playerPages = PlayerPagesSetting(database: database, clock: clock)
-        presence = PresenceCheck(clock: clock, socketPath: box.socketPath, logger: logger, onCodeChange: { kioskEvents.setupWaiting($0) })
+        presence = PresenceCheck(
+            clock: clock, socketPath: box.socketPath, logger: logger,
+            hasGlass: { (try? database.pairedKiosks().contains { $0.canPress }) ?? false },
+            onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
         playerQuests = PlayerQuestLimits(clock: clock)

@@ -72,6 +72,9 @@ final class PresenceCheck: Sendable {
         case tooSoon
         /// 5 claims in the last 15 minutes: the seconds until the next may start.
         case tooMany(retryAfter: Int)
+        /// #48: no box runs to ask, and no glass of the box (a paired touch kiosk) could show
+        /// the code: nothing could allow the claim.
+        case noBox
     }
 
     static let codeTriesPerClaim = 5
@@ -108,15 +111,19 @@ final class PresenceCheck: Sendable {
     let logger: Logger
     /// Told when a code starts or stops waiting (the kiosk pages show it).
     let onCodeChange: @Sendable (Bool) -> Void
+    /// Whether the box has a glass to show the code when no box runs (a kiosk paired to
+    /// press its buttons).
+    let hasGlass: @Sendable () -> Bool
 
     init(
         clock: any SystemClock, socketPath: String, limits: Limits = Limits(), logger: Logger = Logger(label: "questbox-web"),
-        onCodeChange: @escaping @Sendable (Bool) -> Void = { _ in }
+        hasGlass: @escaping @Sendable () -> Bool = { false }, onCodeChange: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.clock = clock
         self.socketPath = socketPath
         self.limits = limits
         self.logger = logger
+        self.hasGlass = hasGlass
         self.onCodeChange = onCodeChange
     }
 
@@ -145,7 +152,7 @@ final class PresenceCheck: Sendable {
         case .busy:
             logger.warning("parent PIN claim refused: another claim is open", metadata: ["reset": "\(reset)"])
             return outcome
-        case .tooSoon, .tooMany:
+        case .tooSoon, .tooMany, .noBox:
             logger.warning("parent PIN claim refused: too many", metadata: ["reset": "\(reset)"])
             return outcome
         }
@@ -157,6 +164,16 @@ final class PresenceCheck: Sendable {
         switch await listener.start() {
         case .asked:
             break
+        case .noBox where !hasGlass():
+            // #48: no box to ask and no glass to show the code: the page says so at once
+            // (it asked the parent to hold buttons on a box that was not running).
+            state.withLock { s in
+                if s.claim?.id == claim.id { s.claim = nil }
+                s.listener = nil
+            }
+            listener.stop()
+            logger.warning("parent PIN claim refused: no box runs", metadata: ["claim": "\(claim.boxName)"])
+            return .noBox
         case .noBox:
             // No box to ask: the code on the box's own glass (a paired touch kiosk) is the way,
             // for 2 minutes.

@@ -109,6 +109,20 @@ struct PresenceTests {
         }
     }
 
+    @Test("#48: with no box running and no glass of the box to show a code, a claim is refused at once in words (it asked the parent to hold buttons on a box that was not running)")
+    func noBoxNoClaim() async throws {
+        let (args, _) = try TestArguments.fresh(routines: [everyDay])
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var parent = BrowserSession()
+            _ = try await parent.get(client, "/parent")
+            let refused = try await parent.post(client, "/parent/claim", [])
+            #expect(refused.status == .conflict)
+            #expect(String(buffer: refused.body).contains("The box is not running, so it cannot ask you to hold its buttons."))
+            #expect(parent.cookies[PresenceCheck.cookieName] == nil, "no claim was kept for the page")
+        }
+    }
+
     @Test("PAR-2: a reset waits out a PIN lockout (it is no way around it); claims are at most 5 in 15 minutes per client address (#47) and 20 in all")
     func resetRespectsLockout() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
@@ -123,7 +137,7 @@ struct PresenceTests {
             #expect(String(buffer: locked.body).contains("Too many wrong PINs. A new PIN can be set in 5 minutes."))
         }
         let clock = FakeSystemClock(wall: Date())
-        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock")
+        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", hasGlass: { true })
         for _ in 0..<PresenceCheck.claimsPerPeriod {
             guard case .started = await presence.start(reset: false) else { Issue.record("a claim was refused"); return }
             clock.advance(seconds: 121)    // each one over (no box: its 2 minutes) before the next
@@ -136,7 +150,7 @@ struct PresenceTests {
         guard case .started = await presence.start(reset: false) else { Issue.record("refused after 15 minutes"); return }
         // All clients together: at most 20 a quarter hour, however many addresses (claims
         // lasting a second here, so each is over before the next).
-        let quick = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", limits: .init(windowNanos: 1_000_000_000, waitNanos: 1_000_000_000))
+        let quick = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", limits: .init(windowNanos: 1_000_000_000, waitNanos: 1_000_000_000), hasGlass: { true })
         var started = 0
         for address in 0..<40 {
             clock.advance(seconds: 2.1)
@@ -151,7 +165,7 @@ struct PresenceTests {
         let told = Mutex<[Bool]>([])
         let presence = PresenceCheck(
             clock: LiveSystemClock(), socketPath: "/nonexistent/questbox.sock", limits: .init(windowNanos: 300_000_000, waitNanos: 600_000_000),
-            onCodeChange: { waiting in told.withLock { $0.append(waiting) } })
+            hasGlass: { true }, onCodeChange: { waiting in told.withLock { $0.append(waiting) } })
         guard case .started(let id) = await presence.start(reset: false) else { Issue.record("refused"); return }
         #expect(presence.phase(of: id) == .waiting && presence.waitingCode != nil)
         try await Self.waitFor("the kiosk told the code is gone") { told.withLock { $0 } == [true, false] }
@@ -225,7 +239,7 @@ struct PresenceTests {
     @Test("PAR-2 (#47): while a claim is open a second is refused and the first goes on with its code; claims are spaced 2 s; a claim lasts 2 minutes; 5 wrong codes end a claim and 10 in all pause codes for 15 minutes")
     func claimRules() async throws {
         let clock = FakeSystemClock(wall: Date())
-        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock")
+        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", hasGlass: { true })
         guard case .started(let parent) = await presence.start(reset: false) else { Issue.record("refused"); return }
         let (match, firstCode) = (presence.match(of: parent), presence.waitingCode)
         #expect(match.map(QuestMachine.isClaimMatch) == true)

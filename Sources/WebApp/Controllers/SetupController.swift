@@ -13,7 +13,9 @@ struct SetupController {
         router.post("/parent/claim") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
             let reset = try services.database.settings().hasPIN
-            if reset, let seconds = try services.database.pinLockoutSeconds(monotonicNanos: services.presence.clock.monotonicNanos(), bootID: services.presence.clock.bootID) {
+            // A reset waits out a PIN lockout: the store's for everyone, or (#47) this address's.
+            if reset, let seconds = try services.pinChecks.pausedSeconds(client: context.clientName)
+                ?? services.database.pinLockoutSeconds(monotonicNanos: services.presence.clock.monotonicNanos(), bootID: services.presence.clock.bootID) {
                 let minutes = (seconds + 59) / 60
                 throw HTTPError(
                     .tooManyRequests, headers: [.retryAfter: "\(seconds)"],
@@ -31,6 +33,11 @@ struct SetupController {
                     message: "Someone is setting up the box right now. If its screen shows a code your page did not, press UP on the box, then start again.")
             case .tooSoon:
                 throw HTTPError(.tooManyRequests, headers: [.retryAfter: "2"], message: "Set-up was started a moment ago; try again in 2 seconds.")
+            case .noBox:
+                // #48: nothing could allow the claim: the box is not running to ask.
+                throw HTTPError(
+                    .conflict,
+                    message: "The box is not running, so it cannot ask you to hold its buttons. Choose its board on this page (or see why on the health page), wait until the box runs, then start again.")
             case .tooMany(let seconds):
                 let minutes = (seconds + 59) / 60
                 throw HTTPError(
