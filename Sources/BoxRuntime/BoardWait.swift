@@ -19,6 +19,11 @@ public enum BoardWait {
             if signals >= 0 { close(signals) }
             if watch >= 0 { close(watch) }
         }
+        do {
+            try database.recordBoxStart(BoxStartRecord(state: .waiting, at: Date()))
+        } catch {
+            logger.warning("the box's wait could not be written down", metadata: ["error": "\(error)"])
+        }
         logger.notice("no board chosen: the box waits for one", metadata: [
             "choose": "on the web app (first run, or the parent's settings: Board), or `questbox settings set board NAME` (questbox boards list); QUESTBOX_BOARD in /etc/default/questbox wins where set",
         ])

@@ -55,13 +55,28 @@ struct RunCommand: ParsableCommand {
             try db.close()
             return
         }
-        let profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
+        // #48: what the box says of its start, for the pages while its socket is silent.
+        func record(_ state: BoxStartRecord.State, reason: String? = nil) {
+            do {
+                try db.recordBoxStart(BoxStartRecord(state: state, board: name, reason: reason, at: Date()))
+            } catch {
+                logger.warning("the box's start could not be written down", metadata: ["state": "\(state.rawValue)", "error": "\(error)"])
+            }
+        }
+        record(.starting)
         let clock = LiveSystemClock()
+        let profile: BoardProfile
         let gpio: BoardGPIO
         do {
+            profile = try BoardCatalog.resolve(name, in: BoardCatalog.searchDirectories())
             gpio = try BoardGPIO(profile: profile, backend: LiveGPIO())
         } catch let failure as GPIOFailure {
-            throw CLIError("\(failure.description) (run `questbox doctor --board \(name)`)")
+            let line = "\(failure.description) (run `questbox doctor --board \(name)`)"
+            record(.failed, reason: line)
+            throw CLIError(line)
+        } catch {
+            record(.failed, reason: "\(error)")
+            throw error
         }
         logger.info("starting", metadata: [
             "board": "\(profile.name)", "gpio": "\(LiveGPIO.libraryDescription)", "data": "\(options.directory)",
@@ -85,7 +100,9 @@ struct RunCommand: ParsableCommand {
             board: gpio, database: db, clock: clock, sound: audio, speech: voice,
             display: panel.map { PanelDisplayOutput(panel: $0, besides: logged) } ?? logged,
             calendar: Calendar.current, control: control, logger: logger)
+        record(.running)
         try daemon.run(handleSignals: true, loopPriority: loopPriority)
+        record(.stopped)
         try db.close()
         logger.info("stopped")
     }

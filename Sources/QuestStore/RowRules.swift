@@ -165,6 +165,10 @@ enum RowRules {
             int("voiceVolume", Int64(VoiceChoice.volumeRange.lowerBound), Int64(VoiceChoice.volumeRange.upperBound), "%"),
         ]),
         ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
+        ("boxStart", [
+            oneOf("state", BoxStartRecord.State.allCases.map(\.rawValue)), optional(text("board", maxBytes: 64)),
+            optional(text("reason", maxBytes: BoxStartRecord.maximumReasonBytes)), wallTime("at"),
+        ]),
         ("houseBox", [
             text("boxId", maxBytes: 64, nonEmpty: true), text("name", maxBytes: 128, nonEmpty: true), text("state", maxBytes: 32, nonEmpty: true),
             optional(text("web", maxBytes: 256)), wallTime("seenAt"),

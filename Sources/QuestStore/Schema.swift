@@ -31,6 +31,7 @@ public enum Schema {
         ("v14-voice", v14),
         ("v15-private-player-pages", v15),
         ("v16-first-quest-intro", v16),
+        ("v17-box-start", v17),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -312,6 +313,18 @@ public enum Schema {
         if !used { try db.execute(sql: "UPDATE settings SET playerPagesPaired = 1 WHERE id = 1") }
         // Seed 004 (#48): her reminders switch is hers; a parent's lock on it is lifted.
         try db.execute(sql: "UPDATE settings SET lockReminders = 0 WHERE id = 1")
+    }
+
+    /// #48: what the box said of its start (waiting, starting, running, failed and why,
+    /// stopped), for the pages when its socket does not answer.
+    static func v17(_ db: Database) throws {
+        try db.create(table: "boxStart") { t in
+            t.column("id", .integer).primaryKey(onConflict: .replace).check { $0 == 1 }
+            t.column("state", .text).notNull()
+            t.column("board", .text)
+            t.column("reason", .text)
+            t.column("at", .double).notNull()
+        }
     }
 
     /// GAME-9 (#48): the first quest explains itself (`intro`), on unless a parent turns it

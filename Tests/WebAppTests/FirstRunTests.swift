@@ -45,7 +45,8 @@ struct FirstRunTests {
             #expect(chosen.status == .seeOther)
             #expect(try db.settings().boardName == "rpi4")
             (_, page) = try await browser.get(client, "/parent")
-            #expect(page.contains("Board rpi4 chosen: the box starts with it"))
+            // No box has written anything down in this store: the page says it has not started.
+            #expect(page.contains("The box does not answer and has not started with the board rpi4 yet"))
             #expect(!page.contains("value=\"rpi5\""), "no more choosing")
             let again = try await browser.post(client, "/parent/first-run/board", [("board", "rpi5")])
             #expect(again.status == .forbidden)
@@ -89,5 +90,57 @@ struct FirstRunTests {
             (_, page) = try await browser.get(client, "/parent")
             #expect(!page.contains("Getting started"), "a board and a routine: the box plays")
         }
+    }
+}
+
+/// #48: "Choosing a board the box cannot open says '✓ Board chosen: the box starts in a few
+/// seconds' and keeps saying it while the daemon exits 1 … the parent home never says the
+/// box is down." The pages say what the box wrote down of its start.
+@Suite("#48: a fresh install tells the truth about its box")
+struct BoxStartTruthTests {
+    static let cal = Calendar(identifier: .gregorian)
+
+    @Test("#48: each state the box wrote down, in the pages' words; only a failed start offers the boards again")
+    func words() {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        func words(_ state: BoxStartRecord.State, board: String? = "rpi4", ago: TimeInterval = 5, reason: String? = nil) -> BoxDownWords {
+            BoxDownWords.of(BoxStartRecord(state: state, board: board, reason: reason, at: now - ago), storedBoard: "rpi4", now: now, calendar: Self.cal)
+        }
+        #expect(BoxDownWords.of(nil, storedBoard: nil, now: now, calendar: Self.cal).line.hasPrefix("The box waits for a board"))
+        #expect(words(.waiting, board: nil, ago: 3_600).line == "The box is starting with the board rpi4: reload this page in a few seconds.")
+        #expect(words(.starting).line.hasPrefix("The box is starting with the board rpi4"))
+        #expect(words(.starting, ago: 600).line.hasPrefix("The box began to start with the board rpi4"))
+        let failed = words(.failed, reason: "no GPIO chip labelled pinctrl-bcm2711")
+        #expect(failed.failed && failed.line.contains("could not start with the board rpi4") && failed.line.contains("no GPIO chip labelled pinctrl-bcm2711"))
+        #expect(failed.line.contains("questbox doctor --board rpi4"), "the next step")
+        #expect(words(.running).line.contains("it was running since"))
+        #expect(words(.stopped).line.contains("was stopped"))
+        #expect(!words(.failed, board: "rpi5").failed, "a failure with another board is not this one's")
+        #expect(BoxDownWords.of(nil, storedBoard: "rpi4", now: now, calendar: Self.cal).line.contains("has not started with the board rpi4 yet"))
+    }
+
+    @Test("#48: a box that could not start with its board: the first run says why and offers the boards again (a new one may be chosen), the health page says failed")
+    func failedStart() async throws {
+        let (args, db) = try TestArguments.fresh()
+        try db.updateSettings { $0.boardName = "rpi4" }
+        try db.recordBoxStart(BoxStartRecord(state: .failed, board: "rpi4", reason: "no GPIO chip labelled pinctrl-bcm2711 (run `questbox doctor --board rpi4`)", at: Date()))
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            var (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("The box could not start with the board rpi4"), "\(page)")
+            #expect(page.contains("no GPIO chip labelled pinctrl-bcm2711"))
+            #expect(!page.contains("starts with it in a few seconds"))
+            #expect(page.contains("value=\"rpi5\""), "the boards are offered again")
+            let chosen = try await browser.post(client, "/parent/first-run/board", [("board", "rpi5")])
+            #expect(chosen.status == .seeOther)
+            #expect(try db.settings().boardName == "rpi5")
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(!page.contains("value=\"rpi4\""), "a board not yet tried is not offered again")
+        }
+        let status = BoxHealth(
+            state: .offline(reason: "no socket"), storedBoard: "rpi4", lastPlay: nil, disk: nil, now: Date(), calendar: Self.cal,
+            start: BoxStartRecord(state: .failed, board: "rpi4", reason: "no GPIO chip", at: Date()))
+        #expect(status.state == "failed" && status.headline.contains("could not start with the board rpi4"))
     }
 }

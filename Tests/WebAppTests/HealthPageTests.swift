@@ -75,7 +75,7 @@ struct HealthPageTests {
             try db.updateSettings { $0.boardName = "pi4" }
             let played = try recordQuest(db, at: Date().addingTimeInterval(-120), durations: [(60, 60)], routine: everyDay)
             (_, page) = try await browser.get(client, "/parent/health")
-            #expect(page.contains("<p class=\"health-state offline\" id=\"box-state\">Offline: the box does not answer"))
+            #expect(page.contains("<p class=\"health-state offline\" id=\"box-state\">Offline: The box does not answer and has not started with the board pi4 yet"))
             let clock = BoxHealth.dayWords(try #require(played.last?.recordedAt), now: Date(), calendar: .current)
             #expect(page.contains("<dt>Last play</dt><dd>\(clock)</dd>"))
 

@@ -23,7 +23,10 @@ struct FirstRunController {
         router.post("/parent/first-run/board") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
             let settings = try services.database.settings()
-            guard !settings.hasPIN, settings.boardName == nil else {
+            // #48: a board the box could not start with may be chosen again (the list stays).
+            var chosenFailed = false
+            if let chosen = settings.boardName { chosenFailed = try await Self.startFailed(services, board: chosen) }
+            guard !settings.hasPIN, settings.boardName == nil || chosenFailed else {
                 throw HTTPError(.forbidden, message: "The board is chosen now; a parent changes it in the settings (Board).")
             }
             let name = form.value("board") ?? ""
@@ -68,6 +71,13 @@ struct FirstRunController {
         }
     }
 
+    /// #48: the box is silent and wrote down that it could not start with `board`.
+    static func startFailed(_ services: WebServices, board: String?) async throws -> Bool {
+        guard case .offline = await services.box.ask(BoxRequest(command: "state")) else { return false }
+        let record = try services.database.boxStart()
+        return record?.state == .failed && record?.board == board
+    }
+
     /// `/parent` before a PIN exists.
     static func page(_ services: WebServices, _ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let stored = try services.database.settings().boardName
@@ -75,11 +85,15 @@ struct FirstRunController {
         case .online(let reply): reply.box?.board
         case .offline: nil
         }
+        // #48: what the silent box wrote down of its start (waiting, starting, could not start).
+        let down = running == nil && stored != nil
+            ? BoxDownWords.of(try services.database.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar) : nil
+        let offerBoards = running == nil && (stored == nil || down?.failed == true)
         let view = FirstRunView(
             // Real boards first (those with a header to wire); the simulated ones after them.
             runningBoard: running, storedBoard: stored,
-            boards: stored == nil && running == nil ? boards().filter { $0.problem == nil }.sorted { $0.hasPicture && !$1.hasPicture } : [],
-            problem: problem)
+            boards: offerBoards ? boards().filter { $0.problem == nil }.sorted { $0.hasPicture && !$1.hasPicture } : [],
+            problem: problem, boxDown: down)
         return try services.formPage("parent-first-run", for: request, status: status) { csrf in
             var v = view
             v.csrf = csrf
@@ -98,15 +112,20 @@ struct FirstRunView: Encodable {
     var chooseBoard: Bool
     var boxStarting: Bool
     var boxRunning: Bool
+    /// #48: the box is silent: what it wrote down of its start, in the page's words.
+    var boxDown: String?
+    var startFailed: Bool
 
-    init(runningBoard: String?, storedBoard: String?, boards: [FirstRunController.Board], problem: String?) {
+    init(runningBoard: String?, storedBoard: String?, boards: [FirstRunController.Board], problem: String?, boxDown: BoxDownWords? = nil) {
         self.runningBoard = runningBoard
         self.storedBoard = storedBoard
         self.boards = boards
         self.problem = problem
         boxRunning = runningBoard != nil
-        chooseBoard = runningBoard == nil && storedBoard == nil
-        boxStarting = runningBoard == nil && storedBoard != nil
+        startFailed = boxDown?.failed == true
+        chooseBoard = runningBoard == nil && (storedBoard == nil || startFailed)
+        boxStarting = runningBoard == nil && storedBoard != nil && !startFailed
+        self.boxDown = boxDown?.line
     }
 }
 

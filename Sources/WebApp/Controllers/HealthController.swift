@@ -37,7 +37,7 @@ struct HealthController {
         let lastPlay = try? services.database.lastPlayedAt()
         var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
-            now: Date(), calendar: services.calendar)
+            now: Date(), calendar: services.calendar, start: (try? services.database.boxStart()) ?? nil)
         if let link = try? services.database.linkStatus() { status.house(link, now: Date(), calendar: services.calendar) }
         return (status, await report)
     }
@@ -54,7 +54,7 @@ struct HealthReport: ResponseEncodable {
 /// #32: the box's status as a parent reads it first (as Pi-hole's status does): running or
 /// not, its version and uptime, the last play and the disk's free space.
 struct BoxHealth: Codable, Sendable {
-    /// `running`, `waiting-for-board` or `offline`.
+    /// `running`, `waiting-for-board`, `failed` (#48: it could not start with its board) or `offline`.
     var state: String
     var headline: String
     var board: String?
@@ -76,7 +76,7 @@ struct BoxHealth: Codable, Sendable {
         }
     }
 
-    init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar) {
+    init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar, start: BoxStartRecord? = nil) {
         switch box {
         case .online(let reply):
             state = "running"
@@ -92,8 +92,10 @@ struct BoxHealth: Codable, Sendable {
                 state = "waiting-for-board"
                 headline = "Waiting for a board: choose it in Settings (Board), and the box starts with it"
             } else {
-                state = "offline"
-                headline = "Offline: the box does not answer (\(reason))"
+                // #48: what the box wrote down of its start says why.
+                let down = BoxDownWords.of(start, storedBoard: storedBoard, now: now, calendar: calendar)
+                state = down.failed ? "failed" : "offline"
+                headline = "Offline: \(down.line) (\(reason))"
             }
         }
         uptime = upMinutes.map(Self.uptimeWords)

@@ -64,6 +64,11 @@ struct ParentController {
                 name: box.name, state: box.state, web: box.web.flatMap { $0.hasPrefix("http://") || $0.hasPrefix("https://") ? $0 : nil },
                 seen: BoxHealth.dayWords(box.seenAt, now: now, calendar: services.calendar))
         }
+        // #48: the parent home says when the box is down, and why as far as the box wrote it.
+        var boxDown: String?
+        if case .offline = state, board != nil {
+            boxDown = BoxDownWords.of(try services.database.boxStart(), storedBoard: board, now: now, calendar: services.calendar).line
+        }
         let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state)
         return try services.formPage("parent-home", for: request) {
             var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
@@ -71,6 +76,7 @@ struct ParentController {
             home.summary = summary
             home.otherBoxes = others
             home.hasOtherBoxes = !others.isEmpty
+            home.boxDown = boxDown
             return home
         }
     }
@@ -168,6 +174,8 @@ struct ParentHome: Encodable {
     /// #34: the other boxes `questbox link` hears on the broker.
     var otherBoxes: [OtherBox] = []
     var hasOtherBoxes = false
+    /// #48: the box's socket is silent: why, as far as the box wrote it down.
+    var boxDown: String?
 
     struct OtherBox: Encodable {
         var name: String
