@@ -223,7 +223,8 @@ public enum SettingsCatalog {
     /// Checks `text` for `key` and writes it in one transaction; a bad key or value is one
     /// line naming it and what is allowed, and nothing is written. Returns the new value.
     @discardableResult
-    public static func set(_ key: String, to text: String, in db: QuestDatabase) throws -> SettingValue {
+    /// `now`: when the change happens, a calendar fact (STREAK-3 stores a policy switch with it).
+    public static func set(_ key: String, to text: String, in db: QuestDatabase, now: Date = Date()) throws -> SettingValue {
         let shown = DisplayText.escaped(text)
         if let entry = entries.first(where: { $0.key == key }) {
             let change: @Sendable (inout StoredSettings) -> Void
@@ -231,7 +232,7 @@ public enum SettingsCatalog {
             case .success(let c): change = c
             case .failure(let refusal): throw StoreError.invalid(refusalLine(key, shown, entry, refusal))
             }
-            try db.updateSettings(change)
+            try db.updateSettings(now: now, change)
         } else if key.hasPrefix(reminderPrefix), key.count > reminderPrefix.count {
             let name = String(key.dropFirst(reminderPrefix.count))
             guard let reminder = ReminderChoice(text) else {

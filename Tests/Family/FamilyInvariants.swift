@@ -13,7 +13,7 @@ extension FamilyRunner {
         let screens = display.takeShown()
         do {
             try checkTotals()
-            try checkStreak()
+            try checkStreak(screens)
             try checkReminders(on: day)
             try checkNothingStuck()
             checkWords(screens)
@@ -47,13 +47,14 @@ extension FamilyRunner {
     /// The streak follows the policy history: under the pause policy alone it is the number of
     /// days played (a missed day pauses it, never resets it); the box, the stats and the
     /// store agree whatever the policy.
-    func checkStreak() throws {
+    func checkStreak(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
         let settings = try other.settings()
         let cal = settings.calendar(from: baseCalendar())
         let plays = try other.questPlays()
         let shown = shownStreak()
         let stats = try StatsReport.load(from: other, now: trueNow(), calendar: baseCalendar()).currentStreak
         if shown != stats { fail("streak: the box's standing says \(shown ?? -1), the stats \(stats)") }
+        var independent: Int?
         if settings.game.streakPolicy == .pause, settings.game.streakPolicyChanges.isEmpty {
             // STREAK-1, told again here: the first day 1, the next calendar day +1, the same
             // day nothing, after a gap it resumes at its value.
@@ -69,18 +70,16 @@ extension FamilyRunner {
                 last = day
             }
             if shown != expected { fail("streak: \(shown ?? -1) under the pause policy, but the days played make \(expected)") }
+            independent = expected
         }
-        if let daemon, case .idle = daemon.state.phase, case .idle(let idle)? = lastIdleScreen() {
-            let words = "\(shown ?? -1)"
-            if !idle.streakText.contains(words) { fail("streak: the box's screen says \"\(idle.streakText)\", the history \(words)") }
+        // #48: the quest list the box drew last that day says exactly that streak ("Streak: 12
+        // days" passed a substring check when 1 or 2 was right).
+        if let truth = independent ?? shown, case .idle(let idle)? = screens.last(where: { if case .idle = $0.screen { true } else { false } })?.screen {
+            let wanted = "Streak: \(truth) day\(truth == 1 ? "" : "s")"
+            if idle.streakText != wanted && !idle.streakText.hasPrefix(wanted + " · ") {
+                fail("streak: the box's screen said \"\(idle.streakText)\", the history \"\(wanted)\"")
+            }
         }
-    }
-
-    func lastIdleScreen() -> Screen? {
-        guard let daemon else { return nil }
-        let (_, effects) = QuestMachine.start(QuestState(world: daemon.state.world, rules: daemon.state.rules), env: QuestEnvironment(now: clock.wallNow(), newID: UUID()))
-        for case .display(let screen) in effects { return screen }
-        return nil
     }
 
     /// REM-1: each routine's reminder sounded at most once that day, never after the quest was
@@ -146,7 +145,8 @@ extension FamilyRunner {
     /// and GAME-2: the running task's screen shows no time but the guess.
     func checkWords(_ screens: [(at: Date, screen: Screen, notice: String?)]) {
         let rawKey = /\b[a-z]+\.[a-z]+(-[a-z]+)*\b/
-        let clockWords = /(-?)(\d+):(\d\d)/
+        // #48: the whole clock, "1:05:00" too (it was read as "1:05").
+        let clockWords = /(-?)(\d+):(\d\d)(?::(\d\d))?/
         for shown in screens {
             let lines = shown.screen.textLines + (shown.notice.map { [$0] } ?? [])
             for line in lines {
@@ -155,8 +155,11 @@ extension FamilyRunner {
                 }
                 if line.firstMatch(of: rawKey) != nil { fail("words: a raw key on \(shown.screen.kind): \"\(line)\"") }
                 for match in line.matches(of: clockWords) {
-                    let minutes = Int(match.output.2) ?? 0
-                    if !match.output.1.isEmpty || minutes > 180 { fail("words: an absurd duration on \(shown.screen.kind): \"\(line)\"") }
+                    let first = Int(match.output.2) ?? 0, second = Int(match.output.3) ?? 0
+                    let seconds = match.output.4.flatMap { Int($0) }.map { first * 3_600 + second * 60 + $0 } ?? first * 60 + second
+                    if !match.output.1.isEmpty || seconds > GameRules.standard.maximumEstimateSeconds {
+                        fail("words: an absurd duration on \(shown.screen.kind): \"\(line)\"")
+                    }
                 }
             }
             if case .active(let active) = shown.screen {

@@ -381,7 +381,9 @@ final class FamilyRunner {
             note("\(quest) edited mid-quest (+\(task))")
         case .set(let key, let value):
             if key == "streak.policy" { streakBeforeSwitch = shownStreak() }
-            try SettingsCatalog.set(key, to: value, in: other)
+            // #48: the switch happens on the scenario's day, not the machine's (STREAK-3 judges
+            // from the day it was made; a real-clock stamp put it in the future).
+            try SettingsCatalog.set(key, to: value, in: other, now: trueNow())
             _ = daemon?.request(BoxRequest(command: "reload"))
             advance(seconds: 1)
             if let before = streakBeforeSwitch, let after = shownStreak(), after < before {
@@ -401,6 +403,13 @@ final class FamilyRunner {
                 try other.apply(.sessionCompleted(session), wallClockTrusted: true)
             }
             note("tampered with a quest's XP")
+        case .tamperStreak:
+            if let daemon {
+                var world = daemon.state.world
+                world.profile.currentStreak += 10
+                daemon.step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
+            }
+            note("raised the box's streak in its memory")
         }
         busy.append((started, trueNow()))
     }

@@ -48,6 +48,9 @@ struct FamilyScenario {
         case set(key: String, value: String)
         case addRoutine(RoutineSpec)
         case tamperXP
+        /// The box's streak raised in its own memory, and its quest list drawn again: the
+        /// streak it shows is no longer the history's (the streak check's teeth).
+        case tamperStreak
     }
 
     enum WalkAwayPhase: Equatable {
@@ -202,6 +205,7 @@ struct FamilyScenario {
             case "set" where args.count == 2: action = .set(key: args[0], value: args[1])
             case "add-routine": action = .addRoutine(try routine(args, line))
             case "tamper-xp" where args.isEmpty: action = .tamperXP
+            case "tamper-streak" where args.isEmpty: action = .tamperStreak
             default: throw fail(line, "unknown action")
             }
             scenario.events.append(Event(at: at, action: action, line: line))

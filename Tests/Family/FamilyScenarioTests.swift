@@ -46,6 +46,22 @@ struct FamilyScenarioTests {
         #expect(failures.allSatisfy { !$0.hasPrefix("teeth: 2026-06-01") && !$0.hasPrefix("teeth: 2026-06-02") }, "the days before were right: \(failures)")
     }
 
+    @Test("#48: the streak check has teeth: the streak the box drew, no longer the history's, fails on its day with both streaks named")
+    func streakTeeth() throws {
+        let text = """
+            zone Europe/Berlin
+            routine "Morning Quest" days all reminder 07:30 tasks "Get Dressed" "Tooth Time"
+            boot 2026-06-01 06:00
+            ordinary "Morning Quest" at 07:40 from 2026-06-01 until 2026-06-04
+            2026-06-03 09:00 tamper-streak
+            end 2026-06-04
+            """
+        let runner = try FamilyRunner(scenario: try FamilyScenario.parse(text, name: "teeth"), boards: Self.boards)
+        let failures = try runner.liveAll()
+        #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("streak: the box's screen said \"Streak: 13 days\", the history \"Streak: 3 days\"") }, "\(failures)")
+        #expect(failures.allSatisfy { !$0.hasPrefix("teeth: 2026-06-01") && !$0.hasPrefix("teeth: 2026-06-02") }, "the days before were right: \(failures)")
+    }
+
     @Test("a scenario file with a wrong line is refused with its file and line")
     func parseErrors() {
         #expect(throws: FamilyScenario.ParseError.self) { try FamilyScenario.parse("zone Europe/Berlin\nboot 2026-06-01\nend 2026-06-02", name: "bad") }
