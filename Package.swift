@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "WebApp",
             dependencies: [
-                "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles", "BuildVersion", "BoardProfile",
+                "QuestCore", "QuestStore", "QuestReports", "HomeLink", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles", "BuildVersion", "BoardProfile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -121,7 +121,8 @@ public struct HeardBox: Equatable, Sendable {
             let state = json?["state"] as? String
             return (id, { $0.state = state })
         case "info":
-            let name = json?["name"] as? String, web = (json?["web"] as? String).flatMap { $0.hasPrefix("http://") || $0.hasPrefix("https://") ? $0 : nil }
+            // #47: only an address of the home network's form, rebuilt from its parts.
+            let name = json?["name"] as? String, web = (json?["web"] as? String).flatMap(HouseWebAddress.parse)?.url
             return (id, { $0.name = name; $0.web = web })
         case "availability":
             let online = String(decoding: payload, as: UTF8.self) == "online"

@@ -75,7 +75,11 @@ struct ParentTests {
             (_, page) = try await browser.get(client, "/parent")
             #expect(page.contains("Other boxes in the house"))
             #expect(page.contains("<strong>hallway</strong> <span>active · heard today "), "\(page)")
-            #expect(page.contains("<a href=\"http://hallway.local:8080/\" rel=\"noopener\">Open its pages</a>"))
+            #expect(page.contains("<a href=\"http://hallway.local:8080/\" rel=\"noopener\">Open its pages</a> <span class=\"host\">(hallway.local:8080)</span>"))
+            // #47: an address of another form in the store (written before the rule) is shown without a link.
+            try db.recordHouseBox(HouseBox(boxID: "0c0c0c0c0c", name: "attic", state: "idle", web: "http://questbox.local:8080@127.0.0.1:18999/parent", seenAt: Date()))
+            (_, page) = try await browser.get(client, "/parent")
+            #expect(page.contains("<strong>attic</strong>") && !page.contains("127.0.0.1:18999"))
             #expect(page.contains("<strong>bedroom&lt;b&gt;</strong>"), "escaped, the control character dropped by the store")
             #expect(!page.contains("javascript:"))
             try db.recordHouseBox(nil, removing: "0a0a0a0a0a")

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLink
 import Hummingbird
 import QuestCore
 import QuestStore
@@ -60,8 +61,10 @@ struct ParentController {
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
         let now = Date()
         let others = ((try? services.database.houseBoxes()) ?? []).map { box in
-            ParentHome.OtherBox(
-                name: box.name, state: box.state, web: box.web.flatMap { $0.hasPrefix("http://") || $0.hasPrefix("https://") ? $0 : nil },
+            // #47: the one address rule again on what the store holds (written before it, or by hand).
+            let address = box.web.flatMap(HouseWebAddress.parse)
+            return ParentHome.OtherBox(
+                name: box.name, state: box.state, web: address?.url, host: address?.shown,
                 seen: BoxHealth.dayWords(box.seenAt, now: now, calendar: services.calendar))
         }
         // #48: the parent home says when the box is down, and why as far as the box wrote it.
@@ -181,6 +184,8 @@ struct ParentHome: Encodable {
         var name: String
         var state: String
         var web: String?
+        /// Where the link goes, printed plainly (#47).
+        var host: String?
         var seen: String
     }
 
