@@ -29,37 +29,31 @@ struct FamilyScenarioTests {
         #expect(failures.isEmpty, "\(failures.count) invariant failures; the report: \(reportPath)")
     }
 
-    @Test("the checks have teeth: a total written from memory fails on its day, and the failure names the day and the line")
-    func teeth() throws {
+    /// Three school days played as always, `mutation` on the third at 09:00: the failures.
+    static func mutated(_ mutation: String) throws -> [String] {
         let text = """
             zone Europe/Berlin
             routine "Morning Quest" days all reminder 07:30 tasks "Get Dressed" "Tooth Time"
             boot 2026-06-01 06:00
             ordinary "Morning Quest" at 07:40 from 2026-06-01 until 2026-06-04
-            2026-06-03 09:00 tamper-xp
+            2026-06-03 09:00 \(mutation)
             end 2026-06-04
             """
-        let runner = try FamilyRunner(scenario: try FamilyScenario.parse(text, name: "teeth"), boards: Self.boards)
-        let failures = try runner.liveAll()
-        #expect(!failures.isEmpty)
-        #expect(failures.first?.hasPrefix("teeth: 2026-06-03 Wed after line 5 `2026-06-03 09:00 tamper-xp`: totals:") == true, "\(failures)")
+        let failures = try FamilyRunner(scenario: try FamilyScenario.parse(text, name: "teeth"), boards: Self.boards).liveAll()
         #expect(failures.allSatisfy { !$0.hasPrefix("teeth: 2026-06-01") && !$0.hasPrefix("teeth: 2026-06-02") }, "the days before were right: \(failures)")
+        return failures
+    }
+
+    @Test("the checks have teeth: a total written from memory fails on its day, and the failure names the day and the line")
+    func teeth() throws {
+        let failures = try Self.mutated("tamper-xp")
+        #expect(failures.first?.hasPrefix("teeth: 2026-06-03 Wed after line 5 `2026-06-03 09:00 tamper-xp`: totals:") == true, "\(failures)")
     }
 
     @Test("#48: the streak check has teeth: the streak the box drew, no longer the history's, fails on its day with both streaks named")
     func streakTeeth() throws {
-        let text = """
-            zone Europe/Berlin
-            routine "Morning Quest" days all reminder 07:30 tasks "Get Dressed" "Tooth Time"
-            boot 2026-06-01 06:00
-            ordinary "Morning Quest" at 07:40 from 2026-06-01 until 2026-06-04
-            2026-06-03 09:00 tamper-streak
-            end 2026-06-04
-            """
-        let runner = try FamilyRunner(scenario: try FamilyScenario.parse(text, name: "teeth"), boards: Self.boards)
-        let failures = try runner.liveAll()
+        let failures = try Self.mutated("tamper-streak")
         #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("streak: the box's screen said \"Streak: 13 days\", the history \"Streak: 3 days\"") }, "\(failures)")
-        #expect(failures.allSatisfy { !$0.hasPrefix("teeth: 2026-06-01") && !$0.hasPrefix("teeth: 2026-06-02") }, "the days before were right: \(failures)")
     }
 
     @Test("a scenario file with a wrong line is refused with its file and line")
