@@ -80,7 +80,9 @@ extension QuestDatabase {
     public static let pinFirstLockoutSeconds: Int64 = 5 * 60
     public static let pinLongestLockoutSeconds: Int64 = 24 * 3600
 
-    static func lockoutSeconds(afterLockouts count: Int) -> Int64 {
+    /// The length of the lockout after `count` earlier ones (the web app's per-address pauses
+    /// follow the same doubling).
+    public static func lockoutSeconds(afterLockouts count: Int) -> Int64 {
         let doubled = pinFirstLockoutSeconds << Int64(min(max(count, 0), 20))
         return min(doubled, pinLongestLockoutSeconds)
     }

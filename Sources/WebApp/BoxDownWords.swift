@@ -23,17 +23,17 @@ struct BoxDownWords: Equatable {
                 line: "The box does not answer and has not started with the board \(board) yet: is its service running (sudo systemctl status questbox)?",
                 failed: false)
         }
+        // A waiting box takes a chosen board up within seconds (and writes that down).
+        let stillStarting = record.state == .waiting || (record.state == .starting && now.timeIntervalSince(record.at) < startingSeconds)
+        if stillStarting {
+            return BoxDownWords(line: "The box is starting with the board \(board): reload this page in a few seconds.", failed: false)
+        }
         switch record.state {
         case .failed:
             return BoxDownWords(
                 line: "The box could not start with the board \(board) (\(when(record.at))): \(record.reason ?? "no reason given"). Choose another board, or check the wiring and run questbox doctor --board \(board) on the box.",
                 failed: true)
-        case .waiting:
-            // A waiting box takes a chosen board up within seconds (and writes that down).
-            return BoxDownWords(line: "The box is starting with the board \(board): reload this page in a few seconds.", failed: false)
-        case .starting where now.timeIntervalSince(record.at) < startingSeconds:
-            return BoxDownWords(line: "The box is starting with the board \(board): reload this page in a few seconds.", failed: false)
-        case .starting:
+        case .waiting, .starting:
             return BoxDownWords(
                 line: "The box began to start with the board \(board) (\(when(record.at))) and does not answer: see the health page.", failed: false)
         case .running:

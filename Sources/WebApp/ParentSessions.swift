@@ -103,11 +103,6 @@ final class PINChecks: Sendable {
         self.clock = clock
     }
 
-    /// The seconds of `pauses`' pause: 5 minutes, twice as long at each further one, a day at most.
-    static func pauseSeconds(afterPauses pauses: Int) -> Int64 {
-        min(QuestDatabase.pinFirstLockoutSeconds << Int64(min(max(pauses, 0), 20)), QuestDatabase.pinLongestLockoutSeconds)
-    }
-
     /// The seconds left of `client`'s pause, or nil when it may try.
     func pausedSeconds(client: String) -> Int? {
         let now = clock.monotonicNanos()
@@ -139,7 +134,7 @@ final class PINChecks: Sendable {
                 guard tries.failures >= Self.triesPerClient else {
                     return .rejected(attemptsLeft: min(storeLeft, Self.triesPerClient - tries.failures))
                 }
-                let seconds = Self.pauseSeconds(afterPauses: tries.pauses)
+                let seconds = QuestDatabase.lockoutSeconds(afterLockouts: tries.pauses)
                 tries.failures = 0
                 tries.pauses += 1
                 tries.pausedUntil = now + seconds * 1_000_000_000

@@ -9,7 +9,7 @@ import Testing
 /// other address's stream is touched.
 @Suite("#47: event streams per client address")
 struct EventStreamShareTests {
-    @Test("#47: a client's ninth event stream ends its oldest; another client's stays; the streams share one box connection")
+    @Test("#47: a client's ninth event stream ends its oldest; another client's stays")
     func ninthEndsOldest() async throws {
         let dir = temporaryDirectory()
         let box = try FakeBox(path: dir + "/questbox.sock")

@@ -15,7 +15,6 @@ public struct IntroScreen: Codable, Equatable, Sendable {
     }
 
     public static let pageCount = 4
-    public var isLast: Bool { page >= pageCount }
 }
 
 extension ScreenPhrases {

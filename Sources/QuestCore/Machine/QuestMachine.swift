@@ -680,7 +680,7 @@ struct Reducer {
         if case .intro = state.phase { emit(.cancelTimer(.introTimeout)) }
         // GAME-9: a fresh box explains itself before her first quest (a quest of hers
         // waiting paused means she has played: it is picked up as always).
-        if !introSeen, introDue(for: routine) {
+        if !introSeen, introDue() {
             showIntro(1, selected: routine.id, at: t)
             return
         }
@@ -700,7 +700,7 @@ struct Reducer {
     }
 
     /// GAME-9: her first quest: none completed yet and none waiting paused.
-    func introDue(for routine: Routine) -> Bool {
+    func introDue() -> Bool {
         state.world.settings.firstQuestIntro && state.world.profile.sessionsCompleted == 0 && state.world.pausedQuests.isEmpty
     }
 
