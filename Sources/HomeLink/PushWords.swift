@@ -35,6 +35,16 @@ public struct PushMessage: Equatable, Sendable {
         }
     }
 
+    /// PAR-2 (#47): a new parent PIN was asked for at the box. Always to the parent's own
+    /// address (never the player's, and whatever `notify.on` says): the one who asked may be
+    /// the player. `asked` and `effective` are the box's words for the times.
+    public static func pinResetAsked(asked: String, from: String, effective: String) -> PushMessage {
+        PushMessage(
+            kind: "pin-reset", title: "A new parent PIN was asked for",
+            body: "Someone held the box's buttons \(asked) (page at \(from)) to set a new parent PIN. It replaces yours \(effective) unless you sign in with your PIN and cancel it.",
+            tags: "warning", forParent: true)
+    }
+
     /// The text as a header can carry it: no control character (a CR or LF would start a
     /// header of its own), at most `limit` bytes on a character boundary.
     public static func headerSafe(_ text: String, limit: Int = 200) -> String {

@@ -433,6 +433,23 @@ public final class HomeLinkService {
         }
     }
 
+    /// PAR-2: a PIN reset waiting its 24 hours is pushed to the parent's own address once
+    /// (kept in the store, so a link restarted meanwhile still tells it).
+    private func tellPINReset(now date: Date, calendar cal: Calendar) {
+        guard let parent = link.notifyParentURL else { return }
+        do {
+            guard let reset = try database.pinReset(), reset.state == .waiting, !reset.pushed else { return }
+            let message = PushMessage.pinResetAsked(
+                asked: CalendarWords.day(reset.askedAt, now: date, calendar: cal), from: reset.from,
+                effective: CalendarWords.day(reset.takesEffectAt, now: date, calendar: cal))
+            notifier.send(message, to: parent)
+            try database.markPINResetPushed(at: date)
+            logger.notice("push: a new parent PIN was asked for", metadata: ["from": "\(reset.from)"])
+        } catch {
+            logger.error("reading the PIN reset failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     private func device() -> LinkDevice {
         LinkDevice(boxID: boxID, board: boxBoard ?? "unknown", version: options.version, name: shortName, web: webURL)
     }
@@ -465,6 +482,7 @@ public final class HomeLinkService {
         facts = gathered
         for happening in happenings { logger.info("happening", metadata: ["event": "\(happening.eventType)"]) }
         push(happenings, facts: gathered, calendar: cal)
+        tellPINReset(now: date, calendar: cal)
         guard let connection, let configuration, connection.isConnected else { return }
         var messages: [LinkMessage] = []
         if sent[configuration.topics.availability] == nil {

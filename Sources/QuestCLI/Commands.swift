@@ -417,7 +417,11 @@ struct PINCommand: ParsableCommand {
         func run() throws {
             let pin = try PINInput.read(prompt: "PIN: ")
             let clock = LiveSystemClock()
-            switch try options.open().verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
+            let database = try options.open()
+            // PAR-2: a reset whose 24 hours are over is the PIN now, for the CLI as for the pages.
+            try database.settlePINReset(
+                clock: PINResetClock(monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, wall: clock.wallNow(), wallTrusted: clock.isWallClockTrusted()))
+            switch try database.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
             case .accepted: print("PIN accepted")
             case .rejected(let left):
                 print("wrong PIN; \(CountText.counted(left, "more try", plural: "more tries")) before the parent area locks")

@@ -90,7 +90,9 @@ extension QuestDatabase {
     /// Whole seconds from `now` to `until` (nanoseconds), rounded up: never "0 s" while locked.
     static func secondsLeft(until: Int64, now: Int64) -> Int { Int((until - now + 999_999_999) / 1_000_000_000) }
 
-    public func setPIN(_ pin: String) throws {
+    /// Sets the PIN at once (the first PIN, or `questbox pin set` by the box's own group): a
+    /// reset waiting its 24 hours (PAR-2) is cancelled by it.
+    public func setPIN(_ pin: String, at now: Date = Date()) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
             try Self.ensureSettingsRow(db)
@@ -100,6 +102,9 @@ extension QuestDatabase {
                       pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
                     """,
                 arguments: [hashed])
+            try db.execute(
+                sql: "UPDATE pinReset SET state = 'cancelled', pinHash = NULL, settledAt = ? WHERE id = 1 AND state = 'waiting'",
+                arguments: [now.timeIntervalSince1970])
         }
     }
 
@@ -111,16 +116,19 @@ extension QuestDatabase {
     /// inside one: the box's own writes must not wait behind a PIN typed on a phone. The
     /// outcome is applied to the row as it is then, so checks made at once count each try,
     /// and a right PIN that lands after another try locked the area is still locked out.
-    public func verifyPIN(_ pin: String, monotonicNanos now: Int64, bootID: String) throws -> PINCheck {
+    ///
+    /// `atTheBox` (#47): the try comes from a page the act at the box confirmed, so no
+    /// lockout stops it (a stranger's wrong PINs never keep the parent out); it still counts.
+    public func verifyPIN(_ pin: String, monotonicNanos now: Int64, bootID: String, atTheBox: Bool = false) throws -> PINCheck {
         let hash: String
-        switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }) {
+        switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID, ignoringLockout: atTheBox) }) {
         case .closed(let verdict): return verdict
         case .open(let stored, _, _): hash = stored
         }
         let right = PINHasher.verify(pin, against: hash)
         return try pool.write { db in
             let failures: Int, lockouts: Int
-            switch try Self.pinGate(db, monotonicNanos: now, bootID: bootID) {
+            switch try Self.pinGate(db, monotonicNanos: now, bootID: bootID, ignoringLockout: atTheBox) {
             case .closed(let verdict): return verdict
             case .open(let current, let failed, _) where current != hash:
                 // The PIN was changed while this one was hashed: it was a try at the old one.
@@ -135,15 +143,17 @@ extension QuestDatabase {
                     """)
                 return .accepted
             }
-            if failures + 1 >= Self.pinAttemptsBeforeLockout {
+            if failures + 1 >= Self.pinAttemptsBeforeLockout, !atTheBox {
                 let seconds = Self.lockoutSeconds(afterLockouts: lockouts)
                 try db.execute(
                     sql: "UPDATE settings SET pinFailedAttempts = 0, pinLockouts = ?, pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1",
                     arguments: [lockouts + 1, now + seconds * 1_000_000_000, bootID])
                 return .lockedOut(seconds: Int(seconds))
             }
-            try db.execute(sql: "UPDATE settings SET pinFailedAttempts = ? WHERE id = 1", arguments: [failures + 1])
-            return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - failures - 1)
+            // A try at the box counts, but never locks (the lockout it was let past stays).
+            let counted = min(failures + 1, Self.pinAttemptsBeforeLockout - 1)
+            try db.execute(sql: "UPDATE settings SET pinFailedAttempts = ? WHERE id = 1", arguments: [counted])
+            return .rejected(attemptsLeft: Self.pinAttemptsBeforeLockout - counted)
         }
     }
 
@@ -165,7 +175,7 @@ extension QuestDatabase {
 
     /// Whether a PIN may be tried now, with the row's counts, or why not (none set, locked
     /// out). A lockout from another boot starts again in full on this one's clock.
-    static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String) throws -> PINGate {
+    static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String, ignoringLockout: Bool = false) throws -> PINGate {
         try ensureSettingsRow(db)
         guard let row = try Row.fetchOne(db, sql: """
                 SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId, pinFailedAttempts FROM settings
@@ -180,9 +190,9 @@ extension QuestDatabase {
                 // Another boot: the monotonic clock restarted, so the lockout does too.
                 let again = now + lockoutSeconds(afterLockouts: max(lockouts - 1, 0)) * 1_000_000_000
                 try db.execute(sql: "UPDATE settings SET pinLockedUntilMonotonic = ?, pinLockBootId = ? WHERE id = 1", arguments: [again, bootID])
-                return .closed(.lockedOut(seconds: secondsLeft(until: again, now: now)))
+                if !ignoringLockout { return .closed(.lockedOut(seconds: secondsLeft(until: again, now: now))) }
             }
-            if now < until { return .closed(.lockedOut(seconds: secondsLeft(until: until, now: now))) }
+            if now < until, !ignoringLockout { return .closed(.lockedOut(seconds: secondsLeft(until: until, now: now))) }
         }
         return .open(hash: hash, failures: row[4], lockouts: lockouts)
     }

@@ -169,6 +169,11 @@ enum RowRules {
             oneOf("state", BoxStartRecord.State.allCases.map(\.rawValue)), optional(text("board", maxBytes: 64)),
             optional(text("reason", maxBytes: BoxStartRecord.maximumReasonBytes)), wallTime("at"),
         ]),
+        ("pinReset", [
+            oneOf("state", PINReset.State.allCases.map(\.rawValue)), wallTime("askedAt"), text("fromAddress", maxBytes: PINReset.maximumFromBytes),
+            optional(text("pinHash", maxBytes: 512, nonEmpty: true)), int("askedMonotonic", Int64.min, Int64.max, "nanoseconds"),
+            text("askedBootId", maxBytes: 64), optional(wallTime("settledAt")), optional(wallTime("pushedAt")), optional(wallTime("shownAt")),
+        ]),
         ("houseBox", [
             text("boxId", maxBytes: 64, nonEmpty: true), text("name", maxBytes: 128, nonEmpty: true), text("state", maxBytes: 32, nonEmpty: true),
             optional(text("web", maxBytes: 256)), wallTime("seenAt"),

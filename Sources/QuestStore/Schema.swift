@@ -32,6 +32,7 @@ public enum Schema {
         ("v15-private-player-pages", v15),
         ("v16-first-quest-intro", v16),
         ("v17-box-start", v17),
+        ("v18-pin-reset-wait", v18),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -313,6 +314,23 @@ public enum Schema {
         if !used { try db.execute(sql: "UPDATE settings SET playerPagesPaired = 1 WHERE id = 1") }
         // Seed 004 (#48): her reminders switch is hers; a parent's lock on it is lifted.
         try db.execute(sql: "UPDATE settings SET lockReminders = 0 WHERE id = 1")
+    }
+
+    /// PAR-2 (#47): a PIN asked for over an existing one waits 24 hours (monotonic within a
+    /// boot, with its boot id), its asker's address and whether the parent was told.
+    static func v18(_ db: Database) throws {
+        try db.create(table: "pinReset") { t in
+            t.column("id", .integer).primaryKey(onConflict: .replace).check { $0 == 1 }
+            t.column("state", .text).notNull()
+            t.column("askedAt", .double).notNull()
+            t.column("fromAddress", .text).notNull()
+            t.column("pinHash", .text)
+            t.column("askedMonotonic", .integer).notNull()
+            t.column("askedBootId", .text).notNull()
+            t.column("settledAt", .double)
+            t.column("pushedAt", .double)
+            t.column("shownAt", .double)
+        }
     }
 
     /// #48: what the box said of its start (waiting, starting, running, failed and why,

@@ -86,6 +86,26 @@ public struct WebServices: Sendable {
         }.get()
     }
 
+    /// The clocks a PIN reset's 24 hours are judged on (PAR-2).
+    func pinResetClock() -> PINResetClock {
+        let clock = presence.clock
+        return PINResetClock(monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, wall: clock.wallNow(), wallTrusted: clock.isWallClockTrusted())
+    }
+
+    /// PAR-2: a waiting PIN reset whose 24 hours are over replaces the PIN now, and every
+    /// session of the old PIN ends. The last reset, as it is after that (nil: none).
+    @discardableResult
+    func settlePINReset() throws -> PINReset? {
+        let last = try database.pinReset()
+        guard let reset = last, reset.state == .waiting else { return last }
+        let now = try database.settlePINReset(clock: pinResetClock())
+        if now?.state == .applied {
+            parents.closeAll()
+            logger.notice("parent PIN replaced: a reset's 24 hours are over", metadata: ["from": "\(reset.from)"])
+        }
+        return now
+    }
+
     /// This process changed the store: the next pages read it anew.
     func forgetRecentReads() {
         recentHome.forget()
@@ -186,6 +206,7 @@ func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebReques
     let parentRoom = RoomRoutes(.parent, in: rooms, on: router.group())
     let signedIn = parentRoom.group("parent").add(middleware: ForgetRecentReads(services: services))
     let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ForgetRecentReads(services: services))
+    parent.addSignedInRoutes(to: signedIn)
     let routines = RoutinesController(services: services)
     routines.addRoutes(to: signedIn)
     routines.addAPIRoutes(to: signedInAPI)

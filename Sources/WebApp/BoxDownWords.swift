@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 import QuestStore
 
 /// #48: what the pages say of a box whose socket is silent, from what the box wrote down of
@@ -14,7 +15,7 @@ struct BoxDownWords: Equatable {
     static let startingSeconds: TimeInterval = 60
 
     static func of(_ record: BoxStartRecord?, storedBoard: String?, now: Date, calendar: Calendar) -> BoxDownWords {
-        let when = { (date: Date) in BoxHealth.dayWords(date, now: now, calendar: calendar) }
+        let when = { (date: Date) in CalendarWords.day(date, now: now, calendar: calendar) }
         guard let board = storedBoard else {
             return BoxDownWords(line: "The box waits for a board: choose it, and the box starts with it.", failed: false)
         }

@@ -114,9 +114,16 @@ final class PINChecks: Sendable {
 
     /// The verdict for `client`: the store's, or this address's pause; nil when too many
     /// tries are already waiting.
-    func check(_ pin: String, client: String) async throws -> PINCheck? {
-        if let seconds = pausedSeconds(client: client) { return .lockedOut(seconds: seconds) }
-        guard let verdict = try await storeCheck(pin) else { return nil }
+    ///
+    /// `atTheBox` (#47): the page's claim was confirmed by the act at the box (and its try
+    /// counted there), so neither this address's pause nor the store's lockout stops it.
+    func check(_ pin: String, client: String, atTheBox: Bool = false) async throws -> PINCheck? {
+        if !atTheBox, let seconds = pausedSeconds(client: client) { return .lockedOut(seconds: seconds) }
+        guard let verdict = try await storeCheck(pin, atTheBox: atTheBox) else { return nil }
+        if atTheBox {
+            if verdict == .accepted { clients.withLock { $0[client] = nil } }
+            return verdict
+        }
         let now = clock.monotonicNanos()
         switch verdict {
         case .accepted:
@@ -157,7 +164,7 @@ final class PINChecks: Sendable {
         for (client, _) in order.prefix(table.count - maximumClients) { table[client] = nil }
     }
 
-    private func storeCheck(_ pin: String) async throws -> PINCheck? {
+    private func storeCheck(_ pin: String, atTheBox: Bool) async throws -> PINCheck? {
         let admitted = waiting.withLock { count -> Bool in
             guard count < Self.maximumWaiting else { return false }
             count += 1
@@ -168,7 +175,7 @@ final class PINChecks: Sendable {
         let database = database, clock = clock
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try database.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) })
+                continuation.resume(with: Result { try database.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, atTheBox: atTheBox) })
             }
         }
     }

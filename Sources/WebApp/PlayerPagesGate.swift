@@ -59,6 +59,8 @@ struct RoomGate: RouterMiddleware {
         case .open:
             return try await next(request, context)
         case .parent:
+            // PAR-2: a reset come due ends the old PIN's sessions before this one is asked.
+            try services.settlePINReset()
             guard services.parents.isSignedIn(request) else {
                 if route.hasPrefix("/api/") { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
                 return .redirect(to: "/parent")

@@ -12,6 +12,7 @@ enum StatusLine: String, CaseIterable {
     case routineRemoved = "removed"
     case backupMade = "backup-made"
     case restored
+    case pinResetCancelled = "pin-reset-cancelled"
 
     /// The routine's status line; the name comes from the store (a removed one has none).
     func text(routine: Routine?) -> String? {
@@ -21,6 +22,7 @@ enum StatusLine: String, CaseIterable {
         case .routinePaused: return name.map { "\($0) is paused" }
         case .routineOffered: return name.map { "\($0) is offered again" }
         case .routineRemoved: return "The routine is removed; its plays stay in the history"
+        case .pinResetCancelled: return "The new PIN is cancelled; your PIN stays"
         case .backupMade, .restored: return nil
         }
     }
@@ -31,7 +33,7 @@ enum StatusLine: String, CaseIterable {
         switch self {
         case .backupMade: return "Backup \(file) is made"
         case .restored: return "Restored from the uploaded backup; the data it replaced is saved as \(file)"
-        case .routineSaved, .routinePaused, .routineOffered, .routineRemoved: return nil
+        case .routineSaved, .routinePaused, .routineOffered, .routineRemoved, .pinResetCancelled: return nil
         }
     }
 }

@@ -207,9 +207,11 @@ for attempt in range(2):
 hold(["stop", "down"], 3.6)
 check(parent.wait_phase("confirmed") == "confirmed", f"the parent's act did not confirm her claim: {parent.phase()}")
 stranger_tries_pin(intruder, "0000", "after the parent's act")
-status, location, _ = parent.post("/parent/setup/pin", [("pin", "2468"), ("again", "2468")])
+status, location, _ = parent.post("/parent/setup/pin", [("pin", "1357"), ("again", "1357")])
 check(status == 303 and location == "/parent", f"the parent could not choose her PIN: {status} {location}")
-check(pin_accepted("2468"), "the parent's PIN is not hers")
+# PAR-2's reset: over an existing PIN the new one waits 24 hours, and the old one still holds.
+check(not pin_accepted("1357") and pin_accepted("2468"), "a new PIN over an existing one took effect without its 24 hours")
+check("A new PIN was asked for at the box" in parent.get("/parent")[1], "the door does not say a new PIN waits")
 check(wait_box("idle") == "idle", "the box is not idle after the act")
 
 # 3. A claim never blocks play, and a stranger cannot keep asking: 5 claims a quarter hour

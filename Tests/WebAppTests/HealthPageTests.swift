@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import BoxProtocol
 import BuildVersion
+import QuestCore
 import QuestStore
 import TestSupport
 import Testing
@@ -76,7 +77,7 @@ struct HealthPageTests {
             let played = try recordQuest(db, at: Date().addingTimeInterval(-120), durations: [(60, 60)], routine: everyDay)
             (_, page) = try await browser.get(client, "/parent/health")
             #expect(page.contains("<p class=\"health-state offline\" id=\"box-state\">Offline: The box does not answer and has not started with the board pi4 yet"))
-            let clock = BoxHealth.dayWords(try #require(played.last?.recordedAt), now: Date(), calendar: .current)
+            let clock = CalendarWords.day(try #require(played.last?.recordedAt), now: Date(), calendar: .current)
             #expect(page.contains("<dt>Last play</dt><dd>\(clock)</dd>"))
 
             let box = try FakeBox(path: args.socketPath)
@@ -110,9 +111,10 @@ struct HealthPageTests {
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let now = cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 9))!
-        #expect(BoxHealth.dayWords(cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 7, minute: 58))!, now: now, calendar: cal) == "today 07:58")
-        #expect(BoxHealth.dayWords(cal.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 18, minute: 2))!, now: now, calendar: cal) == "yesterday 18:02")
-        #expect(BoxHealth.dayWords(cal.date(from: DateComponents(year: 2026, month: 1, day: 5, hour: 7))!, now: now, calendar: cal) == "Mon 5 Jan 07:00")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 7, minute: 58))!, now: now, calendar: cal) == "today 07:58")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 18, minute: 2))!, now: now, calendar: cal) == "yesterday 18:02")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 1, day: 5, hour: 7))!, now: now, calendar: cal) == "Mon 5 Jan 07:00")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 24, hour: 14, minute: 2))!, now: now, calendar: cal) == "tomorrow 14:02", "PAR-2 says when a reset takes effect")
         #expect(BoxHealth.bytesWords(1_234_000_000) == "1.2 GB")
         #expect(BoxHealth.bytesWords(29_400_000_000) == "29 GB")
         #expect(BoxHealth.bytesWords(420_000_000) == "420 MB")

@@ -123,19 +123,8 @@ struct PresenceTests {
         }
     }
 
-    @Test("PAR-2: a reset waits out a PIN lockout (it is no way around it); claims are at most 5 in 15 minutes per client address (#47) and 20 in all")
-    func resetRespectsLockout() async throws {
-        let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("135790")
-        let app = try await buildApplication(args)
-        try await app.test(.router) { client in
-            var stranger = BrowserSession()
-            _ = try await stranger.get(client, "/parent")
-            for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try await stranger.post(client, "/parent/sign-in", [("pin", "0000")]) }
-            let locked = try await stranger.post(client, "/parent/claim", [])
-            #expect(locked.status == .tooManyRequests && locked.headers[.retryAfter] != nil)
-            #expect(String(buffer: locked.body).contains("Too many wrong PINs. A new PIN can be set in 5 minutes."))
-        }
+    @Test("PAR-2: claims are at most 5 in 15 minutes per client address (#47) and 20 in all (a PIN lockout no longer stops one: PINResetPageTests)")
+    func claimLimits() async throws {
         let clock = FakeSystemClock(wall: Date())
         let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", hasGlass: { true })
         for _ in 0..<PresenceCheck.claimsPerPeriod {
@@ -172,7 +161,7 @@ struct PresenceTests {
         #expect(presence.waitingCode == nil && presence.phase(of: id) == .failed("The 2 minutes ran out. Start again."))
     }
 
-    @Test("PAR-2 (#47): the six-digit code is shown only on the box's own glass (a kiosk paired to press its buttons), never by address (a page from 127.0.0.1 is any local user) nor in the event stream; the right code confirms, and a forgotten PIN is reset the same way, ending old sessions", arguments: [TestingSetup.live])
+    @Test("PAR-2 (#47): the six-digit code is shown only on the box's own glass (a kiosk paired to press its buttons), never by address (a page from 127.0.0.1 is any local user) nor in the event stream; the right code confirms, and a forgotten PIN is reset the same way (PAR-2: after its 24 hours)", arguments: [TestingSetup.live])
     func codeOnTheBoxScreen(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("1357")
@@ -211,10 +200,13 @@ struct PresenceTests {
             let (gone, _) = try await shown.get(client, "/kiosk/setup-code")
             #expect(gone == .notFound, "no code once confirmed")
             _ = try await parent.post(client, "/parent/setup/pin", [("pin", "24680"), ("again", "24680")])
-            #expect(try db.verifyPIN("24680", monotonicNanos: 0, bootID: "t") == .accepted)
+            // PAR-2: over an existing PIN the new one waits 24 hours (PINResetPageTests).
+            #expect(try db.pinReset()?.state == .waiting)
+            #expect(try db.verifyPIN("1357", monotonicNanos: 0, bootID: "t") == .accepted)
             let (_, after) = try await other.get(client, "/parent")
-            #expect(!after.contains("Daily Quest") && after.contains("name=\"pin\""), "the new PIN ended the old session")
-            #expect(try await parent.get(client, "/parent").1.contains("Daily Quest"))
+            #expect(after.contains("Daily Quest") && after.contains("from the page at 127.0.0.1"), "the old PIN's session sees the reset")
+            let (_, door) = try await parent.get(client, "/parent")
+            #expect(door.contains("name=\"pin\"") && door.contains("A new PIN was asked for at the box"))
         }
     }
 
@@ -282,5 +274,133 @@ struct PresenceTests {
         guard case .started(let fresh) = await presence.start(reset: false) else { Issue.record("refused"); return }
         #expect(presence.enter(code: " \(presence.waitingCode ?? "") ", claim: fresh) == .confirmed)
         #expect(presence.consume(fresh) && !presence.consume(fresh))
+    }
+}
+
+@Suite("PAR-2 (#47): a new PIN over an existing one waits 24 hours, told to the parent; the act at the box gets the parent in past a lockout")
+struct PINResetPageTests {
+    /// A claim made and allowed at the box (STOP and DOWN held), on a box with a PIN.
+    static func confirmedClaim(_ browser: inout BrowserSession, _ client: some TestClientProtocol, box: FakeBox) async throws {
+        _ = try await browser.get(client, "/parent")
+        let claimed = try await browser.post(client, "/parent/claim", [])
+        #expect(claimed.status == .seeOther, "the claim: \(claimed.status) \(String(buffer: claimed.body))")
+        #expect(box.claims.withLock { $0.last?.reset } == true)
+        box.claimMoved("shown")
+        box.claimMoved("holding")
+        box.claimMoved("confirmed")
+        #expect(try await PresenceTests.phase(&browser, client, becomes: "confirmed") == #"{"phase":"confirmed"}"#)
+    }
+
+    @Test("PAR-2: the act's new PIN waits; the door says so without the address, the old PIN signs in and sees when and from where, and cancels it")
+    func resetWaitsAndIsCancelled() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("135790")
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.live) { client in
+            var parent = BrowserSession()
+            _ = try await parent.get(client, "/parent")
+            _ = try await parent.post(client, "/parent/sign-in", [("pin", "135790")])
+            var asker = BrowserSession()
+            try await Self.confirmedClaim(&asker, client, box: box)
+            let (_, choose) = try await asker.get(client, "/parent/setup")
+            #expect(choose.contains("Remember the PIN after all?") && choose.contains("action=\"/parent/setup/sign-in\""))
+            #expect(choose.contains("replaces the current one <strong>24 hours</strong> from now"))
+            let set = try await asker.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
+            #expect(set.status == .seeOther && set.headers[.location] == "/parent")
+            #expect(!(set.headers[values: .setCookie].joined().contains(ParentSessions.cookieName + "=")), "the asker is not signed in")
+            #expect(try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .rejected(attemptsLeft: 19), "not yet the PIN")
+            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the old PIN still is")
+            let reset = try #require(try db.pinReset())
+            #expect(reset.state == .waiting && reset.from == "127.0.0.1")
+            let (_, door) = try await asker.get(client, "/parent")
+            #expect(door.contains("A new PIN was asked for at the box today ") && door.contains("It replaces the current PIN tomorrow "))
+            #expect(!door.contains("127.0.0.1"), "the door does not say who asked")
+            let (_, home) = try await parent.get(client, "/parent")
+            #expect(home.contains("from the page at 127.0.0.1") && home.contains("unless you cancel it") && home.contains("action=\"/parent/pin-reset/cancel\""))
+            let cancel = try await parent.post(client, "/parent/pin-reset/cancel", [])
+            #expect(cancel.status == .seeOther && cancel.headers[.location] == "/parent?done=pin-reset-cancelled")
+            let (_, after) = try await parent.get(client, "/parent?done=pin-reset-cancelled")
+            #expect(after.contains("The new PIN is cancelled; your PIN stays") && !after.contains("pin-reset/cancel"))
+            #expect(try db.pinReset()?.state == .cancelled)
+            // Cancelling needs the parent's session, as every change of hers.
+            var stranger = BrowserSession()
+            _ = try await stranger.get(client, "/parent")
+            #expect(try await stranger.post(client, "/parent/pin-reset/cancel", []).headers[.location] == "/parent")
+        }
+    }
+
+    @Test("PAR-2: once 24 hours are over the new PIN is the PIN: the old one's sessions end, the new one signs in, and the parent area says it once")
+    func resetApplied() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("135790")
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var old = BrowserSession()
+            _ = try await old.get(client, "/parent")
+            _ = try await old.post(client, "/parent/sign-in", [("pin", "135790")])
+            var asker = BrowserSession()
+            try await Self.confirmedClaim(&asker, client, box: box)
+            _ = try await asker.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
+            #expect(try await old.get(client, "/parent/settings").0 == .ok)
+            // A day on the box's monotonic clock.
+            try await db.pool.write { try $0.execute(sql: "UPDATE pinReset SET askedMonotonic = askedMonotonic - ?", arguments: [24 * 3600 * 1_000_000_000 as Int64]) }
+            let (gone, _) = try await old.get(client, "/parent/settings")
+            #expect(gone == .seeOther, "the old PIN's session ended")
+            var parent = BrowserSession()
+            _ = try await parent.get(client, "/parent")
+            #expect(try await parent.post(client, "/parent/sign-in", [("pin", "135790")]).status == .unauthorized)
+            #expect(try await parent.post(client, "/parent/sign-in", [("pin", "246802")]).status == .seeOther)
+            let (_, home) = try await parent.get(client, "/parent")
+            #expect(home.contains("The PIN was replaced today ") && home.contains("it was asked for at the box "), "\(home)")
+            #expect(!(try await parent.get(client, "/parent").1.contains("The PIN was replaced")), "said once")
+        }
+    }
+
+    @Test("#47: a stranger's wrong PINs never keep the parent out: her claim starts despite the lockout and its confirmed page signs her in (3 tries a claim, 10 a day)")
+    func actLiftsTheLockout() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("135790")
+        let box = try FakeBox(path: args.socketPath)
+        defer { box.stop() }
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try db.verifyPIN("0000", monotonicNanos: 0, bootID: "t") }
+            var parent = BrowserSession()
+            _ = try await parent.get(client, "/parent")
+            #expect(try await parent.post(client, "/parent/sign-in", [("pin", "135790")]).status == .tooManyRequests)
+            try await Self.confirmedClaim(&parent, client, box: box)
+            for left in [2, 1, 0] {
+                let wrong = try await parent.post(client, "/parent/setup/sign-in", [("pin", "1111")])
+                #expect(wrong.status == .unauthorized)
+                #expect(String(buffer: wrong.body).contains(left == 0 ? "this page&#39;s tries are used" : "\(left) more \(left == 1 ? "try" : "tries") on this page"))
+            }
+            let fourth = try await parent.post(client, "/parent/setup/sign-in", [("pin", "135790")])
+            #expect(fourth.status == .tooManyRequests && String(buffer: fourth.body).contains("This page&#39;s 3 tries are used."))
+            try await Task.sleep(for: .milliseconds(2_100))   // claims are spaced 2 s
+            try await Self.confirmedClaim(&parent, client, box: box)
+            let right = try await parent.post(client, "/parent/setup/sign-in", [("pin", "135790")])
+            #expect(right.status == .seeOther && right.headers[.location] == "/parent")
+            let (_, home) = try await parent.get(client, "/parent")
+            #expect(home.contains("Daily Quest") && home.contains("Sign out"))
+            #expect(try db.pinReset() == nil, "signing in asked for no new PIN")
+            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the right PIN lifted the lockout")
+        }
+        // The day's bound: 10 tries at the box, whatever the claims.
+        let clock = FakeSystemClock(wall: Date())
+        let presence = PresenceCheck(clock: clock, socketPath: "/nonexistent/questbox.sock", hasGlass: { true })
+        var allowed = 0
+        for claim in 0..<5 {
+            clock.advance(seconds: 200)
+            guard case .started(let id) = await presence.start(reset: true, client: "10.0.0.\(claim)") else { Issue.record("claim refused"); return }
+            #expect(presence.takePINTry(id) == .notConfirmed, "not before the act")
+            let code = try #require(presence.waitingCode)
+            _ = presence.enter(code: code, claim: id)
+            for _ in 0..<3 { if case .allowed = presence.takePINTry(id) { allowed += 1 } }
+        }
+        #expect(allowed == PresenceCheck.pinTriesAtTheBoxPerDay)
     }
 }

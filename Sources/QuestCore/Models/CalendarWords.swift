@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The short English names pages and screens give months and weekdays ("Nov", "Thu"): one
 /// list for every surface.
 public enum CalendarWords {
@@ -9,4 +11,15 @@ public enum CalendarWords {
 
     /// A calendar weekday number (1 = Sunday … 7) as "Sun" … "Sat"; out-of-range is clamped.
     public static func weekday(_ number: Int?) -> String { weekdays[min(max((number ?? 1) - 1, 0), 6)] }
+
+    /// "today 07:58", "yesterday 18:02", "tomorrow 14:02", else "Mon 23 Nov 07:58" (in the
+    /// family's calendar): one way every page and push says when something happened or will.
+    public static func day(_ date: Date, now: Date, calendar: Calendar) -> String {
+        let clock = ClockTime(of: date, calendar: calendar)
+        for (offset, word) in [(0, "today"), (-1, "yesterday"), (1, "tomorrow")] {
+            if let day = calendar.date(byAdding: .day, value: offset, to: now), calendar.isDate(date, inSameDayAs: day) { return "\(word) \(clock)" }
+        }
+        let parts = calendar.dateComponents([.weekday, .day, .month], from: date)
+        return "\(weekday(parts.weekday)) \(parts.day ?? 1) \(month(parts.month)) \(clock)"
+    }
 }

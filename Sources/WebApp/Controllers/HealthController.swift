@@ -70,9 +70,9 @@ struct BoxHealth: Codable, Sendable {
     var pushProblem: String?
 
     mutating func house(_ link: LinkStatus, now: Date, calendar: Calendar) {
-        mqtt = link.mqtt.map { text in link.mqttAt.map { "\(text) (since \(Self.dayWords($0, now: now, calendar: calendar)))" } ?? text }
+        mqtt = link.mqtt.map { text in link.mqttAt.map { "\(text) (since \(CalendarWords.day($0, now: now, calendar: calendar)))" } ?? text }
         pushProblem = link.pushProblem.map { text in
-            link.pushProblemAt.map { "failed \(Self.dayWords($0, now: now, calendar: calendar)): \(text)" } ?? "failed: \(text)"
+            link.pushProblemAt.map { "failed \(CalendarWords.day($0, now: now, calendar: calendar)): \(text)" } ?? "failed: \(text)"
         }
     }
 
@@ -99,7 +99,7 @@ struct BoxHealth: Codable, Sendable {
             }
         }
         uptime = upMinutes.map(Self.uptimeWords)
-        self.lastPlay = lastPlay.map { Self.dayWords($0, now: now, calendar: calendar) } ?? "none yet"
+        self.lastPlay = lastPlay.map { CalendarWords.day($0, now: now, calendar: calendar) } ?? "none yet"
         diskFreeBytes = disk?.freeBytes
         diskFree = disk.map { "\(Self.bytesWords($0.freeBytes)) free of \(Self.bytesWords($0.totalBytes))" } ?? "unknown"
     }
@@ -111,18 +111,6 @@ struct BoxHealth: Codable, Sendable {
         case ..<(24 * 60): return "\(minutes / 60) h \(minutes % 60) min"
         default: return "\(CountText.counted(minutes / (24 * 60), "day")) \(minutes % (24 * 60) / 60) h"
         }
-    }
-
-    /// "today 07:58", "yesterday 18:02", else "Mon 23 Nov 07:58" (the family's calendar).
-    static func dayWords(_ date: Date, now: Date, calendar: Calendar) -> String {
-        let parts = calendar.dateComponents([.weekday, .day, .month], from: date)
-        let clock = ClockTime(of: date, calendar: calendar)
-        if calendar.isDate(date, inSameDayAs: now) { return "today \(clock)" }
-        if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
-            return "yesterday \(clock)"
-        }
-        let weekday = CalendarWords.weekday(parts.weekday), month = CalendarWords.month(parts.month)
-        return "\(weekday) \(parts.day ?? 1) \(month) \(clock)"
     }
 
     static func bytesWords(_ bytes: Int64) -> String {

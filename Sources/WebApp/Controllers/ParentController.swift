@@ -23,6 +23,18 @@ struct ParentController {
         }
     }
 
+    /// PAR-2: the signed-in parent (her PIN, the old one) cancels a reset waiting its 24 hours
+    /// (`/parent/pin-reset/cancel`).
+    func addSignedInRoutes(to router: RoomRoutes<WebRequestContext>) {
+        router.post("pin-reset/cancel") { request, _ in
+            _ = try await services.changeForm(request)
+            if try services.database.cancelPINReset(at: Date()) {
+                services.logger.notice("parent PIN reset cancelled with the current PIN")
+            }
+            return Response.redirect(to: "/parent?done=\(StatusLine.pinResetCancelled.rawValue)")
+        }
+    }
+
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.post("parent/session") { request, context in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
@@ -44,14 +56,20 @@ struct ParentController {
         guard try services.database.settings().hasPIN else {
             return try await FirstRunController.page(services, request)
         }
+        let reset = try services.settlePINReset()
+        let now = Date()
         guard services.parents.isSignedIn(request) else {
-            return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0) }
+            let waiting = reset.flatMap { PINResetWords.signIn($0, now: now, calendar: services.calendar) }
+            return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0, resetWaiting: waiting) }
         }
         let routines = try ParentHome.routines(services)
         // What the last change did: a word from a fixed list, the routine named by its id.
         let routineID = request.uri.queryParameters["routine"].flatMap { UUID(uuidString: String($0)) }
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
+        // PAR-2: a reset waiting (with its cancel), or one applied, said once.
+        let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar) }
+        if reset?.state == .applied, reset?.shown == false { try services.database.markPINResetShown(at: now) }
         let box = request.uri.queryParameters["box"].map(String.init)
         let state = await services.box.state()
         let board: String? = switch state {
@@ -59,13 +77,12 @@ struct ParentController {
         case .offline: try services.database.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
-        let now = Date()
         let others = ((try? services.database.houseBoxes()) ?? []).map { box in
             // #47: the one address rule again on what the store holds (written before it, or by hand).
             let address = box.web.flatMap(HouseWebAddress.parse)
             return ParentHome.OtherBox(
                 name: box.name, state: box.state, web: address?.url, host: address?.shown,
-                seen: BoxHealth.dayWords(box.seenAt, now: now, calendar: services.calendar))
+                seen: CalendarWords.day(box.seenAt, now: now, calendar: services.calendar))
         }
         // #48: the parent home says when the box is down, and why as far as the box wrote it.
         var boxDown: String?
@@ -80,6 +97,8 @@ struct ParentController {
             home.otherBoxes = others
             home.hasOtherBoxes = !others.isEmpty
             home.boxDown = boxDown
+            home.pinReset = resetLine
+            home.pinResetWaiting = reset?.state == .waiting
             return home
         }
     }
@@ -116,6 +135,8 @@ struct ParentController {
         } catch {
             return Outcome(status: .unauthorized, message: "\(error)")
         }
+        // PAR-2: a reset whose 24 hours are over is the PIN from now on.
+        try services.settlePINReset()
         switch try await services.pinChecks.check(pin, client: client) {
         case .accepted:
             return Outcome(signedIn: true, status: .ok, message: "signed in")
@@ -142,6 +163,33 @@ struct ParentController {
 struct SignInView: Encodable {
     var csrf: String
     var error: String?
+    /// PAR-2: a new PIN waits its 24 hours (said to anyone at the door, without its address).
+    var resetWaiting: String?
+}
+
+/// PAR-2's words: what the door and the parent's home say of a PIN reset.
+enum PINResetWords {
+    /// For the sign-in page: only that one waits, and when it takes effect.
+    static func signIn(_ reset: PINReset, now: Date, calendar: Calendar) -> String? {
+        guard reset.state == .waiting else { return nil }
+        return "A new PIN was asked for at the box \(CalendarWords.day(reset.askedAt, now: now, calendar: calendar)). "
+            + "It replaces the current PIN \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar)); until then the current PIN signs in and can cancel it."
+    }
+
+    /// For the signed-in parent: when and from where; an applied one until it was said once.
+    static func home(_ reset: PINReset, now: Date, calendar: Calendar) -> String? {
+        let asked = CalendarWords.day(reset.askedAt, now: now, calendar: calendar)
+        switch reset.state {
+        case .waiting:
+            return "A new PIN was asked for at the box \(asked), from the page at \(reset.from). "
+                + "It replaces yours \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar)) unless you cancel it."
+        case .applied where !reset.shown:
+            let when = reset.settledAt.map { CalendarWords.day($0, now: now, calendar: calendar) } ?? "after 24 hours"
+            return "The PIN was replaced \(when): it was asked for at the box \(asked), from the page at \(reset.from)."
+        case .applied, .cancelled:
+            return nil
+        }
+    }
 }
 
 /// The parent's overview: each routine with its days and how often it was played, never its
@@ -179,6 +227,9 @@ struct ParentHome: Encodable {
     var hasOtherBoxes = false
     /// #48: the box's socket is silent: why, as far as the box wrote it down.
     var boxDown: String?
+    /// PAR-2: a PIN reset waiting (with a cancel button), or one applied, said once.
+    var pinReset: String?
+    var pinResetWaiting = false
 
     struct OtherBox: Encodable {
         var name: String

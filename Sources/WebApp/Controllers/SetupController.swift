@@ -5,22 +5,17 @@ import QuestStore
 
 /// `/parent/setup`: setting the PIN the first time, or anew when it is forgotten, after the
 /// act at the box (`PresenceCheck`, PAR-2): STOP and DOWN held while the idle box asks, or
-/// the code on its own screen. A reset waits out a PIN lockout like any PIN try.
+/// the code on its own screen. #47: over an existing PIN the act lets its page sign in past
+/// a lockout (3 tries), and a new PIN it asks for waits 24 hours, told to the parent (PAR-2).
 struct SetupController {
     let services: WebServices
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/claim") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
+            // #47: no PIN lockout stops a claim: the act at the box is how the parent gets in
+            // past a stranger's wrong PINs, and a new PIN it asks for waits 24 hours (PAR-2).
             let reset = try services.database.settings().hasPIN
-            // A reset waits out a PIN lockout: the store's for everyone, or (#47) this address's.
-            if reset, let seconds = try services.pinChecks.pausedSeconds(client: context.clientName)
-                ?? services.database.pinLockoutSeconds(monotonicNanos: services.presence.clock.monotonicNanos(), bootID: services.presence.clock.bootID) {
-                let minutes = (seconds + 59) / 60
-                throw HTTPError(
-                    .tooManyRequests, headers: [.retryAfter: "\(seconds)"],
-                    message: "Too many wrong PINs. A new PIN can be set in \(minutes) minute\(minutes == 1 ? "" : "s").")
-            }
             switch await services.presence.start(reset: reset, client: context.clientName) {
             case .started(let id):
                 var response = Response.redirect(to: "/parent/setup")
@@ -63,10 +58,54 @@ struct SetupController {
                 return .redirect(to: "/parent/setup")
             }
         }
-        router.post("/parent/setup/pin") { request, _ in try await setPIN(request) }
+        router.post("/parent/setup/pin") { request, context in try await setPIN(request, client: context.clientName) }
+        router.post("/parent/setup/sign-in") { request, context in try await signInAtTheBox(request, client: context.clientName) }
     }
 
-    func setPIN(_ request: Request) async throws -> Response {
+    /// #47: the parent who knows her PIN gets in past a lockout by the act at the box: its
+    /// confirmed page tries the PIN with no lockout in the way (3 tries, 10 a day).
+    func signInAtTheBox(_ request: Request, client: String) async throws -> Response {
+        let form = try await services.changeForm(request, limit: 1024)
+        let claim = PresenceCheck.claim(of: request)
+        let pin = form.value("pin") ?? ""
+        do {
+            try PINHasher.validate(pin)
+        } catch {
+            return try page(request, problem: nil, signInProblem: "\(error)", status: .unprocessableContent)
+        }
+        let left: Int
+        switch services.presence.takePINTry(claim) {
+        case .notConfirmed:
+            return .redirect(to: "/parent/setup")
+        case .used:
+            return try page(request, problem: nil, signInProblem: "This page's 3 tries are used. Start again at the box.", status: .tooManyRequests)
+        case .tooMany(let seconds):
+            var response = try page(
+                request, problem: nil, signInProblem: "10 PINs were tried at the box today. It may try again in \(CountText.counted((seconds + 3599) / 3600, "hour")).",
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        case .allowed(let remaining):
+            left = remaining
+        }
+        try services.settlePINReset()
+        switch try await services.pinChecks.check(pin, client: client, atTheBox: true) {
+        case .accepted:
+            _ = services.presence.consume(claim)
+            services.logger.notice("parent signed in after the act at the box")
+            var response = Response.redirect(to: "/parent")
+            response.setCookie(services.parents.open())
+            response.setCookie(PresenceCheck.cookie("", maxAge: 0))
+            return response
+        case .notSet:
+            return .redirect(to: "/parent/setup")
+        case .rejected, .lockedOut, nil:
+            let words = left == 0 ? "That PIN is not right, and this page's tries are used." : "That PIN is not right. \(left) more \(left == 1 ? "try" : "tries") on this page."
+            return try page(request, problem: nil, signInProblem: words, status: .unauthorized)
+        }
+    }
+
+    func setPIN(_ request: Request, client: String) async throws -> Response {
         let form = try await services.changeForm(request, limit: 1024)
         let claim = PresenceCheck.claim(of: request)
         guard services.presence.phase(of: claim) == .confirmed else { return .redirect(to: "/parent/setup") }
@@ -78,6 +117,15 @@ struct SetupController {
         }
         guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
         guard services.presence.consume(claim) else { return .redirect(to: "/parent/setup") }
+        if try services.database.settings().hasPIN {
+            // PAR-2: over an existing PIN the new one waits 24 hours; the old one still signs
+            // in and may cancel it, and the parent's phone is told (by questbox-link).
+            try services.database.askPINReset(pin, from: client, clock: services.pinResetClock())
+            services.logger.notice("parent PIN reset asked after the presence check: it waits 24 hours", metadata: ["from": "\(client)"])
+            var response = Response.redirect(to: "/parent")
+            response.setCookie(PresenceCheck.cookie("", maxAge: 0))
+            return response
+        }
         try services.database.setPIN(pin)
         // A new PIN ends every session opened with the old one.
         services.parents.closeAll()
@@ -88,7 +136,7 @@ struct SetupController {
         return response
     }
 
-    func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
+    func page(_ request: Request, problem: String?, signInProblem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let claim = PresenceCheck.claim(of: request)
         let phase = services.presence.phase(of: claim)
         let resetting = try services.database.settings().hasPIN
@@ -96,6 +144,7 @@ struct SetupController {
         return try services.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
             view.match = match
+            view.signInProblem = signInProblem
             switch phase {
             case .queued: view.queued = true
             case .waiting: view.waiting = true
@@ -131,6 +180,8 @@ struct SetupView: Encodable {
     var resetting: Bool
     /// The claim's three digits, spaced as the box shows them (#47).
     var match: String?
+    /// A PIN tried past a lockout on the confirmed page (#47), and what was wrong with it.
+    var signInProblem: String?
 
     init(csrf: String, problem: String?, resetting: Bool) {
         self.csrf = csrf
