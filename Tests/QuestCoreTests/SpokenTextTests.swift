@@ -39,4 +39,40 @@ struct SpokenTextTests {
             #expect(SpokenText.said(text) == text, "\(text)")
         }
     }
+
+    @Test("#47: a name is said bounded: 6 words, 40 characters, a run of digits at most 6 (an 80-digit name took 24 s)", arguments: [
+        (String(repeating: "7", count: 80), "777777"),
+        ("You are a lazy idiot and you never finish anything ever", "You are a lazy idiot and"),
+        ("Supercalifragilisticexpialidocious homework time", "Supercalifragilisticexpialidocious"),
+        (String(repeating: "x", count: 60), String(repeating: "x", count: 40)),
+        ("Room 12345678 tidy", "Room 123456 tidy"),
+        ("Morning Quest", "Morning Quest"),
+    ])
+    func boundedName(_ written: String, _ said: String) {
+        #expect(SpokenText.name(written) == said)
+    }
+
+    @Test("#47: every screen says a name at most once, and only in its bounded form")
+    func nameOncePerScreen() {
+        let long = "Pack " + String(repeating: "9", count: 30) + " bag now please quickly today"
+        let said = SpokenText.name(long)
+        let result = TimeEstimationScorer.score(estimated: 100, actual: 160)
+        var reveal = RevealScreen(
+            taskName: long, estimatedSeconds: 100, actualSeconds: 160, differenceSeconds: -60, accuracyPercent: result.accuracyPercent,
+            rating: result.rating, feedback: FeedbackGenerator.feedback(for: result, isCalibration: false), xpGained: 10, isPersonalBest: false,
+            isCalibration: false, isLastTask: false)
+        reveal.pattern = BiasInsight(direction: .underestimates, meanDifferenceSeconds: -60, relativeBias: -0.4)
+        let screens: [Screen] = [
+            .estimating(EstimatingScreen(questName: long, taskName: long, taskNumber: 1, taskCount: 3, estimateSeconds: 150, hint: nil)),
+            .reveal(reveal),
+            .summary(SummaryScreen(questName: long, sessionXP: 40, totalXP: 400, level: 3, levelProgress: 0.1, leveledUp: false,
+                                   personalBests: [long], streakText: "", streakMilestone: nil, calibrationSessionsLeft: 0)),
+        ]
+        for screen in screens {
+            let words = screen.spoken ?? ""
+            #expect(!words.contains(String(repeating: "9", count: 7)), "\(words)")
+            #expect(words.components(separatedBy: said).count - 1 <= (screen.kind == "summary" ? 2 : 1), "\(words)")
+        }
+        #expect(VoicePhrases.reminder(questName: long) == "Time for \(said).")
+    }
 }

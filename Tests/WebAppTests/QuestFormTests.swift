@@ -158,6 +158,33 @@ struct QuestFormTests {
         }
     }
 
+    @Test("#47: changes of her quests are bounded like making them: 10 in 10 minutes (40 in 1.7 s churned the voice's clips), said in words; the refused one changes nothing")
+    func questChangesBounded() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let clock = FakeSystemClock(wall: Date())
+        let services = try await makeServices(args, logger: Logger(label: "test"), clock: clock)
+        let app = Application(router: buildRouter(services))
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
+            let made = try await browser.post(client, "/quests", [("name", "Mine"), ("day", "2"), ("task", "a"), ("action", "save")])
+            #expect(made.status == .seeOther)
+            let quest = try #require(try db.routines().first { $0.createdBy == .player })
+            func change(_ name: String) async throws -> TestResponse {
+                _ = try await browser.get(client, "/quests/\(quest.id.uuidString)/edit")
+                return try await browser.post(client, "/quests/\(quest.id.uuidString)", [("name", name), ("day", "2"), ("task", "a"), ("action", "save")])
+            }
+            for i in 1...PlayerQuestLimits.changesPerPeriod { #expect(try await change("Mine \(i)").status == .seeOther, "change \(i)") }
+            let fast = try await change("Mine 11")
+            #expect(fast.status == .tooManyRequests && fast.headers[.retryAfter] == "600")
+            #expect(String(buffer: fast.body).contains("You changed your quests 10 times in the last 10 minutes. Change this one in 10 minutes."))
+            #expect(String(buffer: fast.body).contains("value=\"Mine 11\""), "her words are kept")
+            #expect(try db.routine(id: quest.id)?.displayName == "Mine 10")
+            clock.advance(seconds: 600)
+            #expect(try await change("Mine 11").status == .seeOther)
+        }
+    }
+
     @Test("a quest's problems are shown beside their field in the CLI's words, the form keeps what was typed, nothing is stored")
     func problemsBesideFields() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])

@@ -75,7 +75,7 @@ extension Screen {
             guard let selected = s.selectedIndex.flatMap({ s.quests.indices.contains($0) ? s.quests[$0] : nil }) ?? s.quests.first else {
                 return sentence(P.noQuests)
             }
-            return selected.reminded == true ? VoicePhrases.reminder(questName: selected.name) : sentence(selected.name)
+            return selected.reminded == true ? VoicePhrases.reminder(questName: selected.name) : sentence(SpokenText.name(selected.name))
         case .estimating(let s):
             return VoicePhrases.offer(taskName: s.taskName, estimateSeconds: s.estimateSeconds)
         case .active:
@@ -100,7 +100,7 @@ extension Screen {
 public enum VoicePhrases: Sendable {
     /// The task offered and the guess: "Tidy Desk. Your guess: two minutes thirty."
     public static func offer(taskName: String, estimateSeconds: Int) -> String {
-        sentence(taskName) + " " + guess(estimateSeconds)
+        sentence(SpokenText.name(taskName)) + " " + guess(estimateSeconds)
     }
 
     /// Said once after a run of steps settles: "Your guess: one minute forty-five."
@@ -109,7 +109,7 @@ public enum VoicePhrases: Sendable {
     }
 
     /// REM-1's reminder: "Time for Morning Quest."
-    public static func reminder(questName: String) -> String { "Time for \(questName)." }
+    public static func reminder(questName: String) -> String { "Time for \(SpokenText.name(questName))." }
 
     /// "Close! It took three minutes ten. Your guess was forty seconds short."
     public static func reveal(_ s: RevealScreen) -> String {
@@ -125,7 +125,8 @@ public enum VoicePhrases: Sendable {
 
     /// GAME-6's pattern line said: "Pack Bag usually takes about one minute longer than you
     /// think." (the stats page's words, the amount as people say it).
-    public static func pattern(taskName: String, bias: BiasInsight) -> String {
+    public static func pattern(taskName written: String, bias: BiasInsight) -> String {
+        let taskName = SpokenText.name(written)
         let amount = SpokenDuration.words(measured: DurationText.approximatelyRounded(abs(bias.meanDifferenceSeconds)))
         switch bias.direction {
         case .underestimates: return sentence("\(taskName) usually takes about \(amount) longer than you think")
@@ -136,10 +137,10 @@ public enum VoicePhrases: Sendable {
 
     /// "Morning Quest done! Plus forty XP. Level three! Seven-day streak!"
     public static func summary(_ s: SummaryScreen) -> String {
-        var parts = ["\(s.questName) done!", "Plus \(SpokenNumber.words(s.sessionXP)) XP."]
+        var parts = ["\(SpokenText.name(s.questName)) done!", "Plus \(SpokenNumber.words(s.sessionXP)) XP."]
         parts.append(s.leveledUp ? "Level \(SpokenNumber.words(s.level))!" : "You are on level \(SpokenNumber.words(s.level)).")
         if let days = s.streakMilestone { parts.append("\(SpokenNumber.words(days))-day streak!".capitalizedFirst) }
-        if s.personalBests.count == 1, let best = s.personalBests.first { parts.append("New best: \(best).") }
+        if s.personalBests.count == 1, let best = s.personalBests.first { parts.append("New best: \(SpokenText.name(best)).") }
         if s.personalBests.count > 1 { parts.append("\(SpokenNumber.words(s.personalBests.count)) new bests!".capitalizedFirst) }
         return parts.joined(separator: " ")
     }
@@ -212,8 +213,8 @@ extension VoicePhrases {
         }
         for (position, routine) in world.routines.enumerated() where routine.isActive && !routine.tasks.isEmpty {
             let name = routine.playerFacingName(position: position + 1)
-            phrases += [sentence(name), reminder(questName: name)]
-            for (index, task) in routine.tasks.enumerated() { phrases.append(sentence(task.playerFacingName(position: index + 1))) }
+            phrases += [sentence(SpokenText.name(name)), reminder(questName: name)]
+            for (index, task) in routine.tasks.enumerated() { phrases.append(sentence(SpokenText.name(task.playerFacingName(position: index + 1)))) }
         }
         var guesses: [Int] = []
         var seconds = rules.minimumEstimateSeconds
@@ -267,6 +268,30 @@ public enum SpokenText: Sendable {
         }
         while collapsed.last == " " { collapsed.removeLast() }
         return collapsed
+    }
+
+    /// #47: a name as the voice says it, bounded: at most `nameWords` words and
+    /// `nameCharacters` characters, cut at a word, and a run of digits at most `nameDigits`
+    /// long (an 80-digit name took 24 s to say). A name a stranger typed never holds the
+    /// voice for long; the screens show it whole.
+    public static let nameWords = 6, nameCharacters = 40, nameDigits = 6
+
+    public static func name(_ text: String) -> String {
+        var words: [String] = []
+        var length = 0
+        for raw in said(text).split(separator: " ") {
+            var word = "", digits = 0
+            for ch in raw {
+                digits = ch.isNumber ? digits + 1 : 0
+                if digits <= nameDigits { word.append(ch) }
+            }
+            guard words.count < nameWords, length + word.count + (words.isEmpty ? 0 : 1) <= nameCharacters else { break }
+            length += word.count + (words.isEmpty ? 0 : 1)
+            words.append(word)
+        }
+        // A name longer than one word's room is cut inside it rather than said as nothing.
+        if words.isEmpty, let first = said(text).split(separator: " ").first { return String(first.prefix(nameCharacters)) }
+        return words.joined(separator: " ")
     }
 
     /// An emoji or another picture symbol (a keycap, a flag, a ZWJ family, ™, ©, arrows).

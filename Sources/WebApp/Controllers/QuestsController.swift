@@ -117,11 +117,15 @@ struct QuestsController {
             return try page(request, draft: draft, problem: nil, editing: quest)
         }
         do {
-            let saved = try draft.save(in: services.database, editing: quest, revision: form.value("revision"))
+            let saved = try services.playerQuests.save(.changed) { try draft.save(in: services.database, editing: quest, revision: form.value("revision")) }
             let box = await services.box.reload().appliedText
             return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.id.uuidString), ("box", box)]))
         } catch let problem as FieldProblem {
             return try page(request, draft: draft, problem: problem, editing: quest, status: .unprocessableContent)
+        } catch let wait as PlayerQuestLimits.TooMany {
+            var response = try page(request, draft: draft, problem: FieldProblem(field: "name", message: wait.message), editing: quest, status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(wait.seconds)"
+            return response
         }
     }
 }
