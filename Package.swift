@@ -109,6 +109,7 @@ let package = Package(
             name: "WebApp",
             dependencies: [
                 "QuestCore", "QuestStore", "QuestReports", "HomeLink", "BoxProtocol", "RoutineFormat", "SystemClock", "CEventLoop", "InputFiles", "BuildVersion", "BoardProfile",
+                "ConfusableNames",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -129,6 +130,9 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         // libcurl for the pushes to phones (its setopt is variadic: a C function over it).
         .target(name: "CPushHTTP", linkerSettings: [.linkedLibrary("curl")]),
+        // #47: names compared by TR39's confusable skeleton, through the toolchain's own ICU.
+        .target(name: "CConfusables", linkerSettings: [.linkedLibrary("_FoundationICU")]),
+        .target(name: "ConfusableNames", dependencies: ["CConfusables"]),
         .target(
             name: "HomeLinkService",
             dependencies: ["HomeLink", "MQTT", "CPushHTTP", "QuestCore", "QuestStore", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
@@ -149,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "WebAppTests",
             dependencies: [
-                "WebApp", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "BuildVersion",
+                "WebApp", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "BuildVersion", "ConfusableNames",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -200,6 +200,9 @@ struct QuestFormTests {
                 ([("name", "Q"), ("day", "1"), ("task", "")], "steps-error", "Steps: empty (a routine needs at least one task)"),
                 ([("name", String(repeating: "x", count: 81)), ("day", "1"), ("task", "a")], "name-error", "Quest name: longer than 80 characters"),
                 ([("name", "daily"), ("day", "1"), ("task", "a")], "name-error", "“daily” is already a quest on the box: pick another name"),
+                // #47: names that read the same (TR39): a Cyrillic а, full-width letters.
+                ([("name", "d\u{0430}ily"), ("day", "1"), ("task", "a")], "name-error", "“d\u{0430}ily” is already a quest on the box: pick another name"),
+                ([("name", "ＤＡＩＬＹ"), ("day", "1"), ("task", "a")], "name-error", "“ＤＡＩＬＹ” is already a quest on the box: pick another name"),
                 ([("name", "Q"), ("day", "1"), ("task", "same"), ("task", "same")], "task-2-error", "Step 2: &quot;same&quot; appears twice"),
             ]
             for (fields, id, message) in cases {

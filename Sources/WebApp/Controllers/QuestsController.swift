@@ -1,3 +1,4 @@
+import ConfusableNames
 import Foundation
 import Hummingbird
 import QuestCore
@@ -193,9 +194,10 @@ struct QuestDraft: Codable, Sendable {
         }
         let routines = try database.routines()
         // One name for one quest: a player's quest never takes a name the box already
-        // shows (a parent's routine's name or display name, or another quest's).
-        let key = document.name.lowercased()
-        if routines.contains(where: { $0.id != editing?.id && ($0.name.lowercased() == key || $0.displayName.lowercased() == key) }) {
+        // shows (a parent's routine's name or display name, or another quest's), nor one
+        // that reads the same (#47: TR39's skeleton, so no "Mοrning Quest" with an omicron).
+        let key = ConfusableNames.key(document.name) ?? document.name
+        if routines.contains(where: { r in r.id != editing?.id && [r.name, r.displayName].contains { (ConfusableNames.key($0) ?? $0) == key } }) {
             throw FieldProblem(field: "name", message: "“\(document.name)” is already a quest on the box: pick another name")
         }
         let own = routines.filter { $0.createdBy == .player && $0.isActive }.count
