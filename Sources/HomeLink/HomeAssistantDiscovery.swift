@@ -122,7 +122,12 @@ public struct HeardBox: Equatable, Sendable {
             return (id, { $0.state = state })
         case "info":
             // #47: only an address of the home network's form, rebuilt from its parts.
-            let name = json?["name"] as? String, web = (json?["web"] as? String).flatMap(HouseWebAddress.parse)?.url
+            // A name without the characters that act instead of showing (bidi overrides
+            // reorder the parent's page, U+2028 breaks its line): the one rule, DisplayText.
+            let name = (json?["name"] as? String).map { text in
+                String(String.UnicodeScalarView(text.unicodeScalars.filter { !DisplayText.isControl($0) }).prefix(128))
+            }
+            let web = (json?["web"] as? String).flatMap(HouseWebAddress.parse)?.url
             return (id, { $0.name = name; $0.web = web })
         case "availability":
             let online = String(decoding: payload, as: UTF8.self) == "online"

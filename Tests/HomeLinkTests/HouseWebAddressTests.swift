@@ -43,5 +43,9 @@ struct HouseWebAddressTests {
         let good = try #require(HeardBox.parse(topic: "questbox/0a0a0a0a0a/info", payload: Array(#"{"name":"hallway","web":"http://hallway.local:8080"}"#.utf8), ownID: "0b0b0b0b0b"))
         good.apply(&box)
         #expect(box.web == "http://hallway.local:8080/")
+        // #47: bidi overrides and line separators in a heard name are dropped, its length bounded.
+        let forged = Array("{\"name\":\"hall\u{202E}yaw\u{2028}\u{2066}x\(String(repeating: "y", count: 300))\"}".utf8)
+        try #require(HeardBox.parse(topic: "questbox/0a0a0a0a0a/info", payload: forged, ownID: "0b0b0b0b0b")).apply(&box)
+        #expect(box.name == "hallyawx" + String(repeating: "y", count: 120))
     }
 }
