@@ -20,4 +20,10 @@ if imports=$(grep -rn --include='*.swift' -E '^\s*(@_exported\s+)?import\s+Found
     echo "Sources/QuestCore imports Foundation (the core uses FoundationEssentials only): $imports" >&2
     failed=1
 fi
+# #49: one definition of a control character (DisplayText.isControl); no file tests for one
+# by hand (a C0 range, the Cc category, an isControl of its own).
+if controls=$(grep -rnE --include='*.swift' '\$0\.value < 0x2[01]|generalCategory == \.control|func isControl' Sources | grep -v 'Sources/QuestCore/Models/DisplayText.swift'); then
+    echo "a control-character test outside DisplayText.isControl (the one text rule): $controls" >&2
+    failed=1
+fi
 exit $failed

@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 import Yams
 
 /// The box's own screen (SPEC §2), from the profile's `display:` section: a 128×64 or
@@ -152,7 +153,7 @@ extension DisplayConfig {
     /// A name the kernel gives a device (an I2C adapter, a framebuffer): printable, short.
     static func deviceName(_ section: Node.Mapping, _ key: String, fail: (String, String) -> BoardProfileError) throws -> String {
         let name = try BoardProfile.requiredText(section, key, prefix: "display.", fail: fail)
-        guard name.count <= 64, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard name.count <= 64, !name.unicodeScalars.contains(where: DisplayText.isControl) else {
             throw fail("display.\(key)", "not a device name (at most 64 printable characters)")
         }
         return name

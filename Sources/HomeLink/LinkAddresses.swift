@@ -1,3 +1,4 @@
+import QuestCore
 /// #34: the addresses a parent types for the house's link, read strictly: a broker
 /// (`mqtt://HOST[:PORT]`, `mqtts://…` for TLS), a push service (`https://HOST[/PATH]`), and an
 /// MQTT topic. Each refusal is one line naming what is wrong.
@@ -135,7 +136,7 @@ public enum LinkTopic {
         if topic.contains("+") || topic.contains("#") { return "has a wildcard (+ or #)" }
         if topic.hasPrefix("$") { return "starts with $ (the broker's own topics)" }
         if topic.hasPrefix("/") || topic.hasSuffix("/") || topic.contains("//") { return "has an empty level (a / at an end, or //)" }
-        if topic.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) { return "has a space or a control character" }
+        if topic.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) { return "has a space or a control character" }
         return nil
     }
 

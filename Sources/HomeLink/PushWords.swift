@@ -50,7 +50,7 @@ public struct PushMessage: Equatable, Sendable {
     public static func headerSafe(_ text: String, limit: Int = 200) -> String {
         var out = ""
         for ch in text {
-            let piece = ch.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : String(ch)
+            let piece = ch.unicodeScalars.contains(where: DisplayText.isControl) ? " " : String(ch)
             if out.utf8.count + piece.utf8.count > limit { break }
             out += piece
         }

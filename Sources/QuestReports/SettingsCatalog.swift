@@ -123,7 +123,7 @@ public enum SettingsCatalog {
 
     static func linkTextProblem(_ text: String) -> String? {
         if text.utf8.count > HomeLinkSettings.maximumBytes { return "longer than \(HomeLinkSettings.maximumBytes) bytes" }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "has a control character" }
+        if text.unicodeScalars.contains(where: DisplayText.isControl) { return "has a control character" }
         return nil
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 import GRDB
 
 /// #34: how the box reaches the house: an MQTT broker (Home Assistant's discovery under
@@ -57,7 +58,7 @@ public struct HomeLinkSettings: Equatable, Sendable {
         for (key, value) in fields {
             guard let value else { continue }
             if value.utf8.count > Self.maximumBytes { return "\(key): longer than \(Self.maximumBytes) bytes" }
-            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "\(key): has a control character" }
+            if value.unicodeScalars.contains(where: DisplayText.isControl) { return "\(key): has a control character" }
         }
         return nil
     }
@@ -125,7 +126,7 @@ extension QuestDatabase {
     /// characters, at most `bytes` bytes, cut between characters.
     static func storable(_ text: String, bytes limit: Int) -> String {
         var out = ""
-        for ch in text where !ch.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        for ch in text where !ch.unicodeScalars.contains(where: DisplayText.isControl) {
             if out.utf8.count + ch.utf8.count > limit { break }
             out.append(ch)
         }

@@ -35,7 +35,7 @@ public enum SpeakableText: Sendable {
 
     public static func cleaned(_ text: String) -> String {
         var out = ""
-        for ch in text where !ch.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        for ch in text where !ch.unicodeScalars.contains(where: DisplayText.isControl) {
             if out.count == maximumCharacters { break }
             out.append(ch)
         }

@@ -2,6 +2,9 @@
 /// that act instead of showing — C0/C1 controls (ESC clears a screen, BEL rings, CR and LF
 /// break lines, NUL cuts a C string), line/paragraph separators and bidirectional overrides
 /// (which reorder what follows) — are refused in new names and escaped in stored ones.
+/// `isControl` is the one definition of such a character for every way in and out (names,
+/// settings, push headers, the voice, board profiles, MQTT topics): check-house.sh fails on
+/// another.
 public enum DisplayText {
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
