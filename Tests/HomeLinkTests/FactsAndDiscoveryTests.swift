@@ -5,7 +5,7 @@ import Testing
 
 /// #34: what leaves the box (aggregates and its state, seed 003), how it changes, and Home
 /// Assistant's discovery configs.
-@Suite("#34: the box's facts, their happenings, and Home Assistant's discovery")
+@Suite("NOTF-1 (#34): the box's facts, their happenings, and Home Assistant's discovery")
 struct FactsAndDiscoveryTests {
     static let cal: Calendar = {
         var c = Calendar(identifier: .gregorian)

@@ -2,7 +2,7 @@
 import Testing
 
 /// #34: what a phone is told: the box's kind words, the right phone, routine-level facts only.
-@Suite("#34: the pushes' words")
+@Suite("NOTF-1 (#34): the pushes' words")
 struct PushWordsTests {
     @Test("each happening in the box's words, to the player or the parent; the kinds are notify.on's words")
     func words() throws {

@@ -47,13 +47,13 @@ struct ScreenWordsTests {
         #expect(text(level3 - 1) == "Lvl 2 · 99% to Lvl 3")
         #expect(text(0) == "Lvl 0 · 0% to Lvl 1")
         #expect(ScreenPhrases.level(1, progress: .nan) == "Lvl 1 · 0% to Lvl 2")
-        guard case .summary(let s) = ScreenSamples.summary else { return }
+        guard case .summary(let s) = ScreenSamples.summary else { Issue.record("ScreenSamples.summary is not a summary"); return }
         #expect(Screen.summary(s).words.lines.contains("Lvl 2 · 8% to Lvl 3"))
     }
 
     @Test("where a choice waits the screen names the buttons: idle (one quest or several), estimating, active; reveal, summary and the week go on with any button")
     func buttonHints() {
-        guard case .idle(var idle) = ScreenSamples.idle else { return }
+        guard case .idle(var idle) = ScreenSamples.idle else { Issue.record("ScreenSamples.idle is not an idle screen"); return }
         #expect(Screen.idle(idle).words.hint == "UP/DN pick · LOCK go")
         idle.quests = Array(idle.quests.prefix(1))
         #expect(Screen.idle(idle).words.hint == "LOCK: start quest")

@@ -3,7 +3,7 @@ import Testing
 
 /// #35: what the voice says, in words: durations as people say them, and each screen's
 /// sentence from the screens' own phrases.
-@Suite("#35: the voice's words")
+@Suite("VOICE-1 (#35): the voice's words")
 struct SpokenWordsTests {
     @Test("durations as people say them, never a clock", arguments: [
         (1, "one second"), (15, "fifteen seconds"), (45, "forty-five seconds"), (60, "one minute"),

@@ -5,7 +5,7 @@ import Testing
 /// #35: when the box speaks, on the virtual clock: the task and guess at the offer, one
 /// utterance after a run of steps, "Go!" and then silence until the stop (GAME-2), the
 /// reveal's words after its sound, a step cutting the voice short, nothing when it is off.
-@Suite("#35 the voice's schedule")
+@Suite("VOICE-1 (#35): the voice's schedule")
 struct VoiceScheduleTests {
     /// (time, words) of every `.speak` so far.
     func spoken(_ box: Box) -> [(at: Int64, words: String)] {
