@@ -43,8 +43,8 @@ enum StatsPictures {
         let width = 170.0, height = 70.0, pad = 6.0
         func x(_ daysAgo: Int) -> Double { pad + (width - 2 * pad) * Double(29 - min(max(daysAgo, 0), 29)) / 29 }
         func y(_ p: Double) -> Double { pad + (height - 2 * pad) * (1 - min(max(p, 0), 100) / 100) }
-        let last = trend.days.last.map { "\(Int($0.averageAccuracy.rounded()))%" } ?? "–"
-        let label = "\(trend.taskDisplayName): \(trend.days.count) day\(trend.days.count == 1 ? "" : "s") in the last 30, the latest \(last)"
+        let last = trend.days.last.map { "\(Int($0.averageAccuracy.rounded()))% on target" } ?? "–"
+        let label = "\(trend.taskDisplayName): \(trend.days.count) day\(trend.days.count == 1 ? "" : "s") in the last 30, the latest day \(last)"
         var svg = "<svg class=\"spark\" viewBox=\"0 0 \(SVGText.number(width)) \(SVGText.number(height))\" role=\"img\" aria-label=\"\(SVGText.escaped(label))\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<rect class=\"frame\" x=\"0.5\" y=\"0.5\" width=\"\(SVGText.number(width - 1))\" height=\"\(SVGText.number(height - 1))\" rx=\"6\"/>"
         svg += "<line class=\"grid\" x1=\"\(SVGText.number(pad))\" x2=\"\(SVGText.number(width - pad))\" y1=\"\(SVGText.number(y(50)))\" y2=\"\(SVGText.number(y(50)))\"/>"

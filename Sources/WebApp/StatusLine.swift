@@ -19,7 +19,9 @@ enum StatusLine: String, CaseIterable {
         let name = routine.map { "“\($0.displayName.isEmpty ? $0.name : $0.displayName)”" }
         switch self {
         case .routineSaved: return name.map { "\($0) is saved" }
-        case .routinePaused: return name.map { "\($0) is paused" }
+        // #48: one word for a routine not offered, the player's and the parent's ("set
+        // aside"); "paused" is a quest stopped part-way (GAME-7).
+        case .routinePaused: return name.map { "\($0) is set aside; its plays stay" }
         case .routineOffered: return name.map { "\($0) is offered again" }
         case .routineRemoved: return "The routine is removed; its plays stay in the history"
         case .pinResetCancelled: return "The new PIN is cancelled; your PIN stays"

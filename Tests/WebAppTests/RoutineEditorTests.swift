@@ -235,7 +235,10 @@ struct RoutineEditorTests {
             #expect(paused.status == .seeOther && paused.headers[.location]?.contains("paused") == true)
             #expect(try db.routine(id: everyDay.id)?.isActive == false)
             let (_, home) = try await browser.get(client, "/parent")
-            #expect(home.contains(">paused<") && home.contains("Offer again"))
+            // #48: "set aside", the player's word too; "paused" is a quest stopped part-way.
+            #expect(home.contains(">set aside<") && !home.contains(">paused<") && home.contains("Offer again"))
+            let (_, after) = try await browser.get(client, try #require(paused.headers[.location]))
+            #expect(after.contains("“Daily Quest” is set aside; its plays stay"), "the status line")
             _ = try await browser.post(client, "/parent/routines/\(id)/active", [("active", "true")])
             #expect(try db.routine(id: everyDay.id)?.isActive == true)
             let (status, confirm) = try await browser.get(client, "/parent/routines/\(id)/remove")

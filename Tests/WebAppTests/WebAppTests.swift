@@ -147,6 +147,9 @@ struct WebAppTests {
                 #expect(page.contains("<polyline class=\"trend\""))
                 #expect(page.contains("\(playedDays) days played in the last 30; daily accuracy from 75% to 75%"))
                 #expect(page.contains("<span class=\"task\">One</span> <span class=\"value\">20s off</span>"), "the personal best")
+                // #48: a task's latest day says what its percentage is ("Get Dressed 0%" did not).
+                #expect(page.contains("<span class=\"task\">One</span> <span class=\"value\">75% on target</span>"), "the task's latest day")
+                #expect(page.contains("0% is a guess off by as long as the task took, or more"))
                 #expect(page.contains("<li>One usually takes 20s longer than you think</li>"), "INS-1 bias, in the seed's words")
                 #expect(page.contains("Last week") && page.contains("Average accuracy 75%"))
                 #expect(page.contains("The weeks before"))

@@ -80,7 +80,7 @@ struct StatsPage: Sendable {
         chart = AccuracyChart.svg(report.trend)
         calendar = StatsPictures.calendar(report.days, weekdayLetters: weekdayLetters)
         taskTrends = report.taskTrends.map {
-            TaskPicture(task: $0.taskDisplayName, svg: StatsPictures.taskTrend($0), latest: $0.days.last.map { "\(Int($0.averageAccuracy.rounded()))%" } ?? "")
+            TaskPicture(task: $0.taskDisplayName, svg: StatsPictures.taskTrend($0), latest: $0.days.last.map { "\(Int($0.averageAccuracy.rounded()))% on target" } ?? "")
         }
         hasTaskTrends = !taskTrends.isEmpty
         patternBars = StatsPictures.patternBars(report.insights)
