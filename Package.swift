@@ -1,6 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The toolchain's ICU names its C functions with a swift_ prefix from Swift 6.3 on (earlier
+// toolchains, Debian's 6.2 that builds for arm64 among them, without): CConfusables calls them.
+#if compiler(>=6.3)
+let icuNaming: [CSetting] = [.define("QUESTBOX_ICU_SWIFT_PREFIX")]
+#else
+let icuNaming: [CSetting] = []
+#endif
+
 // QuestCore is the pure game: rules and the quest state machine. Everything else is the
 // imperative shell around it, one job per module: the clock, the SQLite store, the CLI.
 let package = Package(
@@ -131,7 +139,7 @@ let package = Package(
         // libcurl for the pushes to phones (its setopt is variadic: a C function over it).
         .target(name: "CPushHTTP", linkerSettings: [.linkedLibrary("curl")]),
         // #47: names compared by TR39's confusable skeleton, through the toolchain's own ICU.
-        .target(name: "CConfusables", linkerSettings: [.linkedLibrary("_FoundationICU")]),
+        .target(name: "CConfusables", cSettings: icuNaming, linkerSettings: [.linkedLibrary("_FoundationICU")]),
         .target(name: "ConfusableNames", dependencies: ["CConfusables"]),
         .target(
             name: "HomeLinkService",

@@ -1,27 +1,34 @@
-// The toolchain's own ICU (lib_FoundationICU, which Foundation already loads; its C API
-// carries a swift_ prefix and no header): NFKC_Casefold and TR39's confusable skeleton. The
-// prototypes are ICU's public C API, declared here with the prefix.
+// The toolchain's own ICU (lib_FoundationICU, which Foundation already loads; no header of it
+// is installed): NFKC_Casefold and TR39's confusable skeleton. The prototypes are ICU's public
+// C API. Swift 6.3's copy names them with a swift_ prefix; earlier ones (Debian's 6.2, the
+// arm64 build) without: Package.swift says which (QUESTBOX_ICU_SWIFT_PREFIX).
 #include "cconfusables.h"
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 
+#ifdef QUESTBOX_ICU_SWIFT_PREFIX
+#define ICU(name) swift_##name
+#else
+#define ICU(name) name
+#endif
+
 typedef uint16_t UChar;
 typedef int UErrorCode;
 typedef struct USpoofChecker USpoofChecker;
 typedef struct UNormalizer2 UNormalizer2;
 
-USpoofChecker *swift_uspoof_open(UErrorCode *status);
-int32_t swift_uspoof_getSkeleton(const USpoofChecker *sc, uint32_t type, const UChar *id, int32_t length, UChar *dest,
-                                 int32_t destCapacity, UErrorCode *status);
-const UNormalizer2 *swift_unorm2_getNFKCCasefoldInstance(UErrorCode *status);
-int32_t swift_unorm2_normalize(const UNormalizer2 *norm2, const UChar *src, int32_t length, UChar *dest, int32_t capacity,
-                               UErrorCode *status);
-UChar *swift_u_strFromUTF8(UChar *dest, int32_t destCapacity, int32_t *destLength, const char *src, int32_t srcLength,
-                           UErrorCode *status);
-char *swift_u_strToUTF8(char *dest, int32_t destCapacity, int32_t *destLength, const UChar *src, int32_t srcLength,
-                        UErrorCode *status);
+USpoofChecker *ICU(uspoof_open)(UErrorCode *status);
+int32_t ICU(uspoof_getSkeleton)(const USpoofChecker *sc, uint32_t type, const UChar *id, int32_t length, UChar *dest,
+                                int32_t destCapacity, UErrorCode *status);
+const UNormalizer2 *ICU(unorm2_getNFKCCasefoldInstance)(UErrorCode *status);
+int32_t ICU(unorm2_normalize)(const UNormalizer2 *norm2, const UChar *src, int32_t length, UChar *dest, int32_t capacity,
+                              UErrorCode *status);
+UChar *ICU(u_strFromUTF8)(UChar *dest, int32_t destCapacity, int32_t *destLength, const char *src, int32_t srcLength,
+                          UErrorCode *status);
+char *ICU(u_strToUTF8)(char *dest, int32_t destCapacity, int32_t *destLength, const UChar *src, int32_t srcLength,
+                       UErrorCode *status);
 
 #define U_FAILURE(x) ((x) > 0)
 // A name is at most a few hundred bytes; NFKC may grow a text up to 18 times (U+FDFA).
@@ -35,10 +42,10 @@ static pthread_once_t opened = PTHREAD_ONCE_INIT;
 
 static void open_once(void) {
     UErrorCode status = 0;
-    checker = swift_uspoof_open(&status);
+    checker = ICU(uspoof_open)(&status);
     if (U_FAILURE(status)) checker = NULL;
     status = 0;
-    casefold = swift_unorm2_getNFKCCasefoldInstance(&status);
+    casefold = ICU(unorm2_getNFKCCasefoldInstance)(&status);
     if (U_FAILURE(status)) casefold = NULL;
 }
 
@@ -52,13 +59,13 @@ int32_t questbox_name_skeleton(const char *utf8, int32_t length, char *out, int3
     UChar *folded = text + units, *skeleton = folded + units;
     int32_t result = -1, n = 0, written = 0;
     UErrorCode status = 0;
-    swift_u_strFromUTF8(text, units, &n, utf8, length, &status);
+    ICU(u_strFromUTF8)(text, units, &n, utf8, length, &status);
     if (U_FAILURE(status)) goto done;
-    n = swift_unorm2_normalize(casefold, text, n, folded, units, &status);
+    n = ICU(unorm2_normalize)(casefold, text, n, folded, units, &status);
     if (U_FAILURE(status)) goto done;
-    n = swift_uspoof_getSkeleton(checker, 0, folded, n, skeleton, units, &status);
+    n = ICU(uspoof_getSkeleton)(checker, 0, folded, n, skeleton, units, &status);
     if (U_FAILURE(status)) goto done;
-    swift_u_strToUTF8(out, capacity, &written, skeleton, n, &status);
+    ICU(u_strToUTF8)(out, capacity, &written, skeleton, n, &status);
     if (U_FAILURE(status) || written >= capacity) goto done;
     out[written] = '\0';
     result = written;
