@@ -96,16 +96,21 @@ extension QuestDatabase {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
             try Self.ensureSettingsRow(db)
-            try db.execute(
-                sql: """
-                    UPDATE settings SET pinHash = ?, pinFailedAttempts = 0, pinLockedUntil = NULL, pinLockouts = 0,
-                      pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
-                    """,
-                arguments: [hashed])
+            try Self.replacePINHash(db, with: hashed)
             try db.execute(
                 sql: "UPDATE pinReset SET state = 'cancelled', pinHash = NULL, settledAt = ? WHERE id = 1 AND state = 'waiting'",
                 arguments: [now.timeIntervalSince1970])
         }
+    }
+
+    /// The PIN is `hash` from now on, with no wrong tries and no lockout (a new PIN starts clean).
+    static func replacePINHash(_ db: Database, with hash: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE settings SET pinHash = ?, pinFailedAttempts = 0, pinLockedUntil = NULL, pinLockouts = 0,
+                  pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
+                """,
+            arguments: [hash])
     }
 
     /// Checks a PIN. Lockouts are timed on CLOCK_MONOTONIC (`monotonicNanos`, `bootID`): a

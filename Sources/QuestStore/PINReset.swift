@@ -147,12 +147,7 @@ extension QuestDatabase {
             due = false
         }
         guard due else { return }
-        try db.execute(
-            sql: """
-                UPDATE settings SET pinHash = ?, pinFailedAttempts = 0, pinLockedUntil = NULL, pinLockouts = 0,
-                  pinLockedUntilMonotonic = NULL, pinLockBootId = NULL WHERE id = 1
-                """,
-            arguments: [hash])
+        try replacePINHash(db, with: hash)
         try db.execute(
             sql: "UPDATE pinReset SET state = 'applied', pinHash = NULL, settledAt = ? WHERE id = 1",
             arguments: [clock.wall.timeIntervalSince1970])
