@@ -26,4 +26,9 @@ if controls=$(grep -rnE --include='*.swift' '\$0\.value < 0x2[01]|generalCategor
     echo "a control-character test outside DisplayText.isControl (the one text rule): $controls" >&2
     failed=1
 fi
+# #49: the README stays short (the two commands and the pictures first, details in docs/).
+if (( $(wc -l < README.md) > 180 )); then
+    echo "README.md: $(wc -l < README.md) lines, more than 180 (move details to docs/)" >&2
+    failed=1
+fi
 exit $failed
