@@ -45,15 +45,24 @@ enum AccuracyChart {
         }
         for p in points {
             let percent = Int(p.averageAccuracy.rounded())
-            let label = "\(p.date): \(percent)% over \(p.estimationCount) estimate\(p.estimationCount == 1 ? "" : "s")"
+            // #48: a tapped day says its date beside its value ("23 Nov: 75%"), as its label does.
+            let day = Self.dayWords(p.date)
+            let label = "\(day): \(percent)% over \(p.estimationCount) estimate\(p.estimationCount == 1 ? "" : "s")"
             let cx = x(p.daysAgo), cy = y(p.averageAccuracy)
             // The value above the dot (below it near the top), kept inside the chart.
-            let tx = min(max(cx, Double(left) + 14), Double(width - right) - 14), ty = cy < Double(top) + 16 ? cy + 20 : cy - 10
+            let tx = min(max(cx, Double(left) + 40), Double(width - right) - 40), ty = cy < Double(top) + 16 ? cy + 20 : cy - 10
             svg += "<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"\(SVGText.escaped(label))\">"
             svg += "<circle class=\"hit\" cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"14\"/>"
             svg += "<circle class=\"day\" cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"4.5\"><title>\(SVGText.escaped(label))</title></circle>"
-            svg += "<text class=\"value\" x=\"\(SVGText.number(tx))\" y=\"\(SVGText.number(ty))\" text-anchor=\"middle\">\(percent)%</text></g>\n"
+            svg += "<text class=\"value\" x=\"\(SVGText.number(tx))\" y=\"\(SVGText.number(ty))\" text-anchor=\"middle\">\(SVGText.escaped(day)): \(percent)%</text></g>\n"
         }
         return svg + "</svg>"
+    }
+
+    /// "2026-11-23" as "23 Nov" (the report's day, in the pages' month words); anything else as given.
+    static func dayWords(_ date: String) -> String {
+        let parts = date.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return date }
+        return "\(parts[2]) \(CalendarWords.month(parts[1]))"
     }
 }

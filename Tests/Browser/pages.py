@@ -1090,7 +1090,13 @@ try:
         check(min(hit) >= 24, f"/stats on a phone: a day's target is {hit} px")
         driver.execute_script("arguments[0].focus()", points[-1])
         value = points[-1].find_element(By.CSS_SELECTOR, "text.value")
-        check(value.is_displayed() and re.fullmatch(r"\d+%", value.text or ""), f"/stats: the focused day shows no value: {value.text!r}")
+        # #48: the value says its date ("23 Nov: 75%"), whole inside the chart.
+        check(value.is_displayed() and re.fullmatch(r"\d{1,2} [A-Z][a-z]{2}: \d+%", value.text or ""),
+              f"/stats: the focused day shows no date and value: {value.text!r}")
+        inside = driver.execute_script(
+            "const t = arguments[0].getBoundingClientRect(), c = arguments[0].closest('svg').getBoundingClientRect();"
+            "return t.left >= c.left - 0.5 && t.right <= c.right + 0.5", value)
+        check(inside, "/stats on a phone: the tapped day's words run off the chart")
     screenshot("stats-phone", width=390)
 
     # The kiosk: no scrolling on the Pi's 800×480 touch display nor at 1920×1080.

@@ -11,14 +11,16 @@ import Testing
 
 @Suite("Claiming the box: proof of being at it (PAR-1, PAR-2)")
 struct PresenceTests {
+    // Waits end as soon as the condition holds; their bound (10 s) is for a loaded machine (a
+    // CI run beside the tests): the box's events reach the claim on another thread.
     static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<100 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(condition(), "\(what) within 2 s")
+        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(condition(), "\(what) within 10 s")
     }
 
     static func phase(_ browser: inout BrowserSession, _ client: some TestClientProtocol, becomes wanted: String) async throws -> String {
         var phase = ""
-        for _ in 0..<100 where phase != #"{"phase":"\#(wanted)"}"# {
+        for _ in 0..<500 where phase != #"{"phase":"\#(wanted)"}"# {
             phase = try await browser.get(client, "/parent/setup/state").1
             try await Task.sleep(for: .milliseconds(20))
         }

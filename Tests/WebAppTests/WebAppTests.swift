@@ -211,10 +211,12 @@ struct WebAppTests {
         #expect(svg.contains("<circle class=\"day\" cx=\"38.0\" cy=\"192.0\""))
         #expect(svg.contains("<circle class=\"day\" cx=\"348.0\" cy=\"22.0\""))
         #expect(svg.contains("<polyline class=\"trend\" points=\"38.0,192.0 348.0,22.0\"/>"))
-        #expect(svg.contains("<title>2026-11-23: 100% over 3 estimates</title>"))
-        // #33: each day is a focusable target with its value, read out by its label.
-        #expect(svg.contains("<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"2026-11-23: 100% over 3 estimates\"><circle class=\"hit\" cx=\"348.0\" cy=\"22.0\" r=\"14\"/>"))
-        #expect(svg.contains(">100%</text></g>") && svg.contains(">0%</text></g>"))
+        #expect(svg.contains("<title>23 Nov: 100% over 3 estimates</title>"))
+        // #33: each day is a focusable target with its value, read out by its label; #48: the
+        // value a tap shows says its date too.
+        #expect(svg.contains("<g class=\"point\" tabindex=\"0\" role=\"img\" aria-label=\"23 Nov: 100% over 3 estimates\"><circle class=\"hit\" cx=\"348.0\" cy=\"22.0\" r=\"14\"/>"))
+        #expect(svg.contains(">23 Nov: 100%</text></g>") && svg.contains(">25 Oct: 0%</text></g>"))
+        #expect(svg.contains("<text class=\"value\" x=\"308.0\""), "kept inside the chart at the right edge")
         let one = try #require(AccuracyChart.svg([.init(date: "2026-11-20", daysAgo: 3, averageAccuracy: 150, estimationCount: 1)]))
         #expect(!one.contains("polyline") && one.contains("cy=\"22.0\""), "one day: a dot, clamped to 100%")
         #expect(AccuracyChart.svg([.init(date: "2026-10-01", daysAgo: 53, averageAccuracy: 50, estimationCount: 1)]) == nil)
