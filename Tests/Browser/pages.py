@@ -710,12 +710,14 @@ def hold_both(path, seconds):
     ask_box(path, {"command": "press", "button": "stop", "action": "up"})
 
 
-def allow_and_choose(path, pin):
+def allow_and_choose(path, pin, before_choosing=None):
     """The act at the box (STOP and DOWN held past 3 s), then the PIN chosen twice on the
-    page that setup.js reloaded once the box allowed it."""
+    page that setup.js reloaded once the box allowed it (`before_choosing` looks at it first)."""
     time.sleep(0.4)
     hold_both(path, 3.6)
     check(bool(wait_for(By.ID, "again")), "/parent/setup: the act at the box did not reach the page")
+    if before_choosing:
+        before_choosing()
     driver.find_element(By.ID, "pin").send_keys(pin)
     driver.find_element(By.ID, "again").send_keys(pin)
     driver.find_element(By.CSS_SELECTOR, "form.set-pin button").click()
@@ -816,8 +818,22 @@ def reset_claim(path):
     check(not driver.find_elements(By.ID, "again"), "/parent/setup: a quest's presses allowed the reset")
     screen = ask_box(path, {"command": "state"}).get("screen") or {}
     check(screen.get("reset") is True, f"the box does not say the claim sets a new PIN: {screen}")
-    allow_and_choose(path, "135790")
-    check(bool(wait_for(By.CSS_SELECTOR, "form.sign-out button")), "/parent: not signed in after the reset")
+    allow_and_choose(path, "135790", before_choosing=lambda: check(
+        bool(driver.find_elements(By.CSS_SELECTOR, "form.sign-in-at-box")), "/parent/setup: the allowed reset offers no sign-in with the current PIN"))
+    # PAR-2's reset: the new PIN waits 24 hours; the door says so, the old PIN still signs in,
+    # and the parent's home says when and from where, with a button that cancels it.
+    notice = wait_for(By.CSS_SELECTOR, "p.pin-reset")
+    check(bool(notice) and "A new PIN was asked for at the box" in notice[0].text and "127.0.0.1" not in notice[0].text,
+          f"/parent: the door does not say a new PIN waits: {notice[0].text if notice else None!r}")
+    check(not driver.find_elements(By.CSS_SELECTOR, "form.sign-out button"), "/parent: the reset signed the asker in")
+    driver.find_element(By.ID, "pin").send_keys("2468")
+    driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
+    alert = wait_for(By.CSS_SELECTOR, "div.pin-reset")
+    check(bool(alert) and "from the page at 127.0.0.1" in alert[0].text, "/parent: the old PIN's home does not say the waiting reset")
+    driver.find_element(By.CSS_SELECTOR, "div.pin-reset button").click()
+    done = wait_for(By.CSS_SELECTOR, "p.done")
+    check(bool(done) and "The new PIN is cancelled" in done[0].text, "/parent: cancelling the new PIN is not said")
+    check(bool(wait_for(By.CSS_SELECTOR, "form.sign-out button")), "/parent: not signed in with the old PIN after the reset")
 
 
 def box_check_ended(path, timeout=6):
