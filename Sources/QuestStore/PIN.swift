@@ -162,8 +162,9 @@ extension QuestDatabase {
         }
     }
 
-    /// The seconds left of a PIN lockout in force now, or nil (none, or no PIN): a reset of a
-    /// forgotten PIN waits for it too, so the reset is no way around the lockout.
+    /// The seconds left of the store's PIN lockout in force now, or nil (none, or no PIN).
+    /// No page asks it since #47 (a reset no longer waits for a lockout: it waits 24 hours,
+    /// PAR-2); `PINChecksTests` reads the store's state with it.
     public func pinLockoutSeconds(monotonicNanos now: Int64, bootID: String) throws -> Int? {
         switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }) {
         case .closed(.lockedOut(let seconds)): seconds
