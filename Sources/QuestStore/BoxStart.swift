@@ -24,6 +24,8 @@ public struct BoxStartRecord: Equatable, Sendable {
 
     /// Longest reason kept (one line).
     static let maximumReasonBytes = 512
+    /// Longest board name kept: a profile's name is at most this (`StoredSettings.isBoardName`).
+    static let maximumBoardBytes = StoredSettings.maximumBoardNameBytes
 }
 
 extension QuestDatabase {
@@ -34,7 +36,7 @@ extension QuestDatabase {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO boxStart (id, state, board, reason, at) VALUES (1, ?, ?, ?, ?)",
                 arguments: [
-                    record.state.rawValue, record.board.map { Self.storable($0, bytes: 64) },
+                    record.state.rawValue, record.board.map { Self.storable($0, bytes: BoxStartRecord.maximumBoardBytes) },
                     record.reason.map { Self.storable($0, bytes: BoxStartRecord.maximumReasonBytes) }, record.at.timeIntervalSince1970,
                 ])
         }

@@ -162,16 +162,6 @@ extension QuestDatabase {
         }
     }
 
-    /// The seconds left of the store's PIN lockout in force now, or nil (none, or no PIN).
-    /// No page asks it since #47 (a reset no longer waits for a lockout: it waits 24 hours,
-    /// PAR-2); `PINChecksTests` reads the store's state with it.
-    public func pinLockoutSeconds(monotonicNanos now: Int64, bootID: String) throws -> Int? {
-        switch try pool.write({ db in try Self.pinGate(db, monotonicNanos: now, bootID: bootID) }) {
-        case .closed(.lockedOut(let seconds)): seconds
-        case .closed, .open: nil
-        }
-    }
-
     enum PINGate {
         /// A try may be made: the stored hash, the wrong tries since the last lockout, and
         /// the lockouts so far (as the row is now).

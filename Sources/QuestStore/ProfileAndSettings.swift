@@ -32,10 +32,12 @@ public struct StoredSettings: Equatable, Sendable {
 
     public init() {}
 
+    public static let maximumBoardNameBytes = 64
+
     /// A board profile's name as the store keeps it: 1–64 of a–z, 0–9, `-`, `_` (a profile
     /// file's name without `.yaml`; never a path).
     public static func isBoardName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }
+        (1...maximumBoardNameBytes).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }
     }
 
     /// The family's calendar: `base` (the box's time zone and locale) with the week starting

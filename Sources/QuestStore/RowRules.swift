@@ -151,7 +151,7 @@ enum RowRules {
             optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
             optional(text("webHosts", maxBytes: WebHosts.maximumStoredBytes)),
             Rule(column: "boardName", expected: "empty or a board profile's name (a–z, 0–9, - and _)") { p in
-                "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND 64 AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
+                "(\(p)boardName IS NULL OR (typeof(\(p)boardName) = 'text' AND length(\(p)boardName) BETWEEN 1 AND \(StoredSettings.maximumBoardNameBytes) AND \(p)boardName NOT GLOB '*[^a-z0-9_-]*'))"
             },
             bool("lockSoundMute"), bool("lockHints"), bool("lockReminders"), bool("playerPagesPaired"), bool("firstQuestIntro"),
             optional(linkText("mqttURL")), optional(linkText("mqttUsername")), optional(linkText("mqttPassword")), optional(linkText("mqttTopic")),
@@ -166,7 +166,7 @@ enum RowRules {
         ]),
         ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
         ("boxStart", [
-            oneOf("state", BoxStartRecord.State.allCases.map(\.rawValue)), optional(text("board", maxBytes: 64)),
+            oneOf("state", BoxStartRecord.State.allCases.map(\.rawValue)), optional(text("board", maxBytes: BoxStartRecord.maximumBoardBytes)),
             optional(text("reason", maxBytes: BoxStartRecord.maximumReasonBytes)), wallTime("at"),
         ]),
         ("pinReset", [

@@ -85,6 +85,17 @@ final class PINChecks: Sendable {
     /// Addresses remembered at most; past it the longest unseen without a pause in force go.
     static let maximumClients = 512
 
+    /// What a try comes to: the store's verdict, with a pause said as whose it is.
+    enum Verdict: Equatable, Sendable {
+        case accepted
+        case rejected(attemptsLeft: Int)
+        /// This address's own pause (its five wrong tries).
+        case addressPaused(seconds: Int)
+        /// The store's lockout, for everyone (wrong tries from anywhere).
+        case areaClosed(seconds: Int)
+        case notSet
+    }
+
     struct ClientTries: Equatable, Sendable {
         var failures = 0
         var pauses = 0
@@ -117,20 +128,18 @@ final class PINChecks: Sendable {
     ///
     /// `atTheBox` (#47): the page's claim was confirmed by the act at the box (and its try
     /// counted there), so neither this address's pause nor the store's lockout stops it.
-    func check(_ pin: String, client: String, atTheBox: Bool = false) async throws -> PINCheck? {
-        if !atTheBox, let seconds = pausedSeconds(client: client) { return .lockedOut(seconds: seconds) }
+    func check(_ pin: String, client: String, atTheBox: Bool = false) async throws -> Verdict? {
+        if !atTheBox, let seconds = pausedSeconds(client: client) { return .addressPaused(seconds: seconds) }
         guard let verdict = try await storeCheck(pin, atTheBox: atTheBox) else { return nil }
-        if atTheBox {
-            if verdict == .accepted { clients.withLock { $0[client] = nil } }
-            return verdict
-        }
         let now = clock.monotonicNanos()
         switch verdict {
         case .accepted:
             clients.withLock { $0[client] = nil }
             return .accepted
+        case .rejected(let storeLeft) where atTheBox:
+            return .rejected(attemptsLeft: storeLeft)
         case .rejected(let storeLeft):
-            return clients.withLock { table -> PINCheck in
+            return clients.withLock { table -> Verdict in
                 var tries = table[client] ?? ClientTries(lastSeen: now)
                 tries.lastSeen = now
                 tries.failures += 1
@@ -145,10 +154,12 @@ final class PINChecks: Sendable {
                 tries.failures = 0
                 tries.pauses += 1
                 tries.pausedUntil = now + seconds * 1_000_000_000
-                return .lockedOut(seconds: Int(seconds))
+                return .addressPaused(seconds: Int(seconds))
             }
-        case .lockedOut, .notSet:
-            return verdict
+        case .lockedOut(let seconds):
+            return .areaClosed(seconds: seconds)
+        case .notSet:
+            return .notSet
         }
     }
 

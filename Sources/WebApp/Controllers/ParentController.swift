@@ -142,15 +142,15 @@ struct ParentController {
             return Outcome(signedIn: true, status: .ok, message: "signed in")
         case .rejected(let left):
             return Outcome(status: .unauthorized, message: "That PIN is not right. \(left) more \(left == 1 ? "try" : "tries") before a pause.")
-        case .lockedOut(let seconds):
-            let minutes = "\(CountText.counted((seconds + 59) / 60, "minute"))"
-            // This address's own pause, or the store's for everyone.
-            let thisDevice = services.pinChecks.pausedSeconds(client: client) != nil
+        case .addressPaused(let seconds):
             return Outcome(
                 status: .tooManyRequests,
-                message: thisDevice
-                    ? "Too many wrong PINs from this device. It may try again in \(minutes)."
-                    : "Too many wrong PINs. The parent area opens again in \(minutes).",
+                message: "Too many wrong PINs from this device. It may try again in \(Self.minutes(seconds)).",
+                headers: [.retryAfter: "\(seconds)"])
+        case .areaClosed(let seconds):
+            return Outcome(
+                status: .tooManyRequests,
+                message: "Too many wrong PINs. The parent area opens again in \(Self.minutes(seconds)).",
                 headers: [.retryAfter: "\(seconds)"])
         case .notSet:
             return Outcome(status: .seeOther, message: "No PIN is set yet.")
@@ -158,6 +158,8 @@ struct ParentController {
             return Outcome(status: .tooManyRequests, message: "Other PIN tries are being checked; try again in a moment.", headers: [.retryAfter: "1"])
         }
     }
+
+    private static func minutes(_ seconds: Int) -> String { CountText.counted((seconds + 59) / 60, "minute") }
 }
 
 struct SignInView: Encodable {

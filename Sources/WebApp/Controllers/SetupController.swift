@@ -99,7 +99,7 @@ struct SetupController {
             return response
         case .notSet:
             return .redirect(to: "/parent/setup")
-        case .rejected, .lockedOut, nil:
+        case .rejected, .addressPaused, .areaClosed, nil:
             let words = left == 0 ? "That PIN is not right, and this page's tries are used." : "That PIN is not right. \(left) more \(left == 1 ? "try" : "tries") on this page."
             return try page(request, problem: nil, signInProblem: words, status: .unauthorized)
         }
