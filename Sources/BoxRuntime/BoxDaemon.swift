@@ -63,6 +63,8 @@ public final class BoxDaemon: @unchecked Sendable {
     var pagesBackAt: MonotonicNanos?
     /// How long after a quest they go back (tests shorten it; set before `run`).
     public var pagesBackAfterQuestNanos = StartUpMemory.afterQuestDelayNanos
+    /// BACK-1: copies of the backups to USB sticks (set before `run`; nil: none).
+    public var offCard: OffCardCopier?
 
     /// Loads the world from the store and prepares the loop's descriptors.
     public init(
@@ -170,6 +172,10 @@ public final class BoxDaemon: @unchecked Sendable {
             arm()
             var fds = intake.descriptors + [timerFD, day.timerFD, wakeFD] + (signalFD >= 0 ? [signalFD] : []) + (watchFD >= 0 ? [watchFD] : [])
             var wantWrite = [Int32](repeating: 0, count: fds.count)
+            if let offCard, offCard.watchFD >= 0 {
+                fds.append(offCard.watchFD)
+                wantWrite.append(4)
+            }
             for entry in server?.pollEntries ?? [] {
                 fds.append(entry.fd)
                 wantWrite.append(entry.wantWrite ? 1 : 0)
@@ -193,6 +199,8 @@ public final class BoxDaemon: @unchecked Sendable {
                     calendarChanged(reason: day.fired())
                 case watchFD:
                     follower.watchFired()
+                case offCard?.watchFD:
+                    offCard?.check()
                 case let fd where server?.owns(fd) == true:
                     server?.service(fd, ready: ready[i], hello: { .hello(status()) }, handle: handle)
                 default:
@@ -231,6 +239,7 @@ public final class BoxDaemon: @unchecked Sendable {
             logger.error("closing unfinished quests failed", metadata: ["error": "\(error)"])
         }
         day.backupIfDue(calendar: state.world.calendar)
+        offCard?.check()
         let (next, effects) = QuestMachine.start(state, env: environment())
         state = next
         perform(effects)
@@ -250,6 +259,7 @@ public final class BoxDaemon: @unchecked Sendable {
         // What the box holds (play days, the streak) must follow the corrected times.
         if day.clockChecked() { reload(reason: "wall times corrected") }
         day.backupIfDue(calendar: state.world.calendar)
+        offCard?.check()
         // REFL-1: a new week brings last week's reflection (read now, while idle, not at the
         // player's first press). During a quest the re-read waits for its end, as any reload.
         if follower.isNewWeek(clock.wallNow(), calendar: state.world.calendar) { reload(reason: "new week") }

@@ -15,7 +15,9 @@ int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, in
     }
     for (int i = 0; i < count; i++) {
         stack[i].fd = fds[i];
-        stack[i].events = POLLIN | (want_write && want_write[i] ? POLLOUT : 0);
+        // 4: a file that says it changed by POLLPRI and is always readable (the mount table).
+        int wants = want_write ? want_write[i] : 0;
+        stack[i].events = (wants & 4) ? POLLPRI : (POLLIN | ((wants & 1) ? POLLOUT : 0));
         stack[i].revents = 0;
         ready[i] = 0;
     }
@@ -23,7 +25,7 @@ int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, in
     do { n = poll(stack, (nfds_t)count, timeout_ms); } while (n < 0 && errno == EINTR);
     if (n <= 0) return n;
     for (int i = 0; i < count; i++) {
-        ready[i] = ((stack[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
+        ready[i] = ((stack[i].revents & (POLLIN | POLLPRI | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
     }
     return n;
 }

@@ -261,13 +261,17 @@ struct BackupCommand: ParsableCommand {
     @Option(name: .long, help: "Write the backup to this file instead of the backups folder.") var to: String?
     @Flag(name: .long, help: "The daily automatic backup: once per calendar day; the newest 14 are kept (for a timer or cron).")
     var automatic = false
+    @Flag(name: .long, help: "Copy the newest backup (today's made first if missing) to every USB stick mounted under /media, /run/media or /mnt, in its folder \"TimeQuest backups\" (the newest 10 kept there).")
+    var usb = false
     @OptionGroup var options: DataOptions
 
     func validate() throws {
         if automatic && to != nil { throw ValidationError("--automatic writes to the backups folder; leave out --to") }
+        if usb && (to != nil || automatic) { throw ValidationError("--usb copies to the sticks found; leave out --to and --automatic") }
     }
 
     func run() throws {
+        if usb { return try copyToSticks() }
         if automatic {
             if let info = try options.open().backupIfDue(now: Date()) {
                 print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
@@ -282,6 +286,31 @@ struct BackupCommand: ParsableCommand {
         if readOnly && to == nil { throw CLIError("\(options.directory): the file system is read-only; copy the data to another disk with --to FILE") }
         let info = try options.open(access: readOnly ? .readOnly : .readWrite).backup(to: to, kind: .manual, now: Date())
         print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
+    }
+}
+
+extension BackupCommand {
+    /// BACK-1, off the card: one line per stick; fails when none is found or any copy failed.
+    func copyToSticks() throws {
+        let database = try options.open()
+        try database.backupIfDue(now: Date())
+        let sticks = RemovableVolumes.mounted(excludingFileSystemOf: options.directory)
+        guard !sticks.isEmpty else {
+            throw CLIError("no USB stick found: plug one in (FAT, exFAT or ext4), mounted under \(RemovableVolumes.roots.joined(separator: ", "))")
+        }
+        var failed = 0
+        for stick in sticks {
+            do {
+                switch try database.copyNewestBackup(to: stick, now: Date()) {
+                case .copied(let copy): print("copied to \(DisplayText.escaped(copy.path)) (\(ByteText.format(copy.sizeBytes)))")
+                case .alreadyThere(let copy): print("already on the stick: \(DisplayText.escaped(copy.path))")
+                }
+            } catch let error as StoreError {
+                failed += 1
+                FileHandle.standardError.write(Data(("questbox: " + DisplayText.escaped("\(error)") + "\n").utf8))
+            }
+        }
+        if failed > 0 { throw CLIError("\(failed) of \(sticks.count) USB stick\(sticks.count == 1 ? "" : "s") got no copy (above)") }
     }
 }
 
@@ -312,10 +341,22 @@ struct BackupsCommand: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let list = try options.open(access: .readOnly).backups()
+        let database = try options.open(access: .readOnly)
+        let list = try database.backups()
         if list.isEmpty { print("no backups yet") }
         for b in list {
             print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")
+        }
+        // BACK-1: what left the card, stick by stick.
+        for stick in try database.offCardStatuses() {
+            var line = "USB stick “\(DisplayText.escaped(stick.label))”:"
+            if let at = stick.copiedAt, let file = stick.fileName {
+                line += " last copy \(ISO8601.string(at)) \(DisplayText.escaped(file))\(stick.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"
+            } else {
+                line += " no copy yet"
+            }
+            if let problem = stick.problem, let at = stick.problemAt { line += "; failed \(ISO8601.string(at)): \(DisplayText.escaped(problem))" }
+            print(line)
         }
     }
 }

@@ -100,6 +100,7 @@ struct RunCommand: ParsableCommand {
             board: gpio, database: db, clock: clock, sound: audio, speech: voice,
             display: panel.map { PanelDisplayOutput(panel: $0, besides: logged) } ?? logged,
             calendar: Calendar.current, control: control, logger: logger)
+        daemon.offCard = OffCardCopier(database: db, dataFolder: options.directory, logger: logger)
         record(.running)
         try daemon.run(handleSignals: true, loopPriority: loopPriority)
         record(.stopped)

@@ -170,6 +170,7 @@ extension SimulateCommand {
             board: try BoardGPIO(profile: profile, backend: terminal), database: db, clock: clock, sound: SoundOutputs([output, audio]),
             speech: SpeechOutputs([output, voice]), display: output,
             calendar: Calendar.current, control: control, logger: logger)
+        daemon.offCard = OffCardCopier(database: db, dataFolder: options.directory, logger: logger)
         quit.daemon = daemon
         if let view {
             view.begin()

@@ -174,6 +174,11 @@ enum RowRules {
             optional(text("pinHash", maxBytes: 512, nonEmpty: true)), int("askedMonotonic", Int64.min, Int64.max, "nanoseconds"),
             text("askedBootId", maxBytes: 64), optional(wallTime("settledAt")), optional(wallTime("pushedAt")), optional(wallTime("shownAt")),
         ]),
+        ("offCardCopy", [
+            text("label", maxBytes: 256, nonEmpty: true), wallTime("lastUsedAt"), optional(text("fileName", maxBytes: 256, nonEmpty: true)),
+            optional(int("sizeBytes", 0, Int64.max, "bytes")), optional(wallTime("copiedAt")), optional(text("problem", maxBytes: 512)),
+            optional(wallTime("problemAt")),
+        ]),
         ("houseBox", [
             text("boxId", maxBytes: 64, nonEmpty: true), text("name", maxBytes: 128, nonEmpty: true), text("state", maxBytes: 32, nonEmpty: true),
             optional(text("web", maxBytes: 256)), wallTime("seenAt"),

@@ -33,6 +33,7 @@ public enum Schema {
         ("v16-first-quest-intro", v16),
         ("v17-box-start", v17),
         ("v18-pin-reset-wait", v18),
+        ("v19-off-card-copies", v19),
     ]
 
     static func migrator() -> DatabaseMigrator {
@@ -330,6 +331,19 @@ public enum Schema {
             t.column("settledAt", .double)
             t.column("pushedAt", .double)
             t.column("shownAt", .double)
+        }
+    }
+
+    /// BACK-1, off the card: each stick's last copy, or why its last try failed.
+    static func v19(_ db: Database) throws {
+        try db.create(table: "offCardCopy") { t in
+            t.column("label", .text).primaryKey()
+            t.column("lastUsedAt", .double).notNull()
+            t.column("fileName", .text)
+            t.column("sizeBytes", .integer)
+            t.column("copiedAt", .double)
+            t.column("problem", .text)
+            t.column("problemAt", .double)
         }
     }
 

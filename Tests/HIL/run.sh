@@ -7,12 +7,14 @@ cd "$(dirname "$0")/../.."
 source scripts/setup.sh
 # The house scenario's broker and its clients run in the guest from this root.
 install_missing_packages mosquitto mosquitto-clients
+# The usb scenario's sticks: FAT and exFAT made on loop devices, a failing one by device-mapper.
+install_missing_packages dosfstools exfatprogs dmsetup
 Tests/HIL/prepare.sh
 # Same flags as test.sh, so after it nothing is rebuilt.
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly quest house underrun bounce midnight crash live reveal reminder no-screen display)
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly usb quest house underrun bounce midnight crash live reveal reminder no-screen display)
 # `house` plays the programs a family runs: the release build the package is made of (the
 # package stage later only links them again). Its flood keeps the broker busy in the guest;
 # beside it the debug box and link took another vCPU and a half, and with both vCPUs busy for

@@ -6,7 +6,9 @@
 /// each readable fd. Returns the number ready, 0 on timeout, -1 on error (EINTR retried).
 int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready);
 
-/// Like qb_poll_readable, but fds whose want_write[i] is non-zero are also watched for room
+/// Like qb_poll_readable, but fds whose want_write[i] is 1 are also watched for room, and those
+/// whose want_write[i] is 4 only for POLLPRI (a file that is always readable and says it
+/// changed that way: /proc/self/mountinfo)
 /// to write. ready[i]: bit 1 readable (or hung up, or in error), bit 2 writable.
 int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready);
 
