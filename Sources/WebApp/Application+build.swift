@@ -61,6 +61,8 @@ public struct WebServices: Sendable {
     /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
     let recentHome: RecentValue<Result<PlayerHome, any Error>>
     let recentStats: RecentValue<Result<RenderedStats, any Error>>
+    /// BACK-1: the USB sticks mounted now (tests give a folder standing in for one).
+    var sticks: @Sendable () -> [RemovableVolume]
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
     func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
@@ -146,6 +148,8 @@ public struct WebServices: Sendable {
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)
         playerQuests = PlayerQuestLimits(clock: clock)
+        let folder = (database.path as NSString).deletingLastPathComponent
+        sticks = { RemovableVolumes.mounted(excludingFileSystemOf: folder) }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import QuestCore
 import QuestStore
 import TestSupport
@@ -154,6 +155,40 @@ struct BackupsPageTests {
             #expect(try db.backups().isEmpty)
             let left = (try? FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory)) ?? []
             #expect(left.isEmpty, "\(left)")
+        }
+    }
+
+    @Test("BACK-1: the page says what each stick got and restores a copy from a stick in the box, chosen by the listed stick and name only")
+    func restoreFromStick() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
+        try db.backup(kind: .manual, now: Date())
+        let mount = NSTemporaryDirectory() + "questbox-tests-stick-\(UUID().uuidString)/SCHOOLBAG"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let stick = RemovableVolume(mountPoint: mount, device: "/dev/sda1", fileSystem: "vfat", readOnly: false, mountID: 41)
+        guard case .copied(let copy) = try db.copyNewestBackup(to: stick, now: Date()) else { Issue.record("not copied"); return }
+        _ = try? db.copyNewestBackup(to: RemovableVolume(mountPoint: mount + "-full", device: "/dev/sdb1", fileSystem: "vfat", readOnly: true, mountID: 42), now: Date())
+        try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 80)], routine: everyDay)
+        var services = try await makeServices(args, logger: Logger(label: "test"))
+        services.sticks = { [stick] }
+        let app = Application(router: buildRouter(services))
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            let (_, page) = try await browser.get(client, "/parent/backups")
+            #expect(page.contains("<strong>SCHOOLBAG</strong>: last copy "), "\(page)")
+            #expect(page.contains("<strong>SCHOOLBAG-full</strong>: no copy yet; on ") && page.contains("read-only"))
+            #expect(page.contains("In the box now: SCHOOLBAG") && page.contains("name=\"file\" value=\"\(copy.fileName)\""))
+            for (stickID, file) in [("41", "../questbox.sqlite"), ("41", "questbox.sqlite"), ("7", copy.fileName), ("", copy.fileName)] {
+                let refused = try await browser.post(client, "/parent/backups/restore-stick", [("stick", stickID), ("file", file)])
+                #expect(refused.status == .unprocessableContent, "\(stickID) \(file)")
+                #expect(String(buffer: refused.body).contains("not on a stick in the box any more"))
+            }
+            #expect(try db.estimations().count == 2, "nothing restored by a refused form")
+            let restored = try await browser.post(client, "/parent/backups/restore-stick", [("stick", "41"), ("file", copy.fileName)])
+            #expect(restored.status == .seeOther, "\(String(buffer: restored.body))")
+            #expect(try db.estimations().count == 1, "the stick's copy is the data now")
+            #expect(try db.backups().contains { $0.kind == .beforeRestore })
         }
     }
 }

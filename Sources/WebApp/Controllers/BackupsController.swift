@@ -35,24 +35,40 @@ struct BackupsController {
                 return try page(request, problem: problem.message, status: .unprocessableContent)
             }
             defer { upload.remove() }
-            // The box holds its buttons while the store is replaced; during a quest the
-            // restore is refused, so a quest is never cut in half (#31).
-            let socket = services.box.socketPath
-            let hold = await BackgroundRead.run { HeldBox(BoxHold.take(socketPath: socket)) }
-            if case .refused(let reason) = hold.outcome {
-                return try page(request, problem: "Not restored: \(reason).", status: .conflict)
+            return try await restore(request, from: upload.path, named: upload.name)
+        }
+        // BACK-1: a copy on a stick plugged into the box, chosen by the stick's mount and the
+        // file's name as the page listed them (never a path from the browser).
+        parent.post("backups/restore-stick") { request, _ in
+            let form = try await services.changeForm(request, limit: 1024)
+            let stick = form.value("stick").flatMap(Int.init)
+            guard let volume = services.sticks().first(where: { $0.mountID == stick }),
+                  let copy = QuestDatabase.offCardCopies(on: volume).first(where: { $0.fileName == form.value("file") })
+            else {
+                return try page(request, problem: "That copy is not on a stick in the box any more; plug it in again.", status: .unprocessableContent)
             }
-            defer { hold.release() }
-            do {
-                let safety = try services.database.restore(from: upload.path, now: Date())
-                hold.release()
-                let box = await services.box.reload().appliedText
-                return done(.restored, safety.fileName, box: box)
-            } catch let error as StoreError {
-                // The CLI's line, naming the file as the parent chose it.
-                let message = error.description.replacingOccurrences(of: upload.path, with: upload.name)
-                return try page(request, problem: message, status: .unprocessableContent)
-            }
+            return try await restore(request, from: copy.path, named: "\(copy.fileName) on “\(copy.label)”")
+        }
+    }
+
+    /// The restore behind both forms: the box holds its buttons while the store is replaced;
+    /// during a quest the restore is refused, so a quest is never cut in half (#31).
+    func restore(_ request: Request, from path: String, named name: String) async throws -> Response {
+        let socket = services.box.socketPath
+        let hold = await BackgroundRead.run { HeldBox(BoxHold.take(socketPath: socket)) }
+        if case .refused(let reason) = hold.outcome {
+            return try page(request, problem: "Not restored: \(reason).", status: .conflict)
+        }
+        defer { hold.release() }
+        do {
+            let safety = try services.database.restore(from: path, now: Date())
+            hold.release()
+            let box = await services.box.reload().appliedText
+            return done(.restored, safety.fileName, box: box)
+        } catch let error as StoreError {
+            // The CLI's line, naming the file as the parent chose it.
+            let message = error.description.replacingOccurrences(of: path, with: name)
+            return try page(request, problem: message, status: .unprocessableContent)
         }
     }
 
@@ -97,8 +113,12 @@ struct BackupsController {
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(backup: request.uri.queryParameters["file"].map(String.init), listed: list.map(\.fileName))
         let box = request.uri.queryParameters["box"].map(String.init)
+        let sticks = try services.database.offCardStatuses()
+        let plugged = services.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
         return try services.formPage("parent-backups", for: request, status: status) { csrf in
-            BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)
+            var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)
+            view.offCard = OffCardView(statuses: sticks, plugged: plugged)
+            return view
         }
     }
 }
@@ -241,6 +261,7 @@ struct BackupsView: Encodable {
     var done: String?
     var boxNote: String?
     var maximum: String
+    var offCard = OffCardView(statuses: [], plugged: [])
 
     init(backups: [BackupInfo], csrf: String, problem: String?, done: String?, boxNote: String?, calendar: Calendar, now: Date = Date()) {
         self.csrf = csrf
@@ -271,6 +292,52 @@ struct BackupsView: Encodable {
         self.done = done
         self.boxNote = boxNote
         maximum = ByteCountText.kibibytes(BackupsController.maximumUploadBytes)
+    }
+}
+
+/// BACK-1, off the card: what each stick got last, and the copies on the sticks plugged in now.
+struct OffCardView: Encodable {
+    struct Stick: Encodable {
+        var label: String
+        var line: String
+        var isWarning: Bool
+    }
+    struct Copy: Encodable {
+        var fileName: String
+        var when: String
+        var size: String
+        var stick: Int
+    }
+    struct Plugged: Encodable {
+        var label: String
+        var copies: [Copy]
+        var noCopies: Bool
+    }
+
+    var sticks: [Stick]
+    var plugged: [Plugged]
+    var nothingPlugged: Bool
+    var kept = QuestDatabase.offCardCopiesKept
+
+    init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])]) {
+        let format = Date.FormatStyle(date: .abbreviated, time: .shortened)
+        sticks = statuses.map { s in
+            let copied = s.copiedAt.map { at in
+                "last copy \(at.formatted(format))\(s.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"
+            } ?? "no copy yet"
+            // A failure newer than the last copy is what the parent must act on.
+            if let problem = s.problem, let at = s.problemAt, at >= (s.copiedAt ?? .distantPast) {
+                return Stick(label: s.label, line: "\(copied); on \(at.formatted(format)) the copy failed: \(problem)", isWarning: true)
+            }
+            return Stick(label: s.label, line: copied, isWarning: false)
+        }
+        self.plugged = plugged.map { volume, copies in
+            Plugged(
+                label: volume.label,
+                copies: copies.map { Copy(fileName: $0.fileName, when: $0.createdAt.formatted(format), size: ByteText.format($0.sizeBytes), stick: volume.mountID) },
+                noCopies: copies.isEmpty)
+        }
+        nothingPlugged = plugged.isEmpty
     }
 }
 
