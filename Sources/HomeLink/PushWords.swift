@@ -45,6 +45,15 @@ public struct PushMessage: Equatable, Sendable {
             tags: "warning", forParent: true)
     }
 
+    /// BACK-1 (#48): no backup left the box for a week. To the parent's own address; `date` is
+    /// the box's words for the newest backup's day, `size` its size.
+    public static func backupReminder(date: String, size: String) -> PushMessage {
+        PushMessage(
+            kind: "backup-reminder", title: "Keep a backup off the box",
+            body: "No backup has left the box this week. The newest is from \(date) (\(size)): download it in the parent area under Backups, or leave a USB stick in the box, which copies each day's.",
+            tags: "floppy_disk", forParent: true)
+    }
+
     /// The text as a header can carry it: no control character (a CR or LF would start a
     /// header of its own), at most `limit` bytes on a character boundary.
     public static func headerSafe(_ text: String, limit: Int = 200) -> String {

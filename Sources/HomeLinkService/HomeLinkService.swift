@@ -450,6 +450,22 @@ public final class HomeLinkService {
         }
     }
 
+    /// BACK-1: a week without a backup leaving the box is told to the parent's own address,
+    /// once a week (kept in the store).
+    private func remindOfBackups(now date: Date, calendar cal: Calendar) {
+        guard let parent = link.notifyParentURL else { return }
+        do {
+            guard let due = try database.backupReminderDue(now: date) else { return }
+            let message = PushMessage.backupReminder(
+                date: CalendarWords.day(due.newest.createdAt, now: date, calendar: cal), size: ByteText.format(due.newest.sizeBytes))
+            notifier.send(message, to: parent)
+            try database.markBackupReminder(at: date)
+            logger.notice("push: keep a backup off the box", metadata: ["newest": "\(due.newest.fileName)"])
+        } catch {
+            logger.error("reading the backups failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     private func device() -> LinkDevice {
         LinkDevice(boxID: boxID, board: boxBoard ?? "unknown", version: options.version, name: shortName, web: webURL)
     }
@@ -483,6 +499,7 @@ public final class HomeLinkService {
         for happening in happenings { logger.info("happening", metadata: ["event": "\(happening.eventType)"]) }
         push(happenings, facts: gathered, calendar: cal)
         tellPINReset(now: date, calendar: cal)
+        remindOfBackups(now: date, calendar: cal)
         guard let connection, let configuration, connection.isConnected else { return }
         var messages: [LinkMessage] = []
         if sent[configuration.topics.availability] == nil {

@@ -164,7 +164,8 @@ enum RowRules {
             int("voiceRate", Int64(VoiceChoice.rateRange.lowerBound), Int64(VoiceChoice.rateRange.upperBound), "words per minute"),
             int("voiceVolume", Int64(VoiceChoice.volumeRange.lowerBound), Int64(VoiceChoice.volumeRange.upperBound), "%"),
         ]),
-        ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt"))]),
+        ("linkStatus", [optional(text("mqtt", maxBytes: 512)), optional(wallTime("mqttAt")), optional(text("pushProblem", maxBytes: 512)), optional(wallTime("pushProblemAt")),
+                         optional(wallTime("backupReminderAt"))]),
         ("boxStart", [
             oneOf("state", BoxStartRecord.State.allCases.map(\.rawValue)), optional(text("board", maxBytes: BoxStartRecord.maximumBoardBytes)),
             optional(text("reason", maxBytes: BoxStartRecord.maximumReasonBytes)), wallTime("at"),

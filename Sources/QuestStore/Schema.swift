@@ -334,8 +334,10 @@ public enum Schema {
         }
     }
 
-    /// BACK-1, off the card: each stick's last copy, or why its last try failed.
+    /// BACK-1, off the card: each stick's last copy, or why its last try failed; when the
+    /// parent was last reminded to take a backup off the box.
     static func v19(_ db: Database) throws {
+        try db.alter(table: "linkStatus") { t in t.add(column: "backupReminderAt", .double) }
         try db.create(table: "offCardCopy") { t in
             t.column("label", .text).primaryKey()
             t.column("lastUsedAt", .double).notNull()

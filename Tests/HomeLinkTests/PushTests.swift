@@ -1,6 +1,7 @@
 import BoxProtocol
 import Foundation
 import HomeLink
+import QuestCore
 import QuestStore
 import Testing
 import TestSupport
@@ -101,6 +102,29 @@ struct PushTests {
         for _ in 0..<100 where try store.pinReset()?.pushed != true { usleep(50_000) }
         #expect(try store.pinReset()?.pushed == true, "kept in the store: a restarted link does not tell it again")
         // Another change makes the link gather again: still one push.
+        try rig.questbox(["settings", "set", "notify.on", "reminder quest-paused"])
+        usleep(1_500_000)
+        #expect(endpoint.pushes.count == 1, "told once, to the parent only: \(endpoint.pushes)")
+    }
+
+    @Test("BACK-1 (#48): a week with no backup off the box is pushed to the parent's own address, with the newest backup's day and size, once a week")
+    func backupReminderTold() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let endpoint = try Endpoint(directory: rig.directory)
+        try rig.questbox(["settings", "set", "notify.url", "http://127.0.0.1:\(endpoint.port)/kid"])
+        try rig.questbox(["settings", "set", "notify.parent-url", "http://127.0.0.1:\(endpoint.port)/parent"])
+        let store = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
+        try store.backup(kind: .automatic, now: Date().addingTimeInterval(-8 * 86_400))
+        try rig.startBox()
+        try rig.startLink(environment: Self.quickRetries)
+        let parent = endpoint.wait { $0.contains { $0["path"] == "/parent" } }.filter { $0["path"] == "/parent" }
+        #expect(parent.first?["title"] == "Keep a backup off the box", "\(endpoint.pushes) \(rig.linkLog)")
+        let newest = try #require(try store.lastBackup())
+        let body = parent.first?["body"] ?? ""
+        #expect(body.contains("The newest is from today ") && body.contains(" (\(ByteText.format(newest.sizeBytes))): download it"), "\(body)")
+        for _ in 0..<100 where try store.backupReminderDue(now: Date()) != nil { usleep(50_000) }
+        #expect(try store.backupReminderDue(now: Date()) == nil, "kept in the store: not again this week")
         try rig.questbox(["settings", "set", "notify.on", "reminder quest-paused"])
         usleep(1_500_000)
         #expect(endpoint.pushes.count == 1, "told once, to the parent only: \(endpoint.pushes)")

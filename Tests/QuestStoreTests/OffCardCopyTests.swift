@@ -112,4 +112,25 @@ struct OffCardCopyTests {
         let (_, dir) = try freshDatabase()
         #expect(RemovableVolumes.mounted(excludingFileSystemOf: dir).allSatisfy { !dir.hasPrefix($0.mountPoint + "/") })
     }
+
+    @Test("BACK-1: the parent is reminded a week after the first backup while nothing left the box, then weekly; a download or a stick's copy puts it off a week")
+    func weeklyReminder() throws {
+        let (db, _) = try freshDatabase()
+        let day: TimeInterval = 86_400
+        #expect(try db.backupReminderDue(now: now) == nil, "no backup, nothing to take")
+        let first = try db.backup(kind: .automatic, now: now)
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(6 * day)) == nil, "not in the box's first week")
+        let due = try db.backupReminderDue(now: now.addingTimeInterval(7 * day))
+        #expect(due?.newest == first && due?.lastOffTheBox == nil)
+        try db.markBackupReminder(at: now.addingTimeInterval(7 * day))
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(13 * day)) == nil, "once a week")
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(14 * day)) != nil)
+        try db.recordBackupDownload(first, now: now.addingTimeInterval(14 * day))
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(20 * day)) == nil, "a download is a copy off the box")
+        let stick = try stick()
+        try db.backup(kind: .automatic, now: now.addingTimeInterval(21 * day))
+        _ = try db.copyNewestBackup(to: stick, now: now.addingTimeInterval(21 * day))
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(27 * day)) == nil, "so is a stick's copy")
+        #expect(try db.backupReminderDue(now: now.addingTimeInterval(28 * day))?.lastOffTheBox == now.addingTimeInterval(21 * day))
+    }
 }

@@ -54,6 +54,8 @@ struct BackupsPageTests {
             #expect(download.headers[.contentDisposition] == "attachment; filename=\"\(backups[0].fileName)\"")
             #expect(Data(buffer: download.body) == FileManager.default.contents(atPath: backups[0].path))
             #expect(Data(buffer: download.body).starts(with: Data("SQLite format 3\0".utf8)))
+            // A download is a copy off the box: BACK-1's weekly reminder counts from it.
+            #expect(try db.backupReminderDue(now: Date().addingTimeInterval(8 * 86_400))?.lastOffTheBox != nil)
             for path in ["/parent/backups/..%2Fquestbox.sqlite", "/parent/backups/%2E%2E", "/parent/backups/questbox.sqlite", "/parent/backups/.restore-x.sqlite"] {
                 let response = try await client.execute(uri: path, method: .get, headers: browser.cookieHeader)
                 #expect(response.status == .notFound, "\(path)")

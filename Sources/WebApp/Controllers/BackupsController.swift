@@ -96,6 +96,10 @@ struct BackupsController {
             throw HTTPError(.notFound, message: "No such backup.")
         }
         let file = try InputFileStream(path: backup.path)
+        // BACK-1: a download is a copy off the box (the weekly reminder waits a week again).
+        do { try services.database.recordBackupDownload(backup, now: Date()) } catch {
+            services.logger.error("recording a backup's download failed", metadata: ["error": "\(error)"])
+        }
         return Response(
             status: .ok,
             headers: [.contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(backup.fileName)\"", .cacheControl: "no-store"],
