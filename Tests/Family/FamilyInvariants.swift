@@ -54,32 +54,76 @@ extension FamilyRunner {
         let shown = shownStreak()
         let stats = try StatsReport.load(from: other, now: trueNow(), calendar: baseCalendar()).currentStreak
         if shown != stats { fail("streak: the box's standing says \(shown ?? -1), the stats \(stats)") }
-        var independent: Int?
-        if settings.game.streakPolicy == .pause, settings.game.streakPolicyChanges.isEmpty {
-            // STREAK-1, told again here: the first day 1, the next calendar day +1, the same
-            // day nothing, after a gap it resumes at its value.
-            let days = Set(plays.map { cal.startOfDay(for: $0.completedAt) }).sorted()
-            var expected = 0
-            var last: Date?
-            for day in days {
-                if let last, let next = cal.date(byAdding: .day, value: 1, to: last), cal.isDate(next, inSameDayAs: day) {
-                    expected += 1
-                } else {
-                    expected = max(expected, 1)
-                }
-                last = day
-            }
-            if shown != expected { fail("streak: \(shown ?? -1) under the pause policy, but the days played make \(expected)") }
-            independent = expected
+        // #48: the streak as the scenario's own reading of STREAK-1, -2 and -3, day by day on
+        // the family's calendar; no code of the box's is used.
+        let independent = Self.streakByTheRules(plays: plays, changes: settings.game.streakPolicyChanges, today: trueNow(), calendar: cal)
+        if shown != independent {
+            fail("streak: the box says \(shown ?? -1) under \(settings.game.streakPolicy.rawValue), but the days played make \(independent) by STREAK-1/2/3")
         }
         // #48: the quest list the box drew last that day says exactly that streak ("Streak: 12
         // days" passed a substring check when 1 or 2 was right).
-        if let truth = independent ?? shown, case .idle(let idle)? = screens.last(where: { if case .idle = $0.screen { true } else { false } })?.screen {
-            let wanted = "Streak: \(truth) day\(truth == 1 ? "" : "s")"
+        if case .idle(let idle)? = screens.last(where: { if case .idle = $0.screen { true } else { false } })?.screen {
+            let wanted = "Streak: \(independent) day\(independent == 1 ? "" : "s")"
             if idle.streakText != wanted && !idle.streakText.hasPrefix(wanted + " · ") {
                 fail("streak: the box's screen said \"\(idle.streakText)\", the history \"\(wanted)\"")
             }
         }
+    }
+
+    /// STREAK-1/2/3 as the spec words them, walked one calendar day at a time from the first
+    /// day played to today. Pause: a day played is +1 after a day played, else the streak
+    /// stays (at least 1). Joker: every day is judged, today and a switch's day only once good
+    /// (a quest of at least 2 measured minutes, to the nearest minute); the 7th day in a row
+    /// earns a joker first (3 held at most), a bad day spends one (the day counts) or ends
+    /// the streak. A switch keeps the streak; the new policy judges from the next day, a joker
+    /// policy starting with none.
+    static func streakByTheRules(plays: [QuestPlay], changes: [StreakPolicyChange], today: Date, calendar cal: Calendar) -> Int {
+        let todayStart = cal.startOfDay(for: today)
+        let sorted = changes.sorted { $0.at < $1.at }
+        var policy = sorted.first?.from ?? .pause
+        let played = plays.filter { cal.startOfDay(for: $0.completedAt) <= todayStart }
+        let playDays = Set(played.map { cal.startOfDay(for: $0.completedAt) })
+        let goodDays = Set(played.filter { Int(($0.measuredTaskSeconds / 60).rounded()) >= 2 }.map { cal.startOfDay(for: $0.completedAt) })
+        guard var day = playDays.min() else { return 0 }
+        var streak = 0, jokers = 0
+        var lastPlayed: Date?
+        var pending = sorted.drop { cal.startOfDay(for: $0.at) < day }
+        // Switches before the first day played only set the policy.
+        for change in sorted where cal.startOfDay(for: change.at) < day {
+            policy = change.to
+        }
+        while day <= todayStart {
+            let switchesToday = pending.prefix { cal.isDate($0.at, inSameDayAs: day) }
+            switch policy {
+            case .pause:
+                if playDays.contains(day) {
+                    let yesterday = cal.date(byAdding: .day, value: -1, to: day).map(cal.startOfDay(for:))
+                    streak = lastPlayed != nil && lastPlayed == yesterday ? streak + 1 : max(streak, 1)
+                }
+            case .joker:
+                let good = goodDays.contains(day)
+                if good || (day != todayStart && switchesToday.isEmpty) {
+                    if (streak + 1) % 7 == 0 { jokers = min(3, jokers + 1) }
+                    if good {
+                        streak += 1
+                    } else if jokers > 0 {
+                        jokers -= 1
+                        streak += 1
+                    } else {
+                        streak = 0
+                    }
+                }
+            }
+            if playDays.contains(day) { lastPlayed = day }
+            for change in switchesToday {
+                policy = change.to
+                if policy == .joker { jokers = 0 }
+            }
+            pending = pending.dropFirst(switchesToday.count)
+            guard let next = cal.date(byAdding: .day, value: 1, to: day) else { break }
+            day = cal.startOfDay(for: next)
+        }
+        return streak
     }
 
     /// REM-1: each routine's reminder sounded at most once that day, never after the quest was

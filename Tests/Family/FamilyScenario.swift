@@ -15,6 +15,7 @@ import QuestCore
 ///     2026-03-27 07:40 edit-mid-quest "Morning Quest" add-task "Shoes"
 ///     2026-03-30 12:00 set streak.policy joker
 ///     2026-04-06 18:00 add-routine "Evening Quest" days all reminder 19:00 tasks "Tidy Up"
+///     2026-07-09 18:00 set-aside "Morning Quest"      (and `offer` to bring it back)
 ///     2026-04-02 06:00 clock-sync
 ///     end 2026-05-10
 ///
@@ -47,6 +48,9 @@ struct FamilyScenario {
         case editMidQuest(quest: String, addTask: String)
         case set(key: String, value: String)
         case addRoutine(RoutineSpec)
+        /// A parent sets a routine aside (the summer holidays) or offers it again.
+        case setAside(quest: String)
+        case offer(quest: String)
         case tamperXP
         /// The box's streak raised in its own memory, and its quest list drawn again: the
         /// streak it shows is no longer the history's (the streak check's teeth).
@@ -204,6 +208,8 @@ struct FamilyScenario {
             case "edit-mid-quest" where args.count == 3 && args[1] == "add-task": action = .editMidQuest(quest: args[0], addTask: args[2])
             case "set" where args.count == 2: action = .set(key: args[0], value: args[1])
             case "add-routine": action = .addRoutine(try routine(args, line))
+            case "set-aside" where args.count == 1: action = .setAside(quest: args[0])
+            case "offer" where args.count == 1: action = .offer(quest: args[0])
             case "tamper-xp" where args.isEmpty: action = .tamperXP
             case "tamper-streak" where args.isEmpty: action = .tamperStreak
             default: throw fail(line, "unknown action")

@@ -1,4 +1,5 @@
 import Foundation
+import QuestCore
 import Testing
 
 /// #32: a family's weeks lived through the box's daemon on a fake clock, one scenario file
@@ -65,5 +66,26 @@ struct FamilyScenarioTests {
         } catch {
             #expect("\(error)" == "bad:2: unknown action: 2026-06-01 07:00 dance")
         }
+    }
+
+    @Test("#48: the family test's own STREAK-2 reading: the day-7 joker heals a missed 7th day; a short quest is no good day; pause resumes; a switch keeps the streak")
+    func streakByTheRules() throws {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let day1 = try #require(cal.date(from: DateComponents(year: 2027, month: 3, day: 1, hour: 19)))
+        func on(_ n: Int, minutes: Double = 5) -> QuestPlay {
+            QuestPlay(completedAt: cal.date(byAdding: .day, value: n - 1, to: day1) ?? day1, measuredTaskSeconds: minutes * 60)
+        }
+        func today(_ n: Int) -> Date { cal.date(byAdding: .day, value: n - 1, to: day1) ?? day1 }
+        let sixThenEight = [on(1), on(2), on(3), on(4), on(5), on(6), on(8)]
+        let joker = StreakPolicyChange(at: day1.addingTimeInterval(-86_400 * 30), from: .pause, to: .joker)
+        #expect(FamilyRunner.streakByTheRules(plays: sixThenEight, changes: [joker], today: today(9), calendar: cal) == 8, "day 7 healed by the joker earned on it")
+        #expect(FamilyRunner.streakByTheRules(plays: sixThenEight, changes: [], today: today(9), calendar: cal) == 6, "pause: resumes at its value")
+        let short = [on(1), on(2), on(3, minutes: 1.4), on(4)]
+        #expect(FamilyRunner.streakByTheRules(plays: short, changes: [joker], today: today(5), calendar: cal) == 1, "1.4 minutes is no good day, and no joker yet")
+        #expect(FamilyRunner.streakByTheRules(plays: short, changes: [], today: today(5), calendar: cal) == 4, "pause counts a day played")
+        let toPause = StreakPolicyChange(at: today(3), from: .joker, to: .pause)
+        #expect(FamilyRunner.streakByTheRules(plays: [on(1), on(2), on(4), on(5)], changes: [joker, toPause], today: today(6), calendar: cal) == 3,
+                "joker until the switch on day 3 (2), then pause: day 4 after a gap stays, day 5 +1")
     }
 }
