@@ -14,7 +14,7 @@ Tests/HIL/prepare.sh
 swift build --product questbox -Xswiftc -warnings-as-errors >&2
 bin=$(swift build --show-bin-path)
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly usb quest house underrun bounce midnight crash live reveal reminder no-screen display)
+((${#scenarios[@]})) || scenarios=(doctor doctor-missing-line held-line readonly usb quest house underrun bounce midnight crash live reveal intro reminder no-screen display)
 # `house` plays the programs a family runs: the release build the package is made of (the
 # package stage later only links them again). Its flood keeps the broker busy in the guest;
 # beside it the debug box and link took another vCPU and a half, and with both vCPUs busy for
