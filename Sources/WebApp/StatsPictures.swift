@@ -58,10 +58,12 @@ enum StatsPictures {
     /// The patterns as bars from the middle: right, the task takes longer than the guess;
     /// left, shorter. Ranked by how far off the guesses usually are (the most to discover
     /// first); the bar grows on a doubling scale (twice the guess, or half, is half a side).
+    /// Each task's name has a row of its own above its bar (#48: a name beside the bar ran
+    /// into the amount and off the picture); the amount sits on the bar's empty side.
     static func patternBars(_ insights: [StatsReport.Pattern]) -> String? {
         let ranked = insights.sorted { abs($0.bias.relativeBias) > abs($1.bias.relativeBias) }
         guard !ranked.isEmpty else { return nil }
-        let width = 360.0, row = 34.0, top = 20.0, mid = 180.0, half = 170.0
+        let width = 360.0, row = 40.0, top = 20.0, mid = 180.0, half = 170.0
         let height = top + Double(ranked.count) * row + 4
         var svg = """
             <svg class="bars" viewBox="0 0 \(SVGText.number(width)) \(SVGText.number(height))" role="group" aria-label="How much longer or shorter than your guess each task usually takes" xmlns="http://www.w3.org/2000/svg">
@@ -82,9 +84,9 @@ enum StatsPictures {
             let amount = balanced ? "about right" : "\(percent)% \(longer ? "longer" : "shorter")"
             let words = balanced ? "\(p.taskDisplayName): about as long as you think" : "\(p.taskDisplayName): \(amount) than you think"
             svg += "<g class=\"bar \(longer ? "longer" : "shorter")\" role=\"img\" aria-label=\"\(SVGText.escaped(words))\">"
-            svg += "<rect x=\"\(SVGText.number(longer ? mid : mid - length))\" y=\"\(SVGText.number(y + 4))\" width=\"\(SVGText.number(length))\" height=\"12\" rx=\"3\"/>"
-            svg += "<text class=\"label\" x=\"\(SVGText.number(longer ? mid - 6 : mid + 6))\" y=\"\(SVGText.number(y + 15))\" text-anchor=\"\(longer ? "end" : "start")\">\(SVGText.escaped(p.taskDisplayName))</text>"
-            svg += "<text class=\"axis\" x=\"\(SVGText.number(longer ? mid + 4 : mid - 4))\" y=\"\(SVGText.number(y + 30))\" text-anchor=\"\(longer ? "start" : "end")\">\(amount)</text></g>\n"
+            svg += "<text class=\"label\" x=\"4\" y=\"\(SVGText.number(y + 14))\">\(SVGText.escaped(p.taskDisplayName))</text>"
+            svg += "<rect x=\"\(SVGText.number(longer ? mid : mid - length))\" y=\"\(SVGText.number(y + 21))\" width=\"\(SVGText.number(length))\" height=\"12\" rx=\"3\"/>"
+            svg += "<text class=\"axis\" x=\"\(SVGText.number(longer ? mid - 6 : mid + 6))\" y=\"\(SVGText.number(y + 32))\" text-anchor=\"\(longer ? "end" : "start")\">\(amount)</text></g>\n"
         }
         return svg + "</svg>"
     }

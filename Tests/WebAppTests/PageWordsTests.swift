@@ -56,6 +56,10 @@ struct StatsPicturesTests {
         #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "\(svg)")
         #expect(svg.contains("<g class=\"bar longer\"") && svg.contains("<g class=\"bar shorter\""))
         #expect(!svg.contains("<Bag>"))
+        // #48: each name on a row of its own, left-aligned above its bar, never beside it.
+        let labels = svg.matches(of: /<text class="label" x="4" y="([0-9.]+)">/).map { Double($0.1) ?? 0 }
+        let bars = svg.matches(of: /<rect x="[0-9.]+" y="([0-9.]+)"/).map { Double($0.1) ?? 0 }
+        #expect(labels.count == 3 && bars.count == 3 && zip(labels, bars).allSatisfy { $0 < $1 }, "\(svg)")
         #expect(StatsPictures.patternBars([]) == nil)
     }
 }
