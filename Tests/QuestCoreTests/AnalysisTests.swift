@@ -108,6 +108,23 @@ struct InsightTests {
         #expect(!insight.texts.contains { $0.contains("harder to read") }, "\(insight.texts)")
     }
 
+    @Test("#48: two patterns of one task never contradict: no \"same way each time\" beside a change lately, no \"steady\" beside \"different from day to day\"")
+    func noContradiction() {
+        // Off by 10 s, then by 1 m: the same ratio each time within a few percent, yet harder lately.
+        let drifting = InsightEngine.generateInsights(snapshots: history(Array(repeating: (610.0, 600.0), count: 5) + Array(repeating: (660.0, 600.0), count: 5)), calendar: cal)[0]
+        #expect(drifting.consistency.level == .veryConsistent && drifting.trend?.direction == .declining)
+        #expect(drifting.texts.contains { $0.contains("harder to read lately") }, "\(drifting.texts)")
+        #expect(!drifting.texts.contains { $0.contains("the same way each time") }, "\(drifting.texts)")
+        // Half the time and one and a half times, alternately: off by 5 m both halves, never alike.
+        let swinging = InsightEngine.generateInsights(snapshots: history((0..<10).map { $0 % 2 == 0 ? (300.0, 600.0) : (900.0, 600.0) }), calendar: cal)[0]
+        #expect(swinging.consistency.level == .variable)
+        #expect(swinging.texts.contains { $0.contains("feels different from day to day") }, "\(swinging.texts)")
+        #expect(!swinging.texts.contains { $0.contains("steady") }, "\(swinging.texts)")
+        // Alike each time and no change: both are said.
+        let alike = InsightEngine.generateInsights(snapshots: history(Array(repeating: (630.0, 600.0), count: 10)), calendar: cal)[0]
+        #expect(alike.texts.contains { $0.contains("steady") } && alike.texts.contains { $0.contains("the same way each time") }, "\(alike.texts)")
+    }
+
     @Test("consistency from the spread of estimate/actual")
     func consistency() {
         let same = history([(100, 200), (150, 300), (200, 400), (250, 500), (300, 600)])  // all 0.5

@@ -133,19 +133,27 @@ public enum InsightEngine: Sendable {
         name: String, bias: BiasInsight, trend: TrendInsight?, consistency: ConsistencyInsight, timeOfDay: TimeOfDayInsight?
     ) -> [String] {
         var texts = [biasText(name: name, bias: bias)]
+        var changing = false
         if let trend {
             let recent = DurationText.approximate(seconds: trend.recentMeanAbsDifference)
             let prior = DurationText.approximate(seconds: trend.priorMeanAbsDifference)
             // #48: a change the rounded amounts cannot show ("off by about 5s, 5s before") is
             // not told as one: the words say steady.
             switch recent == prior ? .stable : trend.direction {
-            case .improving: texts.append("Your \(name) estimates are getting closer: off by about \(recent) lately, \(prior) before")
-            case .declining: texts.append("\(name) has been harder to read lately: off by about \(recent), \(prior) before")
-            case .stable: texts.append("Your \(name) estimates are steady: off by about \(recent)")
+            case .improving:
+                changing = true
+                texts.append("Your \(name) estimates are getting closer: off by about \(recent) lately, \(prior) before")
+            case .declining:
+                changing = true
+                texts.append("\(name) has been harder to read lately: off by about \(recent), \(prior) before")
+            case .stable:
+                // #48: never "steady" beside "feels different from day to day".
+                if consistency.level != .variable { texts.append("Your \(name) estimates are steady: off by about \(recent)") }
             }
         }
         switch consistency.level {
-        case .veryConsistent: texts.append("You read \(name) the same way each time")
+        // #48: never "the same way each time" beside a change lately.
+        case .veryConsistent: if !changing { texts.append("You read \(name) the same way each time") }
         case .consistent:
             // Name the pattern: a share the guess is off by most times, or a small swing.
             let share = Int((abs(bias.relativeBias) * 100).rounded())
