@@ -1029,7 +1029,7 @@ def parent_area():
     wait_for(By.ID, "pin")[0].send_keys("2468")
     driver.find_element(By.CSS_SELECTOR, "form.sign-in button").click()
     routines = [li.text for li in wait_for(By.CSS_SELECTOR, ".routines li")]
-    check(any("Morning Quest" in r and re.search(r"played (once|twice|\d+ times) in the last 30 days", r) for r in routines), f"/parent: routines {routines}")
+    check(any("Morning Quest" in r and re.search(r"played (once|twice|\d+ times) in the last 4 weeks", r) for r in routines), f"/parent: routines {routines}")
     check(any("Swim practice" in r and "the player's own" in r for r in routines), f"/parent: the player's quest missing: {routines}")
     check(not any("Tooth Time" in r for r in routines), "/parent: a task's name in the overview (SPEC §9)")
     screenshot("parent", width=1024)

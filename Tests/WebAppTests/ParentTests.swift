@@ -109,7 +109,7 @@ struct ParentTests {
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age=43200") && cookie.contains("Path=/"))
             let (status, page) = try await browser.get(client, "/parent")
             #expect(status == .ok)
-            #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 task · played twice in the last 30 days"))
+            #expect(page.contains("Morning Quest") && page.contains("school-morning · Mon–Fri · 1 task · played twice in the last 4 weeks"))
             // #33: how it goes, in ten seconds: the last four weeks in counts (and today's quest
             // when it is offered today).
             #expect(page.contains("How it goes") && page.contains("Played on 2 days of the last 28."))
@@ -198,7 +198,7 @@ struct ParentTests {
             let routines = try await client.execute(uri: "/api/v1/parent/routines", method: .get, headers: browser.cookieHeader)
             #expect(routines.status == .ok)
             let list = try JSONDecoder().decode([ParentHome.Routine].self, from: Data(buffer: routines.body))
-            #expect(list.map(\.displayName) == ["Daily Quest"] && list[0].days == "Every day" && list[0].playedLast30Days == 0)
+            #expect(list.map(\.displayName) == ["Daily Quest"] && list[0].days == "Every day" && list[0].playedLast28Days == 0)
         }
     }
 
@@ -236,13 +236,32 @@ struct FamilySummaryTests {
             Self.quest("Evening Quest", reminder: "Reminded at 19:00"),
         ]
         let running = BoxLink.State.online(BoxMessage.event("screen") { $0.screen = ScreenPayload(ScreenSamples.active) })
-        let summary = FamilySummary(home: home, report: report, box: running)
+        let summary = FamilySummary(home: home, report: report, box: running, calendar: .current)
         #expect(summary.today.map(\.state) == ["running", "done", "paused", "waiting"])
         #expect(summary.today.map(\.words) == ["Under way now", "Done", "Paused at task 2 of 3", "Not yet · Reminded at 19:00"])
-        let idle = FamilySummary(home: home, report: report, box: .offline(reason: "gone"))
+        let idle = FamilySummary(home: home, report: report, box: .offline(reason: "gone"), calendar: .current)
         #expect(idle.today.first?.words == "Not yet", "offline: nothing is under way")
         home.quests = []
-        let none = FamilySummary(home: home, report: report, box: running)
+        let none = FamilySummary(home: home, report: report, box: running, calendar: .current)
         #expect(!none.hasToday && !none.hasWeeks && none.chart == nil && none.playedLine == "Played on 0 days of the last 28.")
+    }
+
+    @Test("#48: the last four weeks are one window: the 28 days ending today in the line, the table (by seven, newest first) and the chart")
+    func oneWindow() throws {
+        let (_, db) = try TestArguments.fresh(routines: [everyDay])
+        let now = Date()
+        // Played 1, 8, 20 and 29 days ago: the last is outside the window everywhere.
+        for daysAgo in [1, 8, 20, 29] {
+            try recordQuest(db, at: now.addingTimeInterval(Double(-daysAgo) * 86_400), durations: [(60, 70)], routine: everyDay)
+        }
+        let report = try StatsReport.load(from: db, now: now, calendar: .current)
+        let home = try PlayerHome.load(from: db, calendar: .current, now: now)
+        let summary = FamilySummary(home: home, report: report, box: .offline(reason: "gone"), calendar: .current, now: now)
+        #expect(summary.playedLine == "Played on 3 days of the last 28.")
+        #expect(summary.weeks.map(\.days) == ["1 of 7", "1 of 7", "1 of 7", "0 of 7"], "\(summary.weeks)")
+        #expect(summary.weeks.map(\.quests) == ["1 quest", "1 quest", "1 quest", "0 quests"])
+        #expect(summary.weeks.first?.dates == "The last 7 days" && summary.weeks.last?.accuracy == "–")
+        let chart = try #require(summary.chart)
+        #expect(chart.components(separatedBy: "<circle class=\"day\"").count - 1 == 3, "the chart's days are the window's: \(chart)")
     }
 }

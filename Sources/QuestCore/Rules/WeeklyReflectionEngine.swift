@@ -161,7 +161,8 @@ public enum WeeklyReflectionEngine: Sendable {
 
     /// "Nov 16–22", or "Nov 30 – Dec 6" across a month (and a year: "Dec 28 – Jan 3"); `end`
     /// is the day after the week.
-    static func datesText(start: Date, end: Date, calendar: Calendar) -> String {
+    /// "Nov 16–22": the days from `start` up to `end` (exclusive), as the weekly card says them.
+    public static func datesText(start: Date, end: Date, calendar: Calendar) -> String {
         let last = calendar.date(byAdding: .day, value: -1, to: end) ?? start
         let a = calendar.dateComponents([.month, .day], from: start), b = calendar.dateComponents([.month, .day], from: last)
         func month(_ c: DateComponents) -> String { CalendarWords.month(c.month) }

@@ -89,7 +89,7 @@ struct ParentController {
         if case .offline = state, board != nil {
             boxDown = BoxDownWords.of(try services.database.boxStart(), storedBoard: board, now: now, calendar: services.calendar).line
         }
-        let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state)
+        let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state, calendar: services.calendar)
         return try services.formPage("parent-home", for: request) {
             var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
             home.gettingStarted = started
@@ -205,12 +205,12 @@ struct ParentHome: Encodable {
         var isActive: Bool
         var createdByPlayer: Bool
         var taskCount: Int
-        var playedLast30Days: Int
+        var playedLast28Days: Int
         /// The page's words for the two counts ("1 task", "played twice"); not in the API.
         var tasksText = ""
         var playedText = ""
 
-        enum CodingKeys: String, CodingKey { case id, name, displayName, days, isActive, createdByPlayer, taskCount, playedLast30Days }
+        enum CodingKeys: String, CodingKey { case id, name, displayName, days, isActive, createdByPlayer, taskCount, playedLast28Days }
     }
 
     var routines: [Routine]
@@ -252,15 +252,16 @@ struct ParentHome: Encodable {
 
     static func routines(_ services: WebServices) throws -> [Routine] {
         let calendar = try services.familyCalendar()
-        let since = calendar.date(byAdding: .day, value: -30, to: Date()) ?? Date()
+        // The summary's window (#48): the 28 days ending today.
+        let since = calendar.date(byAdding: .day, value: 1 - FamilySummary.windowDays, to: calendar.startOfDay(for: Date())) ?? Date()
         let counts = try services.database.completedPlayCounts(since: since)
         return try services.database.routines().map { r in
             let played = counts[r.id] ?? 0
             return Routine(
                 id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: calendar),
                 isActive: r.isActive, createdByPlayer: r.createdBy == .player, taskCount: r.tasks.count,
-                playedLast30Days: played, tasksText: r.tasks.count == 1 ? "1 task" : "\(r.tasks.count) tasks",
-                playedText: played == 0 ? "not played in the last 30 days" : "played \(PlayCountText.times(played)) in the last 30 days")
+                playedLast28Days: played, tasksText: r.tasks.count == 1 ? "1 task" : "\(r.tasks.count) tasks",
+                playedText: played == 0 ? "not played in the last 4 weeks" : "played \(PlayCountText.times(played)) in the last 4 weeks")
         }
     }
 }
