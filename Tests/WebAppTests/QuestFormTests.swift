@@ -185,6 +185,33 @@ struct QuestFormTests {
         }
     }
 
+    @Test("#48: a step renamed in its row keeps its task id, so her history stays with it; an id not of this quest is never taken")
+    func renamedStepKeepsHistory() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
+            let made = try await browser.post(client, "/quests", [("name", "Mine"), ("day", "2"), ("task", "Feed cat"), ("task", "Water plants"), ("action", "save")])
+            #expect(made.status == .seeOther)
+            let quest = try #require(try db.routines().first { $0.createdBy == .player })
+            let (_, page) = try await browser.get(client, "/quests/\(quest.id.uuidString)/edit")
+            #expect(page.contains("name=\"task-id\" value=\"\(quest.tasks[1].id.uuidString)\""), "each row carries its step's id")
+            let parentsTask = try #require(everyDay.tasks.first).id
+            let changed = try await browser.post(client, "/quests/\(quest.id.uuidString)", [
+                ("name", "Mine"), ("day", "2"),
+                ("task-id", quest.tasks[0].id.uuidString), ("task", "Feed the cat"),
+                ("task-id", quest.tasks[1].id.uuidString), ("task", "Water the plants"),
+                ("task-id", parentsTask.uuidString), ("task", "Tidy"), ("action", "save"),
+            ])
+            #expect(changed.status == .seeOther, "\(String(buffer: changed.body))")
+            let saved = try #require(try db.routine(id: quest.id))
+            #expect(saved.tasks.map(\.displayName) == ["Feed the cat", "Water the plants", "Tidy"])
+            #expect(saved.tasks.prefix(2).map(\.id) == quest.tasks.map(\.id), "renamed in their rows, the same steps")
+            #expect(saved.tasks[2].id != parentsTask, "a parent's task id is not hers to take")
+        }
+    }
+
     @Test("a quest's problems are shown beside their field in the CLI's words, the form keeps what was typed, nothing is stored")
     func problemsBesideFields() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])

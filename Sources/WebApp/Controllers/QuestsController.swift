@@ -137,6 +137,9 @@ struct QuestDraft: Codable, Sendable {
     var name: String
     var days: [Int]
     var tasks: [String]
+    /// Each step row's task id as the form showed it ("" for a new row; not part of the API):
+    /// a step renamed in its row keeps its history (#48), as in the parent's editor.
+    var taskIDs: [String] = []
     /// Empty step fields the form shows below the tasks (not part of the API).
     var extraSteps = 3
 
@@ -153,6 +156,7 @@ struct QuestDraft: Codable, Sendable {
         name = quest.displayName
         days = quest.activeDays
         tasks = quest.tasks.map(\.displayName)
+        taskIDs = quest.tasks.map(\.id.uuidString)
         extraSteps = 1
     }
 
@@ -167,14 +171,16 @@ struct QuestDraft: Codable, Sendable {
         // A day that is not a number is kept as 0, so the check names it instead of dropping it.
         days = form.values("day").map { Int($0) ?? 0 }
         tasks = form.values("task")
+        taskIDs = form.values("task-id")
         extraSteps = 0
     }
 
     /// Stores the quest and returns it; a `FieldProblem` names the field (`name`, `days`,
     /// `tasks[i]` by the position sent) in the CLI's words.
     /// `editing`: the player's own quest being changed (#32): its id and its tasks' ids are
-    /// kept (by name), so her history stays with it; `revision` is the quest as the page
-    /// showed it (a change made meanwhile elsewhere is not overwritten).
+    /// kept (by the row's id, else by name; an id not of this quest is ignored), so her
+    /// history stays with it; `revision` is the quest as the page showed it (a change made
+    /// meanwhile elsewhere is not overwritten).
     func save(in database: QuestDatabase, editing: Routine? = nil, revision: String? = nil) throws -> Routine {
         // Empty step fields are the form's spare rows, not steps.
         let sent = tasks.enumerated().filter { !$0.element.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
@@ -207,7 +213,8 @@ struct QuestDraft: Codable, Sendable {
                 message: "You have \(own) quests of your own already, the most the box keeps. Ask a parent to pause or remove one first.")
         }
         do {
-            var routine = document.routine(existing: editing, newID: UUID.init)
+            let claimed = sent.map { $0.offset < taskIDs.count ? UUID(uuidString: taskIDs[$0.offset]) : nil }
+            var routine = document.routine(existing: editing, claimedTaskIDs: claimed, newID: UUID.init)
             if let editing { routine.isActive = editing.isActive }
             try database.saveRoutine(routine, ifStillAt: revision)
             return routine
@@ -266,7 +273,7 @@ extension BoxLink.State {
 /// beside the field it concerns.
 struct NewQuestView: Encodable {
     struct Template: Encodable { var name: String; var steps: String; var link: String }
-    struct Step: Encodable { var number: Int; var value: String; var error: String? }
+    struct Step: Encodable { var number: Int; var value: String; var id: String; var error: String? }
 
     var csrf: String
     var templates: [Template]
@@ -295,7 +302,7 @@ struct NewQuestView: Encodable {
         name = draft.name
         days = WeekdayChoice.week(calendar, checked: draft.days)
         steps = (draft.tasks + Array(repeating: "", count: max(draft.extraSteps, 0))).enumerated().map { i, text in
-            Step(number: i + 1, value: text, error: problem?.field == "tasks[\(i)]" ? problem?.message : nil)
+            Step(number: i + 1, value: text, id: i < draft.taskIDs.count ? draft.taskIDs[i] : "", error: problem?.field == "tasks[\(i)]" ? problem?.message : nil)
         }
         nameError = problem?.field == "name" ? problem?.message : nil
         daysError = problem?.field == "days" ? problem?.message : nil
