@@ -160,6 +160,16 @@ extension QuestDatabase {
         }
     }
 
+    /// The estimations of these sessions (a day's quests on her stats), in the order played.
+    public func estimations(ofSessions ids: [UUID]) throws -> [TaskEstimation] {
+        guard !ids.isEmpty else { return [] }
+        return try pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM estimation WHERE sessionId IN (\(databaseQuestionMarks(count: ids.count))) AND \(RowRules.valid("estimation")) ORDER BY recordedAt, rowid",
+                arguments: StatementArguments(ids)).map(Self.estimation)
+        }
+    }
+
     public func estimations() throws -> [TaskEstimation] {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM estimation WHERE \(RowRules.valid("estimation")) ORDER BY recordedAt, rowid").map(Self.estimation) }
     }

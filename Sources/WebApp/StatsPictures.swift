@@ -30,10 +30,14 @@ enum StatsPictures {
             let words = day.questsCompleted > 0
                 ? "\(day.date): \(CountText.counted(day.questsCompleted, "quest")) done"
                 : (day.joker ? "\(day.date): a joker kept the streak" : (day.paused ? "\(day.date): a quest paused" : "\(day.date): no quest"))
-            svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\" role=\"img\" aria-label=\"\(SVGText.escaped(words))\">"
+            // #48: a day with quests done opens that day (its quests, task by task).
+            let link = day.questsCompleted > 0 && day.date.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil
+            if link { svg += "<a href=\"/stats/day/\(day.date)\" aria-label=\"\(SVGText.escaped(words))\">" }
+            svg += "<g class=\"cal \(state)\(day.daysAgo == 0 ? " today" : "")\"\(link ? "" : " role=\"img\" aria-label=\"\(SVGText.escaped(words))\"")>"
             svg += "<rect x=\"\(SVGText.number(x))\" y=\"\(SVGText.number(y))\" width=\"\(SVGText.number(cell))\" height=\"\(SVGText.number(cell))\" rx=\"8\"/>"
             let dayNumber = day.date.split(separator: "-").last.map { String(Int($0) ?? 0) } ?? ""
-            svg += "<text x=\"\(SVGText.number(x + cell / 2))\" y=\"\(SVGText.number(y + cell / 2 + 5))\" text-anchor=\"middle\">\(SVGText.escaped(dayNumber))</text></g>\n"
+            svg += "<text x=\"\(SVGText.number(x + cell / 2))\" y=\"\(SVGText.number(y + cell / 2 + 5))\" text-anchor=\"middle\">\(SVGText.escaped(dayNumber))</text></g>"
+            svg += link ? "</a>\n" : "\n"
         }
         return svg + "</svg>"
     }

@@ -1085,6 +1085,15 @@ try:
     check(len(patterns) >= 3, f"/stats: {len(patterns)} pattern lines")
     check("Week " in driver.find_element(By.CSS_SELECTOR, ".reflection").text, "/stats: no weekly reflection")
     screenshot("stats", width=1024)
+    # #48: a played day of the calendar opens that day, its quests task by task.
+    days = driver.find_elements(By.CSS_SELECTOR, "svg.calendar a")
+    if check(len(days) >= 1, "/stats: no played day of the calendar is a link"):
+        ActionChains(driver).move_to_element(days[-1]).click().perform()
+        WebDriverWait(driver, 10).until(lambda d: "/stats/day/" in d.current_url)
+        tasks = driver.find_elements(By.CSS_SELECTOR, ".day-tasks li")
+        check(len(tasks) >= 1 and "guessed " in tasks[0].text and ", took " in tasks[0].text,
+              f"{driver.current_url}: the day's tasks are {[t.text for t in tasks]}")
+        accessible("/stats/day")
 
     # A 375 px phone: nothing wider than the screen on any page.
     pages_at_sizes(("/", "/stats", "/me", "/kiosk", "/quests/new"))

@@ -62,7 +62,7 @@ def routines():
 her_forms = ["/stats/", "//stats", "///stats", "//", "/api/v1/player/", "/api/v1//player", "//api/v1/player",
              "/api//v1/stats", "//me", "//quests/new", "/quests/new/", "//quests//saved",
              "/%73tats", "/STATS", "/Stats", "/./stats", "/x/../stats", "/stats/.", "/stats%2F", "/api/v1%2Fstats",
-             "/%2Fstats", "/stats;x", "/stats?x=//"]
+             "/%2Fstats", "/stats;x", "/stats?x=//", "/stats/day/2026-11-23", "//stats/day/2026-11-23", "/stats//day/2026-11-23"]
 parent_forms = ["//parent/settings", "/parent//settings", "/parent/settings/", "/parent/routines//", "//api/v1/parent/settings",
                 "/api/v1//parent/routines", "/%70arent/settings", "/PARENT/settings", "/parent/./settings",
                 "/x/../parent/settings", "/parent/settings%2F", "/parent/backups/", "//parent/health"]

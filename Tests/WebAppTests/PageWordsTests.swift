@@ -30,7 +30,8 @@ struct StatsPicturesTests {
         let days = [Self.day("2026-11-16", 7, done: 2), Self.day("2026-11-17", 6, paused: true), Self.day("2026-11-18", 5, joker: true)]
             + (19...23).map { Self.day("2026-11-\($0)", 23 - $0) }
         let svg = try #require(StatsPictures.calendar(days, weekdayLetters: ["M", "T", "W", "T", "F", "S", "S"]))
-        #expect(svg.contains("<g class=\"cal played\" role=\"img\" aria-label=\"2026-11-16: 2 quests done\">"))
+        // #48: a played day is a link to that day, named by its words.
+        #expect(svg.contains("<a href=\"/stats/day/2026-11-16\" aria-label=\"2026-11-16: 2 quests done\"><g class=\"cal played\">"))
         #expect(svg.contains("<g class=\"cal paused\" role=\"img\" aria-label=\"2026-11-17: a quest paused\">"))
         #expect(svg.contains("<g class=\"cal joker\" role=\"img\" aria-label=\"2026-11-18: a joker kept the streak\">"))
         #expect(StatsPictures.calendar([Self.day("2026-11-22", 1, joker: true), Self.day("2026-11-23", 0)], weekdayLetters: []) != nil, "a joker day is worth a calendar")

@@ -17,7 +17,7 @@ struct RoomGateTests {
     static let playerRoutes = [
         "GET /", "GET /api/v1/player", "GET /api/v1/quest-templates", "GET /api/v1/stats", "POST /api/v1/quests",
         "GET /me", "POST /me/switches", "POST /quests", "GET /quests/new", "GET /quests/saved",
-        "POST /quests/{id}", "GET /quests/{id}/edit", "POST /quests/{id}/remove", "GET /stats",
+        "POST /quests/{id}", "GET /quests/{id}/edit", "POST /quests/{id}/remove", "GET /stats", "GET /stats/day/{date}",
     ]
 
     @Test("every route the router serves is in a room; her room holds exactly her pages and their API; the parent's room is all under /parent and /api/v1/parent")
@@ -56,7 +56,7 @@ struct RoomGateTests {
 
     static func concrete(_ route: String) -> (method: HTTPRequest.Method, path: String) {
         let parts = route.split(separator: " ", maxSplits: 1)
-        return (HTTPRequest.Method(String(parts[0]))!, parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString))
+        return (HTTPRequest.Method(String(parts[0]))!, parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString).replacingOccurrences(of: "{date}", with: "2026-11-23"))
     }
 
     @Test("web.player-pages paired: every route of her room, in every path form (slashes, percent-encoding, case, dot segments) and by GET, HEAD or POST, is refused to an unpaired browser and changes nothing; the router's own forms answer her paired phone, not a parent's session")

@@ -168,6 +168,35 @@ struct WebAppTests {
         }
     }
 
+    @Test("#48: a played day of the calendar opens that day: each quest finished then, task by task (guess, time, how close); a day that is no day is 404")
+    func statsDay() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        let calendar = Calendar.current
+        let yesterday = try #require(calendar.date(byAdding: .day, value: -1, to: calendar.startOfDay(for: Date())))
+        for hour in [8, 9, 10, 18] {
+            try recordQuest(db, at: yesterday.addingTimeInterval(Double(hour) * 3600), durations: [(60, 80)], routine: everyDay)
+        }
+        let c = calendar.dateComponents([.year, .month, .day], from: yesterday)
+        let date = String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+        let app = try await buildApplication(args)
+        try await app.test(.router) { client in
+            var browser = BrowserSession()
+            let (_, stats) = try await browser.get(client, "/stats")
+            #expect(stats.contains("<a href=\"/stats/day/\(date)\""), "the played day is a link")
+            let (status, page) = try await browser.get(client, "/stats/day/\(date)")
+            #expect(status == .ok)
+            #expect(page.components(separatedBy: "<section class=\"day-quest\">").count - 1 == 4, "four quests that day")
+            #expect(page.components(separatedBy: "<span class=\"badge\">learning</span>").count - 1 == 3, "the first three are learning")
+            #expect(page.contains("<strong>One</strong>: guessed 1:00, took 1:20 · off") || page.contains("<strong>One</strong>: guessed 1:00, took 1:20 · close"), "\(page)")
+            let (_, empty) = try await browser.get(client, "/stats/day/2026-01-01")
+            #expect(empty.contains("No quest was finished on this day."))
+            for bad in ["2026-02-30", "2026-13-01", "26-11-23", "2026-11-2x", "9999-12-31", "1999-01-01", "2026-11-23x"] {
+                let (badStatus, _) = try await browser.get(client, "/stats/day/\(bad)")
+                #expect(badStatus == .notFound, "\(bad)")
+            }
+        }
+    }
+
     @Test("stats with no play yet: words instead of a chart, nothing fails")
     func emptyStats() async throws {
         let (args, _) = try TestArguments.fresh()

@@ -13,6 +13,15 @@ struct StatsController {
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/stats") { _, _ in try await services.stats().page }
+        // #48: a day of the calendar opens: the quests finished that day, task by task.
+        router.get("/stats/day/:date") { _, context in
+            let calendar = try services.familyCalendar()
+            guard let text = context.parameters.get("date"), let day = StatsDay.date(text, calendar: calendar, now: Date()) else {
+                throw HTTPError(.notFound, message: "No such day.")
+            }
+            let view = try await BackgroundRead.run { Result { try StatsDay(day: day, database: services.database, calendar: calendar) } }.get()
+            return try services.resources.page("stats-day", view)
+        }
     }
 
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
@@ -21,6 +30,61 @@ struct StatsController {
 }
 
 extension StatsReport: ResponseEncodable {}
+
+/// A day of her calendar (#48): each quest finished that day, its tasks with the guess, the
+/// time and how close, in the reveal's words.
+struct StatsDay: Encodable {
+    struct Task: Encodable {
+        var name: String
+        var line: String
+    }
+    struct Quest: Encodable {
+        var name: String
+        var learning: Bool
+        var tasks: [Task]
+    }
+
+    var title: String
+    var quests: [Quest]
+    var nothing: Bool
+
+    /// "2026-11-23" as a day of the family's calendar: a real date, not in the future, in
+    /// the last five years; anything else is nil.
+    static func date(_ text: String, calendar: Calendar, now: Date) -> Date? {
+        guard text.utf8.count == 10, let match = text.wholeMatch(of: /([0-9]{4})-([0-9]{2})-([0-9]{2})/),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
+              let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month
+        else { return nil }
+        let today = calendar.startOfDay(for: now)
+        guard date <= today, let earliest = calendar.date(byAdding: .year, value: -5, to: today), date >= earliest else { return nil }
+        return date
+    }
+
+    init(day: Date, database: QuestDatabase, calendar: Calendar) throws {
+        let end = calendar.date(byAdding: .day, value: 1, to: day) ?? day.addingTimeInterval(86_400)
+        // A quest counts on the day it was finished (as the calendar and the streak count it);
+        // one started the evening before is read too.
+        let from = calendar.date(byAdding: .day, value: -1, to: day) ?? day
+        let finished = try database.sessions(startedIn: from..<end).filter { s in
+            s.status == .completed && s.completedAt.map { $0 >= day && $0 < end } == true
+        }
+        let estimations = Dictionary(grouping: try database.estimations(ofSessions: finished.map(\.id)), by: \.sessionID)
+        let c = calendar.dateComponents([.weekday, .day, .month], from: day)
+        title = "\(CalendarWords.weekday(c.weekday)) \(c.day ?? 1) \(CalendarWords.month(c.month))"
+        quests = finished.map { session in
+            Quest(
+                name: session.routineDisplayName, learning: session.isCalibration,
+                tasks: (estimations[session.id] ?? []).sorted { $0.orderIndex < $1.orderIndex }.map { e in
+                    Task(
+                        name: e.taskDisplayName,
+                        line: "guessed \(DurationText.clock(measured: e.estimatedSeconds)), took \(DurationText.clock(measured: e.actualSeconds))"
+                            + (session.isCalibration ? "" : " · \(e.rating.words)"))
+                })
+        }
+        nothing = quests.isEmpty
+    }
+}
 
 /// A read of the stats with its page rendered.
 struct RenderedStats: Sendable {
