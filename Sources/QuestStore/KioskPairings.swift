@@ -20,10 +20,7 @@ extension QuestDatabase {
     public static let maximumKioskNameCharacters = 40
 
     /// A new token for a browser to keep: 256 random bits as 64 hex digits.
-    public static func newKioskToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
-    }
+    public static func newKioskToken() -> String { RandomText.hex(bytes: 32) }
 
     /// Pairs the browser that keeps `token` (from `newKioskToken`) as a kiosk named `name`.
     public func pairKiosk(name: String, token: String, now: Date, canPress: Bool = true) throws {

@@ -189,7 +189,7 @@ extension QuestDatabase {
             let policyBefore = s.game.streakPolicy
             change(&s)
             guard (0...100).contains(s.volumePercent) else { throw StoreError.invalid("volume: \(s.volumePercent) is not 0–100") }
-            if let day = s.firstWeekday, !(1...7).contains(day) {
+            if let day = s.firstWeekday, !WeekdayNumber.all.contains(day) {
                 throw StoreError.invalid("firstWeekday: \(day) is not a weekday (1 = Sunday … 7 = Saturday)")
             }
             if let guardSeconds = s.game.stopGuardSeconds, !GameSettings.stopGuardRange.contains(guardSeconds) {

@@ -146,7 +146,7 @@ enum RowRules {
             optional(text("pinLockBootId", maxBytes: 64)),
             Rule(column: "reminderTime", expected: "a time HH:MM") { p in clockTime(p + "reminderTime") },
             bool("remindersEnabled"), oneOf("streakPolicy", ["pause", "joker"]), bool("soundEnabled"),
-            int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", 1, 7, "a weekday")),
+            int("volumePercent", 0, 100, "a volume"), bool("hintsEnabled"), optional(int("firstWeekday", Int64(WeekdayNumber.all.lowerBound), Int64(WeekdayNumber.all.upperBound), "a weekday")),
             bool("estimateReadBack"),
             optional(int("stopGuardSeconds", Int64(GameSettings.stopGuardRange.lowerBound), Int64(GameSettings.stopGuardRange.upperBound), "seconds")),
             optional(text("webHosts", maxBytes: WebHosts.maximumStoredBytes)),

@@ -116,7 +116,7 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
         guard !dayValues.isEmpty else { throw fail("activeDays", "empty (pick at least one day, 1 = Sunday … 7 = Saturday)") }
         var days: [Int] = []
         for (i, d) in dayValues.enumerated() {
-            guard case .int(let day) = d, (1...7).contains(day) else {
+            guard case .int(let day) = d, WeekdayNumber.all.contains(day) else {
                 throw fail("activeDays[\(i)]", "\(d.shown) is not a weekday (1 = Sunday … 7 = Saturday)")
             }
             if !days.contains(day) { days.append(day) }
@@ -149,8 +149,10 @@ public struct RoutineDocument: Codable, Equatable, Sendable {
             if let v = to["referenceDurationSeconds"], case .null = v {
                 reference = nil
             } else if let v = to["referenceDurationSeconds"] {
-                guard case .int(let seconds) = v, (1...10_800).contains(seconds) else {
-                    throw fail("\(field).referenceDurationSeconds", "\(v.shown) is not a whole number of seconds from 1 to 10800")
+                // A task's usual time is bounded like a guess (#49: one 3-hour limit).
+                let longest = GameRules.standard.maximumEstimateSeconds
+                guard case .int(let seconds) = v, (1...longest).contains(seconds) else {
+                    throw fail("\(field).referenceDurationSeconds", "\(v.shown) is not a whole number of seconds from 1 to \(longest)")
                 }
                 reference = seconds
             }

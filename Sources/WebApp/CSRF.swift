@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import QuestStore
 
 /// A token on every state-changing request (forms: a hidden `csrf` field; the API: the
 /// `X-CSRF-Token` header). The browser holds a random id in an HttpOnly, SameSite=Strict
@@ -55,10 +56,7 @@ struct CSRFTokens: Sendable {
         id.utf8.count == 48 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-    }
+    static func randomHex(bytes: Int) -> String { RandomText.hex(bytes: bytes) }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()

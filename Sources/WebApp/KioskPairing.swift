@@ -42,7 +42,7 @@ final class KioskPairingRequests: Sendable {
             }
             guard all.count < Self.maximumWaiting else { return nil }
             var code: String
-            repeat { code = String(format: "%06d", Int.random(in: 0...999_999)) } while all.contains { $0.code == code }
+            repeat { code = RandomText.digits(6) } while all.contains { $0.code == code }
             all.append(Waiting(code: code, token: token, client: client, asked: now))
             return code
         }

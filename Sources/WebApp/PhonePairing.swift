@@ -2,6 +2,7 @@ import BoxProtocol
 import Foundation
 import Logging
 import QuestCore
+import QuestStore
 import Synchronization
 import SystemClock
 
@@ -83,7 +84,7 @@ final class PhonePairing: Sendable {
     func ask(token: String, client: String) async -> Ask {
         let now = clock.monotonicNanos()
         let name = "phone-" + CSRFTokens.randomHex(bytes: 8)
-        let code = String(format: "%06d", Int.random(in: 0...999_999))
+        let code = RandomText.digits(6)
         let decided = state.withLock { s -> Ask? in
             if let w = s.waiting, now - w.askedAt < QuestMachine.pairingShownNanos {
                 return w.token == token ? .shown : .refused(Self.anotherPhone)

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import QuestCore
+import QuestStore
 import Synchronization
 import SystemClock
 
@@ -153,8 +154,8 @@ final class PresenceCheck: Sendable {
         let now = clock.monotonicNanos()
         let claim = Claim(
             id: CSRFTokens.randomHex(bytes: 24), boxName: "claim-" + CSRFTokens.randomHex(bytes: 8),
-            code: String(format: "%06d", Int.random(in: 0...999_999)),
-            match: String(format: "%0\(QuestMachine.claimMatchDigits)d", Int.random(in: 0..<1_000)), reset: reset, started: now, phase: .queued)
+            code: RandomText.digits(6),
+            match: RandomText.digits(QuestMachine.claimMatchDigits), reset: reset, started: now, phase: .queued)
         let outcome = state.withLock { s -> Start in
             // #47: the open claim keeps the box; asking again neither ends nor replaces it.
             if let other = s.claim, other.isOpen(at: now, limits: limits) { return .busy }

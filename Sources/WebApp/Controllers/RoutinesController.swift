@@ -272,7 +272,7 @@ struct RoutineForm: Sendable {
 /// A task's usual time as the parent types it: "2:30", "1:05:00" or whole minutes ("5").
 enum UsualTime {
     struct Problem: Error { var message: String }
-    static let maximumSeconds = 10_800
+    static let maximumSeconds = GameRules.standard.maximumEstimateSeconds
 
     static func text(_ seconds: Int) -> String { DurationText.clock(seconds: seconds) }
 
@@ -289,7 +289,7 @@ enum UsualTime {
         }
         let seconds = numbers.count == 1 ? numbers[0] * 60 : numbers.reduce(0) { $0 * 60 + $1 }
         guard (1...maximumSeconds).contains(seconds) else {
-            return .failure(Problem(message: "“\(shown)” is outside 0:01 to 3:00:00"))
+            return .failure(Problem(message: "“\(shown)” is outside 0:01 to \(Self.text(maximumSeconds))"))
         }
         return .success(seconds)
     }

@@ -181,7 +181,7 @@ struct StatsPage: Sendable {
     /// The calendar's column letters from the family's first weekday.
     static func weekdayLetters(_ calendar: Calendar) -> [String] {
         let letters = ["S", "M", "T", "W", "T", "F", "S"]  // 1 = Sunday
-        return (0..<7).map { letters[(calendar.firstWeekday - 1 + $0) % 7] }
+        return WeekdayText.order(calendar).map { letters[$0 - 1] }
     }
 
     /// One sentence on what changed from the week before, curious, never judging (FEED-1):
