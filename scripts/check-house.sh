@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The house rules a newcomer relies on, checked by test.sh:
-# - the README's code map names every target in Sources/ (a newcomer finds the room for a
-#   change from it);
+# - the README's code map and docs/architecture.md name every target in Sources/ (a newcomer
+#   finds the room for a change from either);
 # - the game core imports only FoundationEssentials (through Models/Foundation+Core.swift):
 #   no ICU, no I/O in QuestCore.
 set -euo pipefail
@@ -16,6 +16,16 @@ if ((${#missing[@]})); then
     echo "README.md: the code map (## The code) leaves out ${missing[*]}" >&2
     failed=1
 fi
+# #49: the architecture's table too (`Sources/QuestCore/Models` names QuestCore).
+missing=()
+for dir in Sources/*/; do
+    name=$(basename "$dir")
+    grep -qE "\`Sources/$name(\`|/)" docs/architecture.md || missing+=("Sources/$name")
+done
+if ((${#missing[@]})); then
+    echo "docs/architecture.md: its table of folders leaves out ${missing[*]}" >&2
+    failed=1
+fi
 if imports=$(grep -rn --include='*.swift' -E '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources/QuestCore | grep -v 'Sources/QuestCore/Models/Foundation+Core.swift'); then
     echo "Sources/QuestCore imports Foundation (the core uses FoundationEssentials only): $imports" >&2
     failed=1
@@ -26,6 +36,14 @@ if controls=$(grep -rnE --include='*.swift' '\$0\.value < 0x2[01]|generalCategor
     echo "a control-character test outside DisplayText.isControl (the one text rule): $controls" >&2
     failed=1
 fi
+# #49: every rule of docs/rules.md has a test that carries its id in its name (a reader finds
+# the test from the rule; a rule whose tests were renamed away is noticed).
+for id in $(grep -oE '^### [A-Z]+-[0-9]+' docs/rules.md | awk '{print $2}' | sort -u); do
+    if ! grep -rqE "@(Test|Suite)\(\"[^\"]*\b$id\b" Tests; then
+        echo "docs/rules.md: no test or suite in Tests/ carries $id in its name" >&2
+        failed=1
+    fi
+done
 # #49: the README stays short (the two commands and the pictures first, details in docs/).
 if (( $(wc -l < README.md) > 180 )); then
     echo "README.md: $(wc -l < README.md) lines, more than 180 (move details to docs/)" >&2

@@ -185,7 +185,7 @@ struct DaemonTests {
         }
     }
 
-    @Test("a task through the real loop: the stored duration is exactly the edge timestamps' difference")
+    @Test("GAME-3: a task through the real loop: the stored duration is exactly the edge timestamps' difference")
     func taskThroughTheLoop() throws {
         let rig = try rig(routines: [Self.everyDay])
         try rig.press("BTN_LOCK")  // start the quest

@@ -41,7 +41,7 @@ struct Box {
 
 @Suite("QuestMachine walk-throughs (GAME-1 … GAME-6)")
 struct MachineTests {
-    @Test("a full 3-task quest: durations are exactly the press-edge differences")
+    @Test("GAME-3: a full 3-task quest: durations are exactly the press-edge differences")
     func fullQuest() {
         var box = Box()
         let t0 = 2_000 * second
