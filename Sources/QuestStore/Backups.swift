@@ -171,19 +171,26 @@ extension QuestDatabase {
             guard output >= 0 else { throw InputFileError(path: target, problem: "cannot create (\(String(cString: strerror(errno))))") }
             defer { _ = Glibc.close(output) }
             try InputFile.copy(input) { (chunk) throws(InputFileError) in
-                var offset = chunk.startIndex
-                while offset < chunk.endIndex {
-                    let w = chunk[offset...].withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-                    if w < 0 {
-                        if errno == EINTR { continue }
-                        throw InputFileError(path: target, problem: "cannot write (\(String(cString: strerror(errno))))")
-                    }
-                    offset += w
-                }
+                let failure = writeAll(chunk, to: output)
+                if failure != 0 { throw InputFileError(path: target, problem: "cannot write (\(String(cString: strerror(failure))))") }
             }
         } catch {
             throw StoreError.io(error.description)
         }
+    }
+
+    /// Writes all of `chunk` to `fd` (again after EINTR and short writes): 0, or the errno.
+    static func writeAll(_ chunk: ArraySlice<UInt8>, to fd: Int32) -> Int32 {
+        var offset = chunk.startIndex
+        while offset < chunk.endIndex {
+            let w = chunk[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if w < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += w
+        }
+        return 0
     }
 
     /// Private copies a killed restore left behind (files or folders named `.restore-*`), once

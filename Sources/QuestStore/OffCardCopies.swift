@@ -118,16 +118,8 @@ extension QuestDatabase {
         var failure: Int32 = 0
         do {
             try InputFile.copy(input) { (chunk) throws(InputFileError) in
-                var offset = chunk.startIndex
-                while offset < chunk.endIndex {
-                    let w = chunk[offset...].withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-                    if w < 0 {
-                        if errno == EINTR { continue }
-                        failure = errno
-                        throw InputFileError(path: name, problem: "write")
-                    }
-                    offset += w
-                }
+                failure = writeAll(chunk, to: output)
+                if failure != 0 { throw InputFileError(path: name, problem: "write") }
             }
         } catch {
             throw failure != 0 ? fail(problem(failure, doing: "cannot write")) : StoreError.io(error.description)

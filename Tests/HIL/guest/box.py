@@ -3,7 +3,7 @@
 Presses are pulls written to sim_gpioK/pull (buttons are active-low: pull-down = pressed);
 press times are read on CLOCK_MONOTONIC right before the write, the clock the kernel stamps
 the edges with. Output levels are read from sim_gpioK/value."""
-import os, subprocess, sys, threading, time
+import json, os, subprocess, sys, threading, time
 
 LOCK, STOP, UP, DOWN, RED, GREEN, BLUE, BUZZER = range(8)
 OUTPUTS = (RED, GREEN, BLUE, BUZZER)
@@ -190,3 +190,21 @@ class Outputs:
                 on_at = None
             last = s[index]
         return pulses
+
+
+def read_watch(path):
+    """The lines `questbox watch --json` wrote, as messages."""
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def stored_history(qb, data):
+    """What the store holds, as `questbox history --json` prints it."""
+    return json.loads(subprocess.run([qb, "history", "--json", "--data", data], capture_output=True, check=True).stdout)
+
+
+class Problems(list):
+    """The problems a scenario script found, one line each."""
+
+    def check(self, ok, message):
+        if not ok:
+            self.append(message)

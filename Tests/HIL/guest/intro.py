@@ -7,8 +7,8 @@ explains itself before her first quest, and only then.
   intro's presses in it; after that quest the next LOCK goes straight to a guess.
 Prints what it saw; exits 1 on a problem.
 usage: intro.py SYSFS QUESTBOX DATA WATCH_OUT"""
-import json, subprocess, sys, time
-from box import Box, LOCK, STOP, UP, DOWN, now, start_watch
+import sys, time
+from box import Box, LOCK, STOP, UP, DOWN, Problems, read_watch, start_watch, stored_history
 
 sysfs, qb, data, watch_out = sys.argv[1:5]
 box = Box(sysfs)
@@ -38,17 +38,12 @@ tap(LOCK)            # her second quest: straight to a guess
 watch.terminate()
 watch.wait()
 
-messages = [json.loads(line) for line in open(watch_out) if line.strip()]
+messages = read_watch(watch_out)
 screens = [m["screen"] for m in messages if m.get("screen")]
 said = [m.get("words", "") for m in messages if m.get("event") == "speak"]
-history = json.loads(subprocess.run([qb, "history", "--json", "--data", data], capture_output=True, check=True).stdout)
-problems = []
-
-
-def check(ok, message):
-    if not ok:
-        problems.append(message)
-
+history = stored_history(qb, data)
+problems = Problems()
+check = problems.check
 
 # Each screen once, in order (a screen sent again unchanged is one step).
 steps = []
