@@ -47,7 +47,9 @@ struct BackupsPageTests {
             #expect(page.contains("Backup \(backups[0].fileName) is made.") && page.contains("made by hand"))
             try db.backupIfDue(now: Date())
             let (_, daily) = try await browser.get(client, "/parent/backups")
-            #expect(daily.contains("The daily backup ran today"))
+            #expect(daily.contains("The daily backup ran today at "))
+            // #48: one clock format, the box's own: "today 07:30", never "Nov 29, 2026 at 7:30 AM".
+            #expect(daily.contains(">today ") && !daily.contains(" AM") && !daily.contains(" PM"), "\(daily)")
 
             let download = try await client.execute(uri: "/parent/backups/\(backups[0].fileName)", method: .get, headers: browser.cookieHeader)
             #expect(download.status == .ok)
@@ -179,7 +181,7 @@ struct BackupsPageTests {
             var browser = try await signedInParent(client)
             let (_, page) = try await browser.get(client, "/parent/backups")
             #expect(page.contains("<strong>SCHOOLBAG</strong>: last copy "), "\(page)")
-            #expect(page.contains("<strong>SCHOOLBAG-full</strong>: no copy yet; on ") && page.contains("read-only"))
+            #expect(page.contains("<strong>SCHOOLBAG-full</strong>: no copy yet; today ") && page.contains("read-only"))
             #expect(page.contains("In the box now: SCHOOLBAG") && page.contains("name=\"file\" value=\"\(copy.fileName)\""))
             for (stickID, file) in [("41", "../questbox.sqlite"), ("41", "questbox.sqlite"), ("7", copy.fileName), ("", copy.fileName)] {
                 let refused = try await browser.post(client, "/parent/backups/restore-stick", [("stick", stickID), ("file", file)])

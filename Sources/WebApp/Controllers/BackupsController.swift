@@ -121,7 +121,7 @@ struct BackupsController {
         let plugged = services.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
         return try services.formPage("parent-backups", for: request, status: status) { csrf in
             var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)
-            view.offCard = OffCardView(statuses: sticks, plugged: plugged)
+            view.offCard = OffCardView(statuses: sticks, plugged: plugged, calendar: services.calendar)
             return view
         }
     }
@@ -269,7 +269,8 @@ struct BackupsView: Encodable {
 
     init(backups: [BackupInfo], csrf: String, problem: String?, done: String?, boxNote: String?, calendar: Calendar, now: Date = Date()) {
         self.csrf = csrf
-        let format = Date.FormatStyle(date: .abbreviated, time: .shortened)
+        // #48: one clock format on every surface, the box's own ("today 07:30", "Sun 22 Nov 07:30").
+        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar) }
         rows = backups.map { b in
             let kind = switch b.kind {
             case .automatic?: "daily"
@@ -278,15 +279,15 @@ struct BackupsView: Encodable {
             case nil: "other"
             }
             let escapedName = b.fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? ""
-            return Row(fileName: b.fileName, when: b.createdAt.formatted(format), kind: kind, size: ByteText.format(b.sizeBytes),
+            return Row(fileName: b.fileName, when: when(b.createdAt), kind: kind, size: ByteText.format(b.sizeBytes),
                        link: "/parent/backups/" + escapedName)
         }
         noBackups = backups.isEmpty
         let lastDaily = backups.filter { $0.kind == .automatic }.map(\.createdAt).max()
         if let lastDaily {
             let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: lastDaily), to: calendar.startOfDay(for: now)).day ?? 0
-            status = days <= 0 ? "The daily backup ran today (\(lastDaily.formatted(format)))."
-                : "The last daily backup is from \(lastDaily.formatted(format)), \(days) day\(days == 1 ? "" : "s") ago."
+            status = days <= 0 ? "The daily backup ran today at \(ClockTime(of: lastDaily, calendar: calendar))."
+                : "The last daily backup is from \(when(lastDaily)), \(days) day\(days == 1 ? "" : "s") ago."
             statusIsWarning = days > 1
         } else {
             status = "No daily backup yet: the box makes one each day while it runs."
@@ -323,22 +324,22 @@ struct OffCardView: Encodable {
     var nothingPlugged: Bool
     var kept = QuestDatabase.offCardCopiesKept
 
-    init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])]) {
-        let format = Date.FormatStyle(date: .abbreviated, time: .shortened)
+    init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])], calendar: Calendar = .current, now: Date = Date()) {
+        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar) }
         sticks = statuses.map { s in
             let copied = s.copiedAt.map { at in
-                "last copy \(at.formatted(format))\(s.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"
+                "last copy \(when(at))\(s.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"
             } ?? "no copy yet"
             // A failure newer than the last copy is what the parent must act on.
             if let problem = s.problem, let at = s.problemAt, at >= (s.copiedAt ?? .distantPast) {
-                return Stick(label: s.label, line: "\(copied); on \(at.formatted(format)) the copy failed: \(problem)", isWarning: true)
+                return Stick(label: s.label, line: "\(copied); \(when(at)) the copy failed: \(problem)", isWarning: true)
             }
             return Stick(label: s.label, line: copied, isWarning: false)
         }
         self.plugged = plugged.map { volume, copies in
             Plugged(
                 label: volume.label,
-                copies: copies.map { Copy(fileName: $0.fileName, when: $0.createdAt.formatted(format), size: ByteText.format($0.sizeBytes), stick: volume.mountID) },
+                copies: copies.map { Copy(fileName: $0.fileName, when: when($0.createdAt), size: ByteText.format($0.sizeBytes), stick: volume.mountID) },
                 noCopies: copies.isEmpty)
         }
         nothingPlugged = plugged.isEmpty
