@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
-install_missing_packages debootstrap lintian
+install_missing_packages debootstrap lintian e2fsprogs
 fail() { echo "FAIL package: $*" >&2; exit 1; }
 # The upgrade test starts from the package of this commit (the first whose package installs
 # in a fresh root); made before this checkout's build, which then leaves the shared release
@@ -42,12 +42,14 @@ if [[ ! -f $cache ]]; then
     rm -rf "$base"
 fi
 roots=()
+sticks=()
 cleanup() {
-    local r m
+    local r m d
     for r in "${roots[@]}"; do
-        for m in proc dev/pts dev; do umount -l "$r/$m" 2>/dev/null || true; done
+        for m in media/STICK proc dev/pts dev; do umount -l "$r/$m" 2>/dev/null || true; done
         rm -rf "$r"
     done
+    for d in "${sticks[@]}"; do losetup -d "$d" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 # Sets $root to a fresh root from the cache, with both packages in its /tmp.
@@ -117,6 +119,26 @@ hil=$(grep "^PASS quest: " "$root/tmp/hil.txt") || { cat "$root/tmp/hil.txt" >&2
 play_as_service
 played=$(plays)
 (( played > 0 )) || fail "no play stored in /var/lib/questbox"
+
+# BACK-1, off the card: a stick on a loop device (ext4: this host's kernel may have no FAT;
+# the HIL `usb` scenario has FAT and exFAT on Debian's kernel) mounted at the root's
+# /media/STICK; the installed program, as the service's user, copies the newest backup there.
+echo "package: the newest backup copied onto a loop-mounted stick" >&2
+truncate -s 16M "$root/tmp/stick.img"
+stick=$(losetup --find --show "$root/tmp/stick.img")
+sticks+=("$stick")
+mkfs.ext4 -q -L STICK "$stick"
+mkdir -p "$root/media/STICK"
+mount "$stick" "$root/media/STICK"
+in_root chown questbox:questbox /media/STICK
+in_root runuser -u questbox -- questbox backup --usb --data /var/lib/questbox > "$root/tmp/usb.txt" 2>&1 \
+    || { cat "$root/tmp/usb.txt" >&2; fail "backup --usb onto the loop-mounted stick"; }
+copied=$(sed -n 's/^copied to \(.*\) ([^()]*)$/\1/p' "$root/tmp/usb.txt")
+[[ $copied == "/media/STICK/TimeQuest backups/"*.sqlite ]] || fail "backup --usb said: $(cat "$root/tmp/usb.txt")"
+cmp "$root$copied" "$root/var/lib/questbox/backups/$(basename "$copied")" || fail "the stick's copy is not the box's backup"
+umount "$root/media/STICK"
+losetup -d "$stick"
+sticks=()
 in_root apt-get remove -y -qq questbox > "$root/tmp/remove.log" 2>&1 || { cat "$root/tmp/remove.log" >&2; fail "remove"; }
 [[ -f $root/var/lib/questbox/questbox.sqlite ]] || fail "remove lost /var/lib/questbox"
 ls "$root"/var/lib/questbox/backups/*.sqlite >/dev/null 2>&1 || fail "remove made no final backup"
