@@ -436,6 +436,11 @@ final class FamilyRunner {
                 daemon.step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
             }
             note("raised the box's streak in its memory")
+        case .tamperReminder:
+            if let routine = try other.routines().first(where: \.isActive) {
+                try other.apply(.reminderSounded(routineID: routine.id, name: routine.displayName, at: trueNow()), wallClockTrusted: true)
+            }
+            note("logged a second reminder")
         }
         busy.append((started, trueNow()))
     }

@@ -55,6 +55,8 @@ struct FamilyScenario {
         /// The box's streak raised in its own memory, and its quest list drawn again: the
         /// streak it shows is no longer the history's (the streak check's teeth).
         case tamperStreak
+        /// A second reminder of the first routine logged now (REM-1's check's teeth).
+        case tamperReminder
     }
 
     enum WalkAwayPhase: Equatable {
@@ -212,6 +214,7 @@ struct FamilyScenario {
             case "offer" where args.count == 1: action = .offer(quest: args[0])
             case "tamper-xp" where args.isEmpty: action = .tamperXP
             case "tamper-streak" where args.isEmpty: action = .tamperStreak
+            case "tamper-reminder" where args.isEmpty: action = .tamperReminder
             default: throw fail(line, "unknown action")
             }
             scenario.events.append(Event(at: at, action: action, line: line))

@@ -57,6 +57,12 @@ struct FamilyScenarioTests {
         #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("streak: the box's screen said \"Streak: 13 days\", the history \"Streak: 3 days\"") }, "\(failures)")
     }
 
+    @Test("#48: REM-1's check has teeth: a second reminder of a routine on one day fails on its day")
+    func reminderTeeth() throws {
+        let failures = try Self.mutated("tamper-reminder")
+        #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("REM-1: Morning Quest's reminder sounded 2 times") }, "\(failures)")
+    }
+
     @Test("a scenario file with a wrong line is refused with its file and line")
     func parseErrors() {
         #expect(throws: FamilyScenario.ParseError.self) { try FamilyScenario.parse("zone Europe/Berlin\nboot 2026-06-01\nend 2026-06-02", name: "bad") }
