@@ -26,8 +26,6 @@ public final class OffCardCopier: Sendable {
         var done: Set<String> = []
     }
     private let work = Mutex(Work())
-    /// Copies finished, for tests that wait on one.
-    private let finished = Mutex(0)
 
     public init(database: QuestDatabase, dataFolder: String, logger: Logger) {
         self.database = database
@@ -37,8 +35,6 @@ public final class OffCardCopier: Sendable {
     }
 
     deinit { if watchFD >= 0 { close(watchFD) } }
-
-    public var copiesFinished: Int { finished.withLock { $0 } }
 
     /// Something changed (a mount, a new backup, the start): look at the sticks off the loop.
     public func check() {
@@ -64,7 +60,6 @@ public final class OffCardCopier: Sendable {
     }
 
     private func copyToSticks() {
-        defer { finished.withLock { $0 += 1 } }
         let sticks = RemovableVolumes.mounted(excludingFileSystemOf: dataFolder)
         guard !sticks.isEmpty, let newest = try? database.lastBackup() else { return }
         for stick in sticks {

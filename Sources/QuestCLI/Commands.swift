@@ -307,7 +307,7 @@ extension BackupCommand {
                 }
             } catch let error as StoreError {
                 failed += 1
-                FileHandle.standardError.write(Data(("questbox: " + DisplayText.escaped("\(error)") + "\n").utf8))
+                _ = Questbox.fail("\(error)")
             }
         }
         if failed > 0 { throw CLIError("\(failed) of \(sticks.count) USB stick\(sticks.count == 1 ? "" : "s") got no copy (above)") }

@@ -26,22 +26,27 @@ extension QuestDatabase {
 
     /// The reminder due now, or nil (a copy left the box this week, one was sent this week,
     /// the box is new, or there is no backup to take).
+    /// The link asks after every change of the store: the store's own rows decide first, and
+    /// the backups folder is listed only when a reminder is due.
     public func backupReminderDue(now: Date) throws -> BackupReminder? {
-        guard let newest = try lastBackup() else { return nil }
-        return try pool.read { db -> BackupReminder? in
+        let due = try pool.read { db -> (lastOff: Double?, due: Bool) in
             let first = try Double.fetchOne(db, sql: "SELECT MIN(createdAt) FROM backupLog WHERE kind IN ('automatic', 'manual') AND \(RowRules.valid("backupLog"))")
             let downloaded = try Double.fetchOne(db, sql: "SELECT MAX(createdAt) FROM backupLog WHERE kind = 'downloaded' AND \(RowRules.valid("backupLog"))")
             let copied = try db.tableExists("offCardCopy") ? try Double.fetchOne(db, sql: "SELECT MAX(copiedAt) FROM offCardCopy") : nil
             let reminded = try db.tableExists("linkStatus")
                 ? try Double.fetchOne(db, sql: "SELECT backupReminderAt FROM linkStatus WHERE id = 1 AND \(RowRules.valid("linkStatus", columns: ["backupReminderAt"]))")
                 : nil
-            let week = BackupReminder.interval
             let lastOff = [downloaded, copied].compactMap { $0 }.max()
-            guard let first, now.timeIntervalSince1970 - first >= week else { return nil }
-            if let lastOff, now.timeIntervalSince1970 - lastOff < week, lastOff <= now.timeIntervalSince1970 { return nil }
-            if let reminded, now.timeIntervalSince1970 - reminded < week, reminded <= now.timeIntervalSince1970 { return nil }
-            return BackupReminder(newest: newest, lastOffTheBox: lastOff.map(Date.init(timeIntervalSince1970:)))
+            // A time in the future (a clock set back since) puts nothing off.
+            func withinAWeek(_ at: Double?) -> Bool {
+                guard let at else { return false }
+                return at <= now.timeIntervalSince1970 && now.timeIntervalSince1970 - at < BackupReminder.interval
+            }
+            guard let first, now.timeIntervalSince1970 - first >= BackupReminder.interval else { return (lastOff, false) }
+            return (lastOff, !withinAWeek(lastOff) && !withinAWeek(reminded))
         }
+        guard due.due, let newest = try lastBackup() else { return nil }
+        return BackupReminder(newest: newest, lastOffTheBox: due.lastOff.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// The reminder went out (kept, so a restarted link does not send it again this week).

@@ -141,24 +141,25 @@ extension QuestDatabase {
     /// The newest `offCardCopiesKept` of the box's backups in the folder stay; files that
     /// are not the box's backups are never touched.
     static func pruneOffCard(_ folderFD: Int32, folder: String) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-            .filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }
-            .compactMap { name in parseBackupName(name).map { (name, $0.date) } }
-            .sorted { ($0.1, $0.0) > ($1.1, $1.0) }
-        for (name, _) in names.dropFirst(offCardCopiesKept) { _ = unlinkat(folderFD, name, 0) }
+        for old in copies(inFolder: folder, label: "").dropFirst(offCardCopiesKept) { _ = unlinkat(folderFD, old.fileName, 0) }
     }
 
     /// The box's backups on a stick, newest first (for a restore from it).
     public static func offCardCopies(on volume: RemovableVolume) -> [OffCardCopy] {
         let folder = (volume.mountPoint as NSString).appendingPathComponent(offCardFolderName)
         var info = stat()
-        guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [] }
+        return copies(inFolder: folder, label: volume.label)
+    }
+
+    /// The regular files of `folder` named as the box names its backups, newest first.
+    static func copies(inFolder folder: String, label: String) -> [OffCardCopy] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }.compactMap { name -> OffCardCopy? in
             let path = folder + "/" + name
             var file = stat()
             guard let parsed = parseBackupName(name), lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG else { return nil }
-            return OffCardCopy(label: volume.label, path: path, sizeBytes: Int(file.st_size), createdAt: parsed.date)
+            return OffCardCopy(label: label, path: path, sizeBytes: Int(file.st_size), createdAt: parsed.date)
         }
         .sorted { ($0.createdAt, $0.fileName) > ($1.createdAt, $1.fileName) }
     }

@@ -24,7 +24,7 @@ struct CSRFTokens: Sendable {
         if let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id) {
             return (token(forID: id), nil)
         }
-        let id = Self.randomHex(bytes: 24)
+        let id = RandomText.hex(bytes: 24)
         return (token(forID: id), Cookie(name: Self.cookieName, value: id, path: "/", httpOnly: true, sameSite: .strict))
     }
 
@@ -55,8 +55,6 @@ struct CSRFTokens: Sendable {
     static func isWellFormed(_ id: String) -> Bool {
         id.utf8.count == 48 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
-
-    static func randomHex(bytes: Int) -> String { RandomText.hex(bytes: bytes) }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()

@@ -24,7 +24,7 @@ final class ParentSessions: Sendable {
 
     /// A new session and the cookie that carries it.
     func open() -> Cookie {
-        let id = CSRFTokens.randomHex(bytes: 32)
+        let id = RandomText.hex(bytes: 32)
         let now = clock.monotonicNanos()
         sessions.withLock { all in
             all = all.filter { Self.isLive($0.value, now: now) }

@@ -83,7 +83,7 @@ final class PhonePairing: Sendable {
     /// which bounds its own asks).
     func ask(token: String, client: String) async -> Ask {
         let now = clock.monotonicNanos()
-        let name = "phone-" + CSRFTokens.randomHex(bytes: 8)
+        let name = "phone-" + RandomText.hex(bytes: 8)
         let code = RandomText.digits(6)
         let decided = state.withLock { s -> Ask? in
             if let w = s.waiting, now - w.askedAt < QuestMachine.pairingShownNanos {

@@ -153,7 +153,7 @@ final class PresenceCheck: Sendable {
     func start(reset: Bool, client: String = "-") async -> Start {
         let now = clock.monotonicNanos()
         let claim = Claim(
-            id: CSRFTokens.randomHex(bytes: 24), boxName: "claim-" + CSRFTokens.randomHex(bytes: 8),
+            id: RandomText.hex(bytes: 24), boxName: "claim-" + RandomText.hex(bytes: 8),
             code: RandomText.digits(6),
             match: RandomText.digits(QuestMachine.claimMatchDigits), reset: reset, started: now, phase: .queued)
         let outcome = state.withLock { s -> Start in
