@@ -42,6 +42,7 @@ struct FamilySummary: Encodable {
             return Today(name: quest.name, state: "waiting", words: "Not yet" + reminder)
         }
         hasToday = !today.isEmpty
+        let today = calendar.startOfDay(for: now)
         weeks = (0..<(Self.windowDays / 7)).map { block in
             let range = (block * 7)...(block * 7 + 6)
             let days = report.days.filter { range.contains($0.daysAgo) }
@@ -51,7 +52,6 @@ struct FamilySummary: Encodable {
             let accuracy = guesses > 0
                 ? "\(Int((scored.reduce(0.0) { $0 + $1.averageAccuracy * Double($1.estimationCount) } / Double(guesses)).rounded()))%"
                 : (quests > 0 ? "learning" : "–")
-            let today = calendar.startOfDay(for: now)
             let end = calendar.date(byAdding: .day, value: 1 - block * 7, to: today) ?? today
             let start = calendar.date(byAdding: .day, value: -7, to: end) ?? today
             return Week(
