@@ -97,6 +97,10 @@ class OutputRecorder(threading.Thread):
         self.period = period
         self.lines = list(lines)
         self.changes = []
+        # (from, to): spans in which the sampler took no sample for over STALL s. The box's
+        # lines could have changed anywhere in one; what the sampler saw of the box there
+        # (when a light changed, how long a pulse was) is not a measurement of the box.
+        self.stalls = []
         self.running = True
         self.fds = [os.open(f"{box.sysfs}/sim_gpio{line}/value", os.O_RDONLY) for line in self.lines]
 
@@ -113,19 +117,24 @@ class OutputRecorder(threading.Thread):
     # must never hold off the device it measures (at the player's priority, this busy 1 ms
     # loop made the box's audio late under emulation), yet it runs before anything else.
     PRIORITY = 5
+    STALL = 0.015
 
     def run(self):
         try:
             os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.PRIORITY))  # 0: this thread
         except OSError:
             pass
-        last = None
+        last, last_began = None, None
         while self.running:
+            began = now()
             s = self.sample()
             t = now()
             if s != last:
                 self.changes.append((t, s))
                 last = s
+            if last_began is not None and t - last_began > self.STALL:
+                self.stalls.append((last_began, t))
+            last_began = began
             time.sleep(self.period)
 
     def first_change_after(self, t, lines, within=0.5):

@@ -50,4 +50,5 @@ for i, (duration, downs) in enumerate(PLAN):
     press(f"next{i}", LOCK)        # after the last task: the quest summary
     time.sleep(1.0)
 time.sleep(2.5)                    # the summary's celebration
-print(json.dumps({"presses": presses, "injected": injected, "outputs": recorder.stop()}))
+outputs = recorder.stop()
+print(json.dumps({"presses": presses, "injected": injected, "outputs": outputs, "stalls": recorder.stalls}))
