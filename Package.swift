@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "ConfusableNames", dependencies: ["CConfusables"]),
         .target(
             name: "HomeLinkService",
-            dependencies: ["HomeLink", "MQTT", "CPushHTTP", "QuestCore", "QuestStore", "BoxProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HomeLink", "MQTT", "CPushHTTP", "QuestCore", "QuestStore", "BoxProtocol", "SystemClock", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "questbox-link",
             dependencies: ["HomeLinkService", "QuestStore", "BoxProtocol", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
@@ -151,6 +151,7 @@ let package = Package(
             name: "questbox-web",
             dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
+        .testTarget(name: "SystemClockTests", dependencies: ["SystemClock", "QuestCore"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenRender", "BoardProfile", "QuestCore"]),
         .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
         // #32: a family's weeks through the daemon on a fake clock (scenario files in Tests/Family/Scenarios).

@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
 # The link's tests (#34) run a real Mosquitto and make a test CA with openssl.
-install_missing_packages mosquitto mosquitto-clients openssl
+# locales: glibc's locale sources, from which SystemLocaleTests make en_US, en_GB, de_DE (#48).
+install_missing_packages mosquitto mosquitto-clients openssl locales
 scripts/check-house.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
 # The web app's tests run in a process of their own: their in-process servers answer on

@@ -5,6 +5,7 @@ import Logging
 import MQTT
 import QuestCore
 import QuestStore
+import SystemClock
 import Synchronization
 
 /// #34: `questbox link`, a process of its own beside the box: it follows the box over its
@@ -49,6 +50,8 @@ public final class HomeLinkService {
     let database: QuestDatabase
     let options: Options
     let calendar: Calendar
+    /// #48: how pushes write a time of day, the box's locale's (`SystemLocale`).
+    let clockStyle: ClockStyle
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -94,10 +97,13 @@ public final class HomeLinkService {
         failed: { [database] problem in try? database.recordPushProblem(problem, at: Date()) },
         delivered: { [database] in try? database.recordPushProblem(nil, at: Date()) })
 
-    public init(database: QuestDatabase, options: Options, calendar: Calendar = .current, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: QuestDatabase, options: Options, calendar: Calendar = .current,
+                clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment)),
+                logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.options = options
         self.calendar = calendar
+        self.clockStyle = clockStyle
         self.logger = logger
         self.now = now
     }
@@ -427,7 +433,7 @@ public final class HomeLinkService {
     private func push(_ happenings: [BoxHappening], facts: BoxFacts, calendar cal: Calendar) {
         guard let player = link.notifyURL else { return }
         for happening in happenings {
-            let at = facts.lastReminder.map { ClockTime(of: $0, calendar: cal).description }
+            let at = facts.lastReminder.map { clockStyle.text(ClockTime(of: $0, calendar: cal)) }
             guard let message = PushMessage.of(happening, reminderAt: at), link.notifyOn.contains(message.kind) else { continue }
             notifier.send(message, to: message.forParent ? (link.notifyParentURL ?? player) : player)
         }
@@ -440,8 +446,8 @@ public final class HomeLinkService {
         do {
             guard let reset = try database.pinReset(), reset.state == .waiting, !reset.pushed else { return }
             let message = PushMessage.pinResetAsked(
-                asked: CalendarWords.day(reset.askedAt, now: date, calendar: cal), from: reset.from,
-                effective: CalendarWords.day(reset.takesEffectAt, now: date, calendar: cal))
+                asked: CalendarWords.day(reset.askedAt, now: date, calendar: cal, clock: clockStyle), from: reset.from,
+                effective: CalendarWords.day(reset.takesEffectAt, now: date, calendar: cal, clock: clockStyle))
             notifier.send(message, to: parent)
             try database.markPINResetPushed(at: date)
             logger.notice("push: a new parent PIN was asked for", metadata: ["from": "\(reset.from)"])
@@ -457,7 +463,7 @@ public final class HomeLinkService {
         do {
             guard let due = try database.backupReminderDue(now: date) else { return }
             let message = PushMessage.backupReminder(
-                date: CalendarWords.day(due.newest.createdAt, now: date, calendar: cal), size: ByteText.format(due.newest.sizeBytes))
+                date: CalendarWords.day(due.newest.createdAt, now: date, calendar: cal, clock: clockStyle), size: ByteText.format(due.newest.sizeBytes))
             notifier.send(message, to: parent)
             try database.markBackupReminder(at: date)
             logger.notice("push: keep a backup off the box", metadata: ["newest": "\(due.newest.fileName)"])

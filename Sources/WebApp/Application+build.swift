@@ -5,6 +5,7 @@ import InputFiles
 import Hummingbird
 import Logging
 import QuestStore
+import QuestCore
 import QuestReports
 import SystemClock
 
@@ -30,6 +31,8 @@ public struct WebServices: Sendable {
     public let box: BoxLink
     public let resources: WebResources
     public let calendar: Calendar
+    /// #48: how pages write a time of day, the box's locale's (`SystemLocale`).
+    public let clockStyle: ClockStyle
     public let logger: Logger
     /// The key behind this process's CSRF tokens.
     let csrf = CSRFTokens()
@@ -70,7 +73,7 @@ public struct WebServices: Sendable {
     /// The player's home, read at most once per 2 s.
     func playerHome() async throws -> PlayerHome {
         try await recentHome.get { [self] in
-            await BackgroundRead.run { Result { try PlayerHome.load(from: database, calendar: calendar, now: Date()) } }
+            await BackgroundRead.run { Result { try PlayerHome.load(from: database, calendar: calendar, clock: clockStyle, now: Date()) } }
         }.get()
     }
 
@@ -115,11 +118,13 @@ public struct WebServices: Sendable {
         playerPages.forget()
     }
 
-    init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock()) {
+    init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock(),
+         clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment))) {
         self.database = database
         self.box = box
         self.resources = resources
         self.calendar = calendar
+        self.clockStyle = clockStyle
         self.logger = logger
         parents = ParentSessions(clock: clock)
         pinChecks = PINChecks(database: database, clock: clock)
@@ -164,14 +169,15 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
         logger: logger, limits: arguments.connectionLimits)
 }
 
-func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock()) async throws -> WebServices {
+func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock(),
+                  clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment))) async throws -> WebServices {
     // The web opens the store as a reader and writer of small transactions. On a fresh
     // install it may start first: it then creates the store as the box does, with the same
     // migrations under the same folder lock (#32: the first run is done from a phone).
     let database = try QuestDatabase(path: arguments.databasePath, footprint: .small)
     return WebServices(
         database: database, box: BoxLink(socketPath: arguments.socketPath),
-        resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger, clock: clock)
+        resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger, clock: clock, clockStyle: clockStyle)
 }
 
 func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {

@@ -14,8 +14,8 @@ struct BoxDownWords: Equatable {
     /// A start or a wait this recent is still going on (systemd restarts a failed box in 5 s).
     static let startingSeconds: TimeInterval = 60
 
-    static func of(_ record: BoxStartRecord?, storedBoard: String?, now: Date, calendar: Calendar) -> BoxDownWords {
-        let when = { (date: Date) in CalendarWords.day(date, now: now, calendar: calendar) }
+    static func of(_ record: BoxStartRecord?, storedBoard: String?, now: Date, calendar: Calendar, clock: ClockStyle) -> BoxDownWords {
+        let when = { (date: Date) in CalendarWords.day(date, now: now, calendar: calendar, clock: clock) }
         guard let board = storedBoard else {
             return BoxDownWords(line: "The box waits for a board: choose it, and the box starts with it.", failed: false)
         }

@@ -30,6 +30,30 @@ struct BackupsPageTests {
         return response
     }
 
+    @Test("#48: one clock format, the box's locale's: a twelve-hour box says 7:58 AM on every page that tells a time")
+    func twelveHourBox() async throws {
+        let (args, db) = try TestArguments.fresh(routines: [everyDay])
+        try db.setPIN("2468")
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = .current
+        let now = Date()
+        // A daily backup at 07:58 today (or yesterday's, before 07:58): the page says its time.
+        let today = try #require(cal.date(bySettingHour: 7, minute: 58, second: 0, of: now))
+        let made = today <= now ? today : today.addingTimeInterval(-86_400)
+        try db.backupIfDue(now: made)
+        try db.updateSettings { $0.game.reminderTime = ClockTime(hour: 19, minute: 5)! }
+        let services = try await makeServices(args, logger: Logger(label: "test"), clockStyle: .twelveHour)
+        let app = Application(router: buildRouter(services))
+        try await app.test(.router) { client in
+            var browser = try await signedInParent(client)
+            let (_, backups) = try await browser.get(client, "/parent/backups")
+            #expect(backups.contains("7:58 AM") && !backups.contains("07:58"), "\(backups)")
+            let (_, routine) = try await browser.get(client, "/parent/routines/new")
+            #expect(routine.contains("At the box's reminder time (7:05 PM)"), "\(routine)")
+            #expect(routine.contains("type=\"time\""), "a form's value stays HH:MM for the browser's own time field")
+        }
+    }
+
     @Test("BACK-1: the backups are listed with the daily backup's status; one made now is listed and downloads as the SQLite file, nothing else does")
     func listMakeDownload() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])

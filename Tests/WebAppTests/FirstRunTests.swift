@@ -104,9 +104,9 @@ struct BoxStartTruthTests {
     func words() {
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         func words(_ state: BoxStartRecord.State, board: String? = "rpi4", ago: TimeInterval = 5, reason: String? = nil) -> BoxDownWords {
-            BoxDownWords.of(BoxStartRecord(state: state, board: board, reason: reason, at: now - ago), storedBoard: "rpi4", now: now, calendar: Self.cal)
+            BoxDownWords.of(BoxStartRecord(state: state, board: board, reason: reason, at: now - ago), storedBoard: "rpi4", now: now, calendar: Self.cal, clock: .twentyFourHour)
         }
-        #expect(BoxDownWords.of(nil, storedBoard: nil, now: now, calendar: Self.cal).line.hasPrefix("The box waits for a board"))
+        #expect(BoxDownWords.of(nil, storedBoard: nil, now: now, calendar: Self.cal, clock: .twentyFourHour).line.hasPrefix("The box waits for a board"))
         #expect(words(.waiting, board: nil, ago: 3_600).line == "The box is starting with the board rpi4: reload this page in a few seconds.")
         #expect(words(.starting).line.hasPrefix("The box is starting with the board rpi4"))
         #expect(words(.starting, ago: 600).line.hasPrefix("The box began to start with the board rpi4"))
@@ -116,7 +116,7 @@ struct BoxStartTruthTests {
         #expect(words(.running).line.contains("it was running since"))
         #expect(words(.stopped).line.contains("was stopped"))
         #expect(!words(.failed, board: "rpi5").failed, "a failure with another board is not this one's")
-        #expect(BoxDownWords.of(nil, storedBoard: "rpi4", now: now, calendar: Self.cal).line.contains("has not started with the board rpi4 yet"))
+        #expect(BoxDownWords.of(nil, storedBoard: "rpi4", now: now, calendar: Self.cal, clock: .twentyFourHour).line.contains("has not started with the board rpi4 yet"))
     }
 
     @Test("#48: a box that could not start with its board: the first run says why and offers the boards again (a new one may be chosen), the health page says failed")
@@ -139,7 +139,7 @@ struct BoxStartTruthTests {
             #expect(!page.contains("value=\"rpi4\""), "a board not yet tried is not offered again")
         }
         let status = BoxHealth(
-            state: .offline(reason: "no socket"), storedBoard: "rpi4", lastPlay: nil, disk: nil, now: Date(), calendar: Self.cal,
+            state: .offline(reason: "no socket"), storedBoard: "rpi4", lastPlay: nil, disk: nil, now: Date(), calendar: Self.cal, clock: .twentyFourHour,
             start: BoxStartRecord(state: .failed, board: "rpi4", reason: "no GPIO chip", at: Date()))
         #expect(status.state == "failed" && status.headline.contains("could not start with the board rpi4"))
     }

@@ -77,7 +77,7 @@ struct HealthPageTests {
             let played = try recordQuest(db, at: Date().addingTimeInterval(-120), durations: [(60, 60)], routine: everyDay)
             (_, page) = try await browser.get(client, "/parent/health")
             #expect(page.contains("<p class=\"health-state offline\" id=\"box-state\">Offline: The box does not answer and has not started with the board pi4 yet"))
-            let clock = CalendarWords.day(try #require(played.last?.recordedAt), now: Date(), calendar: .current)
+            let clock = CalendarWords.day(try #require(played.last?.recordedAt), now: Date(), calendar: .current, clock: .twentyFourHour)
             #expect(page.contains("<dt>Last play</dt><dd>\(clock)</dd>"))
 
             let box = try FakeBox(path: args.socketPath)
@@ -111,18 +111,18 @@ struct HealthPageTests {
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let now = cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 9))!
-        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 7, minute: 58))!, now: now, calendar: cal) == "today 07:58")
-        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 18, minute: 2))!, now: now, calendar: cal) == "yesterday 18:02")
-        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 1, day: 5, hour: 7))!, now: now, calendar: cal) == "Mon 5 Jan 07:00")
-        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 24, hour: 14, minute: 2))!, now: now, calendar: cal) == "tomorrow 14:02", "PAR-2 says when a reset takes effect")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 7, minute: 58))!, now: now, calendar: cal, clock: .twentyFourHour) == "today 07:58")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 18, minute: 2))!, now: now, calendar: cal, clock: .twentyFourHour) == "yesterday 18:02")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 1, day: 5, hour: 7))!, now: now, calendar: cal, clock: .twentyFourHour) == "Mon 5 Jan 07:00")
+        #expect(CalendarWords.day(cal.date(from: DateComponents(year: 2026, month: 11, day: 24, hour: 14, minute: 2))!, now: now, calendar: cal, clock: .twentyFourHour) == "tomorrow 14:02", "PAR-2 says when a reset takes effect")
         #expect(BoxHealth.bytesWords(1_234_000_000) == "1.2 GB")
         #expect(BoxHealth.bytesWords(29_400_000_000) == "29 GB")
         #expect(BoxHealth.bytesWords(420_000_000) == "420 MB")
 
         let fail = DoctorRunner.Report(canRun: false, runningBox: "pi4", findings: [.init(level: "fail", text: "x")])
-        let running = BoxHealth(state: .online(BoxMessage(type: "reply")), storedBoard: "pi4", lastPlay: nil, disk: nil, now: now, calendar: cal)
+        let running = BoxHealth(state: .online(BoxMessage(type: "reply")), storedBoard: "pi4", lastPlay: nil, disk: nil, now: now, calendar: cal, clock: .twentyFourHour)
         #expect(HealthView(status: running, report: fail).verdict == "The box runs, but the checks found 1 problem: see below.")
-        let offline = BoxHealth(state: .offline(reason: "no socket"), storedBoard: "pi4", lastPlay: nil, disk: nil, now: now, calendar: cal)
+        let offline = BoxHealth(state: .offline(reason: "no socket"), storedBoard: "pi4", lastPlay: nil, disk: nil, now: now, calendar: cal, clock: .twentyFourHour)
         #expect(HealthView(status: offline, report: fail).verdict == "The box cannot start: see the problem below.")
         #expect(offline.diskFree == "unknown")
     }

@@ -44,24 +44,24 @@ struct HomeReminderTests {
     func reminderWords() throws {
         let db = try store()
         try db.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
-        var home = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(8, 0))
+        var home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(8, 0))
         #expect(try quest(home, "Morning Quest").reminder == "Reminded at 07:30")
         #expect(try quest(home, "Evening Quest").reminder == "Reminder at 18:00")
         #expect(try quest(home, "Quiet Quest").reminder == nil)
 
         // Played: the reminder is done with (REM-1 never sounds for a played quest).
         _ = try recordQuest(db, at: Self.at(8, 5), durations: [(60, 60), (60, 60)], routine: morning)
-        home = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(8, 30))
+        home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(8, 30))
         #expect(try quest(home, "Morning Quest").reminder == nil)
         #expect(try quest(home, "Morning Quest").playedToday)
 
         // After its time with no reminder sounded (the box was off): nothing to say.
-        home = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(19, 0))
+        home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(19, 0))
         #expect(try quest(home, "Evening Quest").reminder == nil)
 
         // Reminders switched off for the box: none shown.
         try db.updateSettings { $0.game.remindersEnabled = false }
-        home = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(8, 0))
+        home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(8, 0))
         #expect(home.quests.allSatisfy { $0.reminder == nil })
     }
 
@@ -82,21 +82,30 @@ struct HomeReminderTests {
         paused.status = .paused
         try db.apply(.sessionPaused(paused), wallClockTrusted: true)
 
-        let home = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(17, 30))
+        let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30))
         let evening = try quest(home, "Evening Quest")
         #expect(evening.paused == "Paused at task 2 of 2: lock in at the box to go on")
         #expect(!evening.playedToday)
         #expect(evening.reminder == "Reminder at 18:00", "REM-1: a paused quest counts as not played")
         #expect(try quest(home, "Morning Quest").paused == nil)
 
-        let nextDay = try PlayerHome.load(from: db, calendar: Self.cal, now: Self.at(17, 30).addingTimeInterval(86_400))
+        let nextDay = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30).addingTimeInterval(86_400))
         #expect(try quest(nextDay, "Evening Quest").paused == nil, "a new day starts it fresh")
+    }
+
+    @Test("#48: in a twelve-hour locale the reminders say 7:30 AM and 6:00 PM")
+    func twelveHours() throws {
+        let db = try store()
+        try db.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
+        let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twelveHour, now: Self.at(8, 0))
+        #expect(try quest(home, "Morning Quest").reminder == "Reminded at 7:30 AM")
+        #expect(try quest(home, "Evening Quest").reminder == "Reminder at 6:00 PM")
     }
 
     @Test("the home page shows both lines, as text")
     func rendered() async throws {
         let resources = try await WebResources(directory: TestArguments(databasePath: "", socketPath: "").resourcesDirectory)
-        var home = try PlayerHome.load(from: try store(), calendar: Self.cal, now: Self.at(6, 0))
+        var home = try PlayerHome.load(from: try store(), calendar: Self.cal, clock: .twentyFourHour, now: Self.at(6, 0))
         home.quests[1].paused = "Paused at task 2 of 2: lock in at the box to go on"
         let page = try resources.page("home", home).body
         #expect(page.contains("<span class=\"reminder\">Reminder at 07:30</span>"))

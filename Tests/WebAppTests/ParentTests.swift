@@ -230,7 +230,7 @@ struct FamilySummaryTests {
     func today() throws {
         let (_, db) = try TestArguments.fresh()
         let report = try StatsReport.load(from: db, now: Date(), calendar: .current)
-        var home = try PlayerHome.load(from: db, calendar: .current, now: Date())
+        var home = try PlayerHome.load(from: db, calendar: .current, clock: .twentyFourHour, now: Date())
         home.quests = [
             Self.quest("Morning Quest"), Self.quest("Homework", played: true), Self.quest("Piano", paused: "Paused at task 2 of 3"),
             Self.quest("Evening Quest", reminder: "Reminded at 19:00"),
@@ -255,7 +255,7 @@ struct FamilySummaryTests {
             try recordQuest(db, at: now.addingTimeInterval(Double(-daysAgo) * 86_400), durations: [(60, 70)], routine: everyDay)
         }
         let report = try StatsReport.load(from: db, now: now, calendar: .current)
-        let home = try PlayerHome.load(from: db, calendar: .current, now: now)
+        let home = try PlayerHome.load(from: db, calendar: .current, clock: .twentyFourHour, now: now)
         let summary = FamilySummary(home: home, report: report, box: .offline(reason: "gone"), calendar: .current, now: now)
         #expect(summary.playedLine == "Played on 3 days of the last 28.")
         #expect(summary.weeks.map(\.days) == ["1 of 7", "1 of 7", "1 of 7", "0 of 7"], "\(summary.weeks)")

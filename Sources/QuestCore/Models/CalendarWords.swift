@@ -19,9 +19,10 @@ public enum CalendarWords {
     public static func weekday(_ number: Int?) -> String { weekdays[min(max((number ?? 1) - 1, 0), 6)] }
 
     /// "today 07:58", "yesterday 18:02", "tomorrow 14:02", else "Mon 23 Nov 07:58" (in the
-    /// family's calendar): one way every page and push says when something happened or will.
-    public static func day(_ date: Date, now: Date, calendar: Calendar) -> String {
-        let clock = ClockTime(of: date, calendar: calendar)
+    /// family's calendar, the time in the box's `clock` style): one way every page and push
+    /// says when something happened or will.
+    public static func day(_ date: Date, now: Date, calendar: Calendar, clock style: ClockStyle) -> String {
+        let clock = style.text(ClockTime(of: date, calendar: calendar))
         for (offset, word) in [(0, "today"), (-1, "yesterday"), (1, "tomorrow")] {
             if let day = calendar.date(byAdding: .day, value: offset, to: now), calendar.isDate(date, inSameDayAs: day) { return "\(word) \(clock)" }
         }

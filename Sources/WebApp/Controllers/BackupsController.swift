@@ -120,8 +120,9 @@ struct BackupsController {
         let sticks = try services.database.offCardStatuses()
         let plugged = services.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
         return try services.formPage("parent-backups", for: request, status: status) { csrf in
-            var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) }, calendar: services.calendar)
-            view.offCard = OffCardView(statuses: sticks, plugged: plugged, calendar: services.calendar)
+            var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) },
+                                   calendar: services.calendar, clock: services.clockStyle)
+            view.offCard = OffCardView(statuses: sticks, plugged: plugged, calendar: services.calendar, clock: services.clockStyle)
             return view
         }
     }
@@ -265,12 +266,13 @@ struct BackupsView: Encodable {
     var done: String?
     var boxNote: String?
     var maximum: String
-    var offCard = OffCardView(statuses: [], plugged: [])
+    var offCard: OffCardView
 
-    init(backups: [BackupInfo], csrf: String, problem: String?, done: String?, boxNote: String?, calendar: Calendar, now: Date = Date()) {
+    init(backups: [BackupInfo], csrf: String, problem: String?, done: String?, boxNote: String?, calendar: Calendar, clock: ClockStyle, now: Date = Date()) {
         self.csrf = csrf
+        offCard = OffCardView(statuses: [], plugged: [], calendar: calendar, clock: clock)
         // #48: one clock format on every surface, the box's own ("today 07:30", "Sun 22 Nov 07:30").
-        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar) }
+        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar, clock: clock) }
         rows = backups.map { b in
             let kind = switch b.kind {
             case .automatic?: "daily"
@@ -286,7 +288,7 @@ struct BackupsView: Encodable {
         let lastDaily = backups.filter { $0.kind == .automatic }.map(\.createdAt).max()
         if let lastDaily {
             let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: lastDaily), to: calendar.startOfDay(for: now)).day ?? 0
-            status = days <= 0 ? "The daily backup ran today at \(ClockTime(of: lastDaily, calendar: calendar))."
+            status = days <= 0 ? "The daily backup ran today at \(clock.text(ClockTime(of: lastDaily, calendar: calendar)))."
                 : "The last daily backup is from \(when(lastDaily)), \(days) day\(days == 1 ? "" : "s") ago."
             statusIsWarning = days > 1
         } else {
@@ -324,8 +326,8 @@ struct OffCardView: Encodable {
     var nothingPlugged: Bool
     var kept = QuestDatabase.offCardCopiesKept
 
-    init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])], calendar: Calendar = .current, now: Date = Date()) {
-        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar) }
+    init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])], calendar: Calendar, clock: ClockStyle, now: Date = Date()) {
+        func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar, clock: clock) }
         sticks = statuses.map { s in
             let copied = s.copiedAt.map { at in
                 "last copy \(when(at))\(s.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"

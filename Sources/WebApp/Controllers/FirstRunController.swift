@@ -87,7 +87,7 @@ struct FirstRunController {
         }
         // #48: what the silent box wrote down of its start (waiting, starting, could not start).
         let down = running == nil && stored != nil
-            ? BoxDownWords.of(try services.database.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar) : nil
+            ? BoxDownWords.of(try services.database.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar, clock: services.clockStyle) : nil
         let offerBoards = running == nil && (stored == nil || down?.failed == true)
         let view = FirstRunView(
             // Real boards first (those with a header to wire); the simulated ones after them.

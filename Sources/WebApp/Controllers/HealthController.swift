@@ -37,8 +37,8 @@ struct HealthController {
         let lastPlay = try? services.database.lastPlayedAt()
         var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
-            now: Date(), calendar: services.calendar, start: (try? services.database.boxStart()) ?? nil)
-        if let link = try? services.database.linkStatus() { status.house(link, now: Date(), calendar: services.calendar) }
+            now: Date(), calendar: services.calendar, clock: services.clockStyle, start: (try? services.database.boxStart()) ?? nil)
+        if let link = try? services.database.linkStatus() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
         return (status, await report)
     }
 }
@@ -69,14 +69,14 @@ struct BoxHealth: Codable, Sendable {
     var mqtt: String?
     var pushProblem: String?
 
-    mutating func house(_ link: LinkStatus, now: Date, calendar: Calendar) {
-        mqtt = link.mqtt.map { text in link.mqttAt.map { "\(text) (since \(CalendarWords.day($0, now: now, calendar: calendar)))" } ?? text }
+    mutating func house(_ link: LinkStatus, now: Date, calendar: Calendar, clock: ClockStyle) {
+        mqtt = link.mqtt.map { text in link.mqttAt.map { "\(text) (since \(CalendarWords.day($0, now: now, calendar: calendar, clock: clock)))" } ?? text }
         pushProblem = link.pushProblem.map { text in
-            link.pushProblemAt.map { "failed \(CalendarWords.day($0, now: now, calendar: calendar)): \(text)" } ?? "failed: \(text)"
+            link.pushProblemAt.map { "failed \(CalendarWords.day($0, now: now, calendar: calendar, clock: clock)): \(text)" } ?? "failed: \(text)"
         }
     }
 
-    init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar, start: BoxStartRecord? = nil) {
+    init(state box: BoxLink.State, storedBoard: String?, lastPlay: Date?, disk: DiskSpace?, now: Date, calendar: Calendar, clock: ClockStyle, start: BoxStartRecord? = nil) {
         switch box {
         case .online(let reply):
             state = "running"
@@ -93,13 +93,13 @@ struct BoxHealth: Codable, Sendable {
                 headline = "Waiting for a board: choose it in Settings (Board), and the box starts with it"
             } else {
                 // #48: what the box wrote down of its start says why.
-                let down = BoxDownWords.of(start, storedBoard: storedBoard, now: now, calendar: calendar)
+                let down = BoxDownWords.of(start, storedBoard: storedBoard, now: now, calendar: calendar, clock: clock)
                 state = down.failed ? "failed" : "offline"
                 headline = "Offline: \(down.line) (\(reason))"
             }
         }
         uptime = upMinutes.map(Self.uptimeWords)
-        self.lastPlay = lastPlay.map { CalendarWords.day($0, now: now, calendar: calendar) } ?? "none yet"
+        self.lastPlay = lastPlay.map { CalendarWords.day($0, now: now, calendar: calendar, clock: clock) } ?? "none yet"
         diskFreeBytes = disk?.freeBytes
         diskFree = disk.map { "\(Self.bytesWords($0.freeBytes)) free of \(Self.bytesWords($0.totalBytes))" } ?? "unknown"
     }

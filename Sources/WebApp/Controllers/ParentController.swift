@@ -59,7 +59,7 @@ struct ParentController {
         let reset = try services.settlePINReset()
         let now = Date()
         guard services.parents.isSignedIn(request) else {
-            let waiting = reset.flatMap { PINResetWords.signIn($0, now: now, calendar: services.calendar) }
+            let waiting = reset.flatMap { PINResetWords.signIn($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
             return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0, resetWaiting: waiting) }
         }
         let routines = try ParentHome.routines(services)
@@ -68,7 +68,7 @@ struct ParentController {
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
         // PAR-2: a reset waiting (with its cancel), or one applied, said once.
-        let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar) }
+        let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
         if reset?.state == .applied, reset?.shown == false { try services.database.markPINResetShown(at: now) }
         let box = request.uri.queryParameters["box"].map(String.init)
         let state = await services.box.state()
@@ -82,12 +82,12 @@ struct ParentController {
             let address = box.web.flatMap(HouseWebAddress.parse)
             return ParentHome.OtherBox(
                 name: box.name, state: box.state, web: address?.url, host: address?.shown,
-                seen: CalendarWords.day(box.seenAt, now: now, calendar: services.calendar))
+                seen: CalendarWords.day(box.seenAt, now: now, calendar: services.calendar, clock: services.clockStyle))
         }
         // #48: the parent home says when the box is down, and why as far as the box wrote it.
         var boxDown: String?
         if case .offline = state, board != nil {
-            boxDown = BoxDownWords.of(try services.database.boxStart(), storedBoard: board, now: now, calendar: services.calendar).line
+            boxDown = BoxDownWords.of(try services.database.boxStart(), storedBoard: board, now: now, calendar: services.calendar, clock: services.clockStyle).line
         }
         let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state, calendar: services.calendar)
         return try services.formPage("parent-home", for: request) {
@@ -172,21 +172,21 @@ struct SignInView: Encodable {
 /// PAR-2's words: what the door and the parent's home say of a PIN reset.
 enum PINResetWords {
     /// For the sign-in page: only that one waits, and when it takes effect.
-    static func signIn(_ reset: PINReset, now: Date, calendar: Calendar) -> String? {
+    static func signIn(_ reset: PINReset, now: Date, calendar: Calendar, clock: ClockStyle) -> String? {
         guard reset.state == .waiting else { return nil }
-        return "A new PIN was asked for at the box \(CalendarWords.day(reset.askedAt, now: now, calendar: calendar)). "
-            + "It replaces the current PIN \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar)); until then the current PIN signs in and can cancel it."
+        return "A new PIN was asked for at the box \(CalendarWords.day(reset.askedAt, now: now, calendar: calendar, clock: clock)). "
+            + "It replaces the current PIN \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar, clock: clock)); until then the current PIN signs in and can cancel it."
     }
 
     /// For the signed-in parent: when and from where; an applied one until it was said once.
-    static func home(_ reset: PINReset, now: Date, calendar: Calendar) -> String? {
-        let asked = CalendarWords.day(reset.askedAt, now: now, calendar: calendar)
+    static func home(_ reset: PINReset, now: Date, calendar: Calendar, clock: ClockStyle) -> String? {
+        let asked = CalendarWords.day(reset.askedAt, now: now, calendar: calendar, clock: clock)
         switch reset.state {
         case .waiting:
             return "A new PIN was asked for at the box \(asked), from the page at \(reset.from). "
-                + "It replaces yours \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar)) unless you cancel it."
+                + "It replaces yours \(CalendarWords.day(reset.takesEffectAt, now: now, calendar: calendar, clock: clock)) unless you cancel it."
         case .applied where !reset.shown:
-            let when = reset.settledAt.map { CalendarWords.day($0, now: now, calendar: calendar) } ?? "after 24 hours"
+            let when = reset.settledAt.map { CalendarWords.day($0, now: now, calendar: calendar, clock: clock) } ?? "after 24 hours"
             return "The PIN was replaced \(when): it was asked for at the box \(asked), from the page at \(reset.from)."
         case .applied, .cancelled:
             return nil

@@ -44,7 +44,7 @@ struct PlayerHome: Codable, Sendable {
     var noQuestsToday: Bool
     var stillLearning: Bool
 
-    static func load(from database: QuestDatabase, calendar: Calendar, now: Date) throws -> PlayerHome {
+    static func load(from database: QuestDatabase, calendar: Calendar, clock: ClockStyle, now: Date) throws -> PlayerHome {
         // What is offered today needs no task's memory (it is for the estimate screen).
         let world = try database.loadWorld(calendar: calendar, bootID: "web", taskMemory: false)
         let rules = GameRules.standard
@@ -56,7 +56,7 @@ struct PlayerHome: Codable, Sendable {
             let routine = world.routines.first { $0.id == option.routineID }
             return Quest(
                 name: option.name, badge: option.badge, playedToday: option.playedToday,
-                reminder: routine.flatMap { reminderWords(for: $0, option: option, world: world, now: now) },
+                reminder: routine.flatMap { reminderWords(for: $0, option: option, world: world, now: now, clock: clock) },
                 paused: option.playedToday ? nil : pausedWords(routineID: option.routineID, world: world, now: now))
         }
         let learning = standing.calibrationSessionsLeft
@@ -71,11 +71,11 @@ struct PlayerHome: Codable, Sendable {
     }
 
     /// Today's reminder of a quest not played yet: to come, or sounded (REM-1 sounds it once).
-    static func reminderWords(for routine: Routine, option: QuestOption, world: QuestWorld, now: Date) -> String? {
+    static func reminderWords(for routine: Routine, option: QuestOption, world: QuestWorld, now: Date, clock style: ClockStyle) -> String? {
         guard !option.playedToday,
               let at = ReminderSchedule.time(for: routine, settings: world.settings, on: now, calendar: world.calendar)
         else { return nil }
-        let clock = ClockTime(of: at, calendar: world.calendar)
+        let clock = style.text(ClockTime(of: at, calendar: world.calendar))
         if option.reminded == true { return "Reminded at \(clock)" }
         return at > now ? "Reminder at \(clock)" : nil
     }

@@ -136,7 +136,7 @@ struct RoutinesController {
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         try services.formPage("parent-routine", for: request, status: status) { csrf in
-            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.database.settings().game.reminderTime)
+            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.database.settings().game.reminderTime, clock: services.clockStyle)
         }
     }
 }
@@ -379,7 +379,7 @@ struct RoutineFormView: Encodable {
     var formError: String?
     var removeLink: String?
 
-    init(form: RoutineForm, problem: FieldProblem?, id: UUID?, csrf: String, calendar: Calendar, reminderTime: ClockTime) {
+    init(form: RoutineForm, problem: FieldProblem?, id: UUID?, csrf: String, calendar: Calendar, reminderTime: ClockTime, clock: ClockStyle) {
         func error(_ field: String) -> String? { problem?.field == field ? problem?.message : nil }
         self.csrf = csrf
         action = id.map { "/parent/routines/\($0.uuidString)" } ?? "/parent/routines"
@@ -398,7 +398,7 @@ struct RoutineFormView: Encodable {
         reminderAtChosen = form.reminder == "at"
         reminderAt = form.reminderAt
         reminderError = error("reminder")
-        boxReminderTime = reminderTime.description
+        boxReminderTime = clock.text(reminderTime)
         let count = form.rows.count
         rows = form.rows.enumerated().map { i, row in
             let nameError = error("tasks[\(i)].name"), displayError = error("tasks[\(i)].displayName"), usualError = error("tasks[\(i)].usual")
