@@ -441,6 +441,25 @@ final class FamilyRunner {
                 try other.apply(.reminderSounded(routineID: routine.id, name: routine.displayName, at: trueNow()), wallClockTrusted: true)
             }
             note("logged a second reminder")
+        case .tamperScreen:
+            if let running = display.shown.last(where: { if case .active = $0.screen { true } else { false } }) {
+                display.show(running.screen, notice: "0:42 so far")
+            }
+            note("drew a running task's screen with its time so far")
+        case .tamperCard:
+            var card = WeeklyReflectionEngine.computeReflection(
+                snapshots: try other.snapshots(), sessions: try other.sessions(), weekContaining: trueNow(),
+                calendar: try other.settings().calendar(from: baseCalendar()))
+            card.questsCompleted += 1
+            display.show(.reflection(card), notice: nil)
+            note("drew this week's card with a quest more")
+        case .tamperStuck:
+            if let routine = try other.routines().first(where: \.isActive) {
+                try other.apply(.sessionStarted(GameSession(
+                    id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: trueNow(),
+                    startedMonotonicNanos: clock.monotonicNanos(), bootID: "a writer that died", isCalibration: false)), wallClockTrusted: true)
+            }
+            note("left a quest open in the store")
         }
         busy.append((started, trueNow()))
     }

@@ -57,6 +57,14 @@ struct FamilyScenario {
         case tamperStreak
         /// A second reminder of the first routine logged now (REM-1's check's teeth).
         case tamperReminder
+        /// The last running task's screen drawn again with the time so far beside it (GAME-2's
+        /// check's teeth).
+        case tamperScreen
+        /// This week's card drawn with one quest more than the history has (REFL-1's teeth).
+        case tamperCard
+        /// A quest written open into the store, as a writer that died mid-quest would leave it
+        /// (the "nothing stuck" check's teeth).
+        case tamperStuck
     }
 
     enum WalkAwayPhase: Equatable {
@@ -215,6 +223,9 @@ struct FamilyScenario {
             case "tamper-xp" where args.isEmpty: action = .tamperXP
             case "tamper-streak" where args.isEmpty: action = .tamperStreak
             case "tamper-reminder" where args.isEmpty: action = .tamperReminder
+            case "tamper-screen" where args.isEmpty: action = .tamperScreen
+            case "tamper-card" where args.isEmpty: action = .tamperCard
+            case "tamper-stuck" where args.isEmpty: action = .tamperStuck
             default: throw fail(line, "unknown action")
             }
             scenario.events.append(Event(at: at, action: action, line: line))

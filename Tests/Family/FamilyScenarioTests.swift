@@ -63,6 +63,24 @@ struct FamilyScenarioTests {
         #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("REM-1: Morning Quest's reminder sounded 2 times") }, "\(failures)")
     }
 
+    @Test("#48: GAME-2's check has teeth: a running task's screen with a time beside the guess fails on its day")
+    func screenTeeth() throws {
+        let failures = try Self.mutated("tamper-screen")
+        #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("GAME-2: the running task's screen shows a time that is not the guess: \"0:42 so far\"") }, "\(failures)")
+    }
+
+    @Test("#48: REFL-1's check has teeth: a weekly card with a quest more than the history fails on its day")
+    func cardTeeth() throws {
+        let failures = try Self.mutated("tamper-card")
+        #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("REFL-1: the card for") && $0.contains("says 4 quests") && $0.contains("the history has 3") }, "\(failures)")
+    }
+
+    @Test("#48: the nothing-stuck check has teeth: a quest left open in the store fails on its day")
+    func stuckTeeth() throws {
+        let failures = try Self.mutated("tamper-stuck")
+        #expect(failures.contains { $0.hasPrefix("teeth: 2026-06-03 Wed") && $0.contains("stuck: 1 quest(s) still open in the store") }, "\(failures)")
+    }
+
     @Test("a scenario file with a wrong line is refused with its file and line")
     func parseErrors() {
         #expect(throws: FamilyScenario.ParseError.self) { try FamilyScenario.parse("zone Europe/Berlin\nboot 2026-06-01\nend 2026-06-02", name: "bad") }
