@@ -7,23 +7,20 @@ public struct StreakUpdate: Codable, Equatable, Sendable {
 
 /// STREAK-1, the default *pause* policy: a gap pauses the streak, it never resets.
 public enum StreakTracker: Sendable {
+    /// STREAK-1 for one quest completed `today`: `advanced` on the calendar days since the
+    /// last play (#49: one rule, not a second copy kept equal by a test).
     public static func updatedStreak(
         currentStreak: Int, lastPlayedDate: Date?, today: Date, calendar: Calendar = .current
     ) -> StreakUpdate {
         guard let lastPlayedDate else {
-            return StreakUpdate(currentStreak: 1, lastPlayedDate: today, increased: true)
+            let streak = advanced(currentStreak, lastPlayedDay: nil, playedOn: 0)
+            return StreakUpdate(currentStreak: streak, lastPlayedDate: today, increased: streak > currentStreak)
         }
         let days = calendarDays(from: lastPlayedDate, to: today, calendar: calendar)
-        switch days {
-        case 1:
-            return StreakUpdate(currentStreak: currentStreak + 1, lastPlayedDate: today, increased: true)
-        case ...0:
-            // Same day, or the wall clock went backwards: nothing changes.
-            return StreakUpdate(currentStreak: currentStreak, lastPlayedDate: max(lastPlayedDate, today), increased: false)
-        default:
-            // A gap: the streak resumes where it paused.
-            return StreakUpdate(currentStreak: max(currentStreak, 1), lastPlayedDate: today, increased: currentStreak == 0)
-        }
+        let streak = advanced(currentStreak, lastPlayedDay: 0, playedOn: days)
+        // Same day, or the wall clock went backwards: the last play stays the latest.
+        return StreakUpdate(currentStreak: streak, lastPlayedDate: days <= 0 ? max(lastPlayedDate, today) : today,
+                            increased: streak > currentStreak)
     }
 
     /// STREAK-1 over a whole history: the streak and last play day that `updatedStreak` gives
