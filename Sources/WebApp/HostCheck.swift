@@ -65,9 +65,7 @@ enum HostHeader {
 /// within 2 s and a flood of foreign names costs one read per 2 s.
 final class AllowedHostNames: Sendable {
     let fixed: Set<String>
-    let database: QuestDatabase?
-    let clock: any SystemClock
-    private let listed = Mutex<(names: Set<String>, readAt: Int64?)>(([], nil))
+    private let listed: PeriodicRead<Set<String>>
     static let refreshNanos: Int64 = 2_000_000_000
 
     init(machineName: String? = AllowedHostNames.machineName(), database: QuestDatabase?, clock: any SystemClock = LiveSystemClock()) {
@@ -79,8 +77,9 @@ final class AllowedHostNames: Sendable {
             fixed.insert(short + ".local")
         }
         self.fixed = fixed
-        self.database = database
-        self.clock = clock
+        listed = PeriodicRead(initial: [], refreshNanos: Self.refreshNanos, clock: clock) {
+            (try? database?.settings()).flatMap { $0.map { Set($0.webHosts) } }
+        }
     }
 
     static func machineName() -> String? {
@@ -90,13 +89,7 @@ final class AllowedHostNames: Sendable {
     }
 
     func allows(_ host: String) -> Bool {
-        if fixed.contains(host) || HostHeader.isAddress(host) { return true }
-        let now = clock.monotonicNanos()
-        let (names, stale) = listed.withLock { l in (l.names, l.readAt.map { now - $0 >= Self.refreshNanos } ?? true) }
-        if names.contains(host) { return true }
-        guard stale, let database else { return false }
-        let fresh = Set((try? database.settings().webHosts) ?? [])
-        listed.withLock { $0 = (fresh, now) }
-        return fresh.contains(host)
+        if fixed.contains(host) || HostHeader.isAddress(host) || listed.last.contains(host) { return true }
+        return listed.current.contains(host)
     }
 }

@@ -10,35 +10,23 @@ import SystemClock
 /// paired to show them). The box's screen (`/kiosk`) stays open, as the box is in the room.
 /// The setting is read at most once a second (a flood of requests never reads it each).
 final class PlayerPagesSetting: Sendable {
-    let database: QuestDatabase
-    let clock: any SystemClock
-    /// PRIV-1: closed until the store says otherwise.
-    private let cached = Mutex<(paired: Bool, set: Bool, readAt: Int64?)>((true, true, nil))
+    /// PRIV-1: closed (paired only, set up) until the store says otherwise.
+    private let setting: PeriodicRead<(paired: Bool, set: Bool)>
     static let refreshNanos: Int64 = 1_000_000_000
 
     init(database: QuestDatabase, clock: any SystemClock) {
-        self.database = database
-        self.clock = clock
-    }
-
-    var pairedOnly: Bool { read().paired }
-
-    /// A parent PIN is set (a box with none is not set up yet: its home is the first run).
-    var isSetUp: Bool { read().set }
-
-    private func read() -> (paired: Bool, set: Bool) {
-        let now = clock.monotonicNanos()
-        if let hit = cached.withLock({ c in c.readAt.map { now - $0 < Self.refreshNanos ? (c.paired, c.set) : nil } ?? nil }) { return hit }
-        // A store that cannot be read keeps what was read last (closed at first).
-        let settings = try? database.settings()
-        return cached.withLock { c in
-            c = (settings?.playerPagesPaired ?? c.paired, settings?.hasPIN ?? c.set, now)
-            return (c.paired, c.set)
+        setting = PeriodicRead(initial: (true, true), refreshNanos: Self.refreshNanos, clock: clock) {
+            (try? database.settings()).map { ($0.playerPagesPaired, $0.hasPIN) }
         }
     }
 
+    var pairedOnly: Bool { setting.current.paired }
+
+    /// A parent PIN is set (a box with none is not set up yet: its home is the first run).
+    var isSetUp: Bool { setting.current.set }
+
     /// This process changed the setting: the next request reads it.
-    func forget() { cached.withLock { $0.readAt = nil } }
+    func forget() { setting.forget() }
 }
 
 /// The one gate (#47): the route a request matched, looked up in its room. A route in no
