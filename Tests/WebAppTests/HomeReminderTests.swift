@@ -40,11 +40,16 @@ struct HomeReminderTests {
         try #require(home.quests.first { $0.name == name })
     }
 
-    @Test("REM-1: a reminder to come, one that sounded, none once played, none when off")
-    func reminderWords() throws {
+    /// The store and the home at 08:00, the morning's reminder sounded at 07:30.
+    func atEight(clock: ClockStyle) throws -> (QuestDatabase, PlayerHome) {
         let db = try store()
         try db.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
-        var home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(8, 0))
+        return (db, try PlayerHome.load(from: db, calendar: Self.cal, clock: clock, now: Self.at(8, 0)))
+    }
+
+    @Test("REM-1: a reminder to come, one that sounded, none once played, none when off")
+    func reminderWords() throws {
+        var (db, home) = try atEight(clock: .twentyFourHour)
         #expect(try quest(home, "Morning Quest").reminder == "Reminded at 07:30")
         #expect(try quest(home, "Evening Quest").reminder == "Reminder at 18:00")
         #expect(try quest(home, "Quiet Quest").reminder == nil)
@@ -95,9 +100,7 @@ struct HomeReminderTests {
 
     @Test("#48: in a twelve-hour locale the reminders say 7:30 AM and 6:00 PM")
     func twelveHours() throws {
-        let db = try store()
-        try db.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
-        let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twelveHour, now: Self.at(8, 0))
+        let (_, home) = try atEight(clock: .twelveHour)
         #expect(try quest(home, "Morning Quest").reminder == "Reminded at 7:30 AM")
         #expect(try quest(home, "Evening Quest").reminder == "Reminder at 6:00 PM")
     }
