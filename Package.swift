@@ -181,7 +181,8 @@ let package = Package(
             name: "BoxRuntimeTests",
             dependencies: [
                 "BoxRuntime", "GPIO", "BoardProfile", "QuestCore", "ScreenRender", "QuestStore", "SystemClock", "BoxProtocol", "CEventLoop",
-                .product(name: "Logging", package: "swift-log"),
+                // VoiceProcessTests run `questbox voice serve`, the box's voice process.
+                "Audio", "Speech", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "QuestStoreTests",
