@@ -152,6 +152,7 @@ let package = Package(
             dependencies: ["WebApp", "QuestStore", "BoxProtocol", "CEventLoop", "BuildVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "SystemClockTests", dependencies: ["SystemClock", "QuestCore"]),
+        .testTarget(name: "CEventLoopTests", dependencies: ["CEventLoop"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenRender", "BoardProfile", "QuestCore"]),
         .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
         // #32: a family's weeks through the daemon on a fake clock (scenario files in Tests/Family/Scenarios).
