@@ -108,6 +108,7 @@ let package = Package(
         // What the test targets share: history written straight into a store, temporary
         // folders, the built programs and running them (never shipped).
         .target(name: "TestSupport", dependencies: ["QuestStore", "QuestCore"], path: "Tests/TestSupport"),
+        .target(name: "AudioTestSupport", dependencies: ["Audio", .product(name: "Logging", package: "swift-log")], path: "Tests/AudioTestSupport"),
         // Writes plays in a loop for the crash-safety test to kill (never shipped).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["QuestStore", "SystemClock"], path: "Tests/StoreCrashWriter"),
         // The recipe that makes Sounds/*.wav (run by Sounds/make.sh).
@@ -176,14 +177,14 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "BoxRuntime", "QuestCore", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio", "BoxRuntime", "QuestCore", "Speech", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioTestSupport", "BoxRuntime", "QuestCore", "Speech", "SoundRecipe", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "BoardProfile", "QuestCore"]),
         .testTarget(
             name: "BoxRuntimeTests",
             dependencies: [
                 "BoxRuntime", "GPIO", "BoardProfile", "QuestCore", "ScreenRender", "QuestStore", "SystemClock", "BoxProtocol", "CEventLoop",
                 // VoiceProcessTests run `questbox voice serve`, the box's voice process.
-                "Audio", "Speech", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log"),
+                "Audio", "AudioTestSupport", "Speech", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "QuestStoreTests",

@@ -1,4 +1,5 @@
 import Audio
+import AudioTestSupport
 import Testing
 
 /// #35: the mixer's speech lane: the voice waits for a sound that plays (a reveal's sound,

@@ -1,4 +1,5 @@
 import Audio
+import AudioTestSupport
 import Testing
 
 @Suite("The mixer")

@@ -1,36 +1,11 @@
 import Audio
 import Foundation
 import Logging
+import AudioTestSupport
 import Synchronization
-
-let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let soundsDirectory = repositoryRoot.appendingPathComponent("Sounds").path
-
-/// Collects log lines so tests can check what the engine said.
-final class LogLines: @unchecked Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ s: String) { lines.withLock { $0.append(s) } }
-    var logger: Logger {
-        Logger(label: "test") { _ in CollectingHandler(sink: self) }
-    }
-}
-
-struct CollectingHandler: LogHandler {
-    let sink: LogLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        sink.append("\(event.level) \(event.message) \(meta)")
-    }
-}
 
 /// An in-memory device: records every sample written, paced by the engine like `null`.
 /// `failAfter` periods it throws, as a USB DAC pulled out would. With `parks` the engine
@@ -98,11 +73,6 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A recognisable test clip: a ramp that never repeats a value, mono.
-func rampClip(frames: Int, start: Int16 = 100, step: Int16 = 3) -> SoundClip {
-    SoundClip(samples: (0..<frames).map { start &+ Int16(truncatingIfNeeded: $0) &* step }, channels: 1)
-}
-
 /// A built executable next to the test bundle (SwiftPM builds the ones the tests depend on).
 func productPath(_ name: String) -> String? {
     var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -113,12 +83,6 @@ func productPath(_ name: String) -> String? {
     }
     candidates.append(repositoryRoot.appendingPathComponent(".build/debug/\(name)").path)
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
-/// The 16-bit little-endian samples a `file:` PCM wrote.
-func samples(atPath path: String) throws -> [Int16] {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    return data.withUnsafeBytes { raw in (0..<(data.count / 2)).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) } }
 }
 
 /// One period of `frames` frames from the mixer (the buffer starts as 99s: what is not written

@@ -1,4 +1,5 @@
 import Audio
+import AudioTestSupport
 import BoxRuntime
 import Foundation
 import QuestCore
