@@ -171,9 +171,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
+        // Home Assistant's discovery schema as written down, for the link's tests and the end-to-end ones.
+        .target(name: "HomeLinkTestSupport", dependencies: ["HomeLink"], path: "Tests/HomeLinkTestSupport"),
+        .testTarget(name: "HomeLinkTests", dependencies: ["HomeLink", "HomeLinkTestSupport", "QuestCore", "QuestStore"]),
+        // The link (questbox-link, HomeLinkService) against a real Mosquitto and push endpoint.
         .testTarget(
-            name: "HomeLinkTests",
-            dependencies: ["HomeLink", "HomeLinkService", "MQTT", "QuestCore", "QuestStore", "QuestReports", "BoxProtocol", "TestSupport", "questbox-link", "questbox"],
+            name: "HomeLinkServiceTests",
+            dependencies: ["HomeLink", "HomeLinkService", "HomeLinkTestSupport", "MQTT", "QuestCore", "QuestStore", "BoxProtocol", "TestSupport", "questbox-link", "questbox"],
             exclude: ["Fixtures"]),
         .testTarget(name: "RoutineFormatTests", dependencies: ["RoutineFormat", "QuestCore"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Audio", "BoxRuntime", "QuestCore", "TestSupport", "questbox", .product(name: "Logging", package: "swift-log")]),

@@ -19,7 +19,7 @@ struct PushTests {
             log = (directory as NSString).appendingPathComponent("pushes.jsonl")
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["\(packageRoot)/Tests/HomeLinkTests/Fixtures/push_endpoint.py", "\(port)", log]
+            process.arguments = ["\(packageRoot)/Tests/HomeLinkServiceTests/Fixtures/push_endpoint.py", "\(port)", log]
             try process.run()
             // It writes the log file once it listens.
             for _ in 0..<200 where !FileManager.default.fileExists(atPath: log) { usleep(25_000) }

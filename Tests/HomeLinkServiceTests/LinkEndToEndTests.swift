@@ -1,6 +1,7 @@
 import BoxProtocol
 import Foundation
 import HomeLink
+import HomeLinkTestSupport
 import MQTT
 import QuestStore
 import Testing
