@@ -171,8 +171,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BoxProtocolTests", dependencies: ["BoxProtocol", "QuestCore"]),
-        // Home Assistant's discovery schema as written down, for the link's tests and the end-to-end ones.
+        // Home Assistant's discovery schema as written down, and Debian's Mosquitto on a loopback port.
         .target(name: "HomeLinkTestSupport", dependencies: ["HomeLink"], path: "Tests/HomeLinkTestSupport"),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "HomeLinkTestSupport"]),
         .testTarget(name: "HomeLinkTests", dependencies: ["HomeLink", "HomeLinkTestSupport", "QuestCore", "QuestStore"]),
         // The link (questbox-link, HomeLinkService) against a real Mosquitto and push endpoint.
         .testTarget(

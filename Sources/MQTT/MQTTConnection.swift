@@ -194,6 +194,10 @@ public final class MQTTConnection: @unchecked Sendable {
 
     public var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// How much arrived since the last `drain`: the inbox's entries and the messages dropped
+    /// (a look that takes nothing, for a test waiting on a flood).
+    public var undrained: Int { state.withLock { $0.inbox.count + $0.dropped } }
+
     /// What the broker sent since the last call, and how many messages the full inbox dropped.
     public func drain() -> (incoming: [Incoming], dropped: Int) {
         state.withLock { s in

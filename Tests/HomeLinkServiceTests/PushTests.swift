@@ -1,5 +1,6 @@
 import BoxProtocol
 import Foundation
+import HomeLinkTestSupport
 import HomeLink
 import QuestCore
 import QuestStore
