@@ -118,8 +118,8 @@ public struct WebServices: Sendable {
         playerPages.forget()
     }
 
-    init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock = LiveSystemClock(),
-         clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment))) {
+    init(database: QuestDatabase, box: BoxLink, resources: WebResources, calendar: Calendar, logger: Logger, clock: any SystemClock,
+         clockStyle: ClockStyle) {
         self.database = database
         self.box = box
         self.resources = resources

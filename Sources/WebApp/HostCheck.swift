@@ -78,7 +78,8 @@ final class AllowedHostNames: Sendable {
         }
         self.fixed = fixed
         listed = PeriodicRead(initial: [], refreshNanos: Self.refreshNanos, clock: clock) {
-            (try? database?.settings()).flatMap { $0.map { Set($0.webHosts) } }
+            guard let database, let settings = try? database.settings() else { return nil }
+            return Set(settings.webHosts)
         }
     }
 
