@@ -543,9 +543,13 @@ def home_follows(path):
         time.sleep(0.05)
     check(live.is_displayed() and live.text.startswith("On the box now:"), f"/: no word of the quest under way: {live.text!r}")
     check(not re.search(r"\d+:\d\d", live.text), f"/: a time on the home page during a quest: {live.text!r}")
+    paused_once = False
     for _ in range(6):                                     # every task of the quest
         if not box_screen(path, "estimating", timeout=3):
             break
+        if not paused_once and (ask_box(path, {"command": "state"}).get("screen") or {}).get("taskNumber", 0) >= 2:
+            paused_once = True
+            pause_and_resume(path)
         time.sleep(0.3)                                    # a hand, not a bounce (30 ms debounce)
         press(path, "lock")
         check(box_screen(path, "active", timeout=3) is not None, "home test: LOCK did not start the task")
@@ -565,6 +569,32 @@ def home_follows(path):
     press(path, "lock")
     box_screen(path, "idle")
     time.sleep(0.3)
+
+
+def pause_and_resume(path):
+    """#48: STOP held 3.5 s pauses the quest (GAME-7): home says so; the LOCK that picks it
+    up takes the paused line away while the quest plays on, without a reload."""
+    ask_box(path, {"command": "press", "button": "stop", "action": "down"})
+    time.sleep(3.6)
+    ask_box(path, {"command": "press", "button": "stop", "action": "up"})
+    check(box_screen(path, "idle", timeout=3) is not None, "home test: the 3.5 s STOP did not pause the quest")
+    # Her home on the box's own clock (the rig's other web app sees the fixture's day).
+    home_tab = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(os.environ["NOW_BASE"] + "/")
+    wait_live("/ (the real clock): the home page does not follow the box")
+    paused = wait_for(By.CSS_SELECTOR, "#quests-section .paused", timeout=4)
+    check(bool(paused) and paused[0].text.startswith("Paused at task 2 of"), f"/: no paused line for the paused quest: {[p.text for p in paused]}")
+    time.sleep(3.2)                                         # GAME-8's guard after the screen changed
+    press(path, "lock")
+    check(box_screen(path, "estimating", timeout=3) is not None, "home test: LOCK did not pick the paused quest up")
+    deadline = time.time() + 4
+    while time.time() < deadline and driver.find_elements(By.CSS_SELECTOR, "#quests-section .paused"):
+        time.sleep(0.05)
+    left = [p.text for p in driver.find_elements(By.CSS_SELECTOR, "#quests-section .paused")]
+    check(not left, f"/: the paused line stayed after the quest was picked up: {left}")
+    driver.close()
+    driver.switch_to.window(home_tab)
 
 
 def make_a_quest(path):

@@ -31,10 +31,16 @@ fresh_port=$((port + 1))
 "$bin/questbox-web" --listen 127.0.0.1 --port "$fresh_port" --data "$work/fresh" --resources Sources/WebApp/Resources \
     > "$work/fresh-web.log" 2>&1 &
 for _ in $(seq 1000); do curl -fsS -o /dev/null "http://127.0.0.1:$fresh_port/api/v1/state" 2>/dev/null && break; sleep 0.01; done
+# The same store's web app on the real clock, like the box's (#48: a quest paused and picked
+# up today is today's for both).
+now_port=$((port + 2))
+"$bin/questbox-web" --listen 127.0.0.1 --port "$now_port" --data "$data" --resources Sources/WebApp/Resources \
+    > "$work/now-web.log" 2>&1 &
+for _ in $(seq 1000); do curl -fsS -o /dev/null "http://127.0.0.1:$now_port/api/v1/state" 2>/dev/null && break; sleep 0.01; done
 shots="$work/screenshots"
 mkdir -p "$shots"
 Tests/Browser/axe.sh "$work/axe.min.js"
-QUESTBOX_BIN="$bin/questbox" QUESTBOX_DATA="$data" FRESH_BASE="http://127.0.0.1:$fresh_port" AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
+QUESTBOX_BIN="$bin/questbox" QUESTBOX_DATA="$data" FRESH_BASE="http://127.0.0.1:$fresh_port" NOW_BASE="http://127.0.0.1:$now_port" AXE_JS="$work/axe.min.js" /usr/bin/python3 Tests/Browser/pages.py "$base" "$shots" "$data/questbox.sock" \
     || { rig_logs; exit 1; }
 if [[ ${UPDATE_SCREENSHOTS:-0} == 1 ]]; then
     cp "$shots"/*.png docs/screenshots/

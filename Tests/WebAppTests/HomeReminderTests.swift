@@ -96,6 +96,36 @@ struct HomeReminderTests {
 
         let nextDay = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30).addingTimeInterval(86_400))
         #expect(try quest(nextDay, "Evening Quest").paused == nil, "a new day starts it fresh")
+
+        // #48: picked up again, it is no longer paused.
+        var resumed = paused
+        resumed.status = .inProgress
+        try db.apply(.sessionResumed(resumed), wallClockTrusted: true)
+        let playing = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 31))
+        #expect(try quest(playing, "Evening Quest").paused == nil)
+    }
+
+    @Test("#48: a quest played today, started again and paused, says both")
+    func pausedAfterPlayed() throws {
+        let db = try store()
+        try recordQuest(db, at: Self.at(16, 0), durations: [(60, 70), (60, 70)], routine: evening)
+        let again = GameSession(
+            id: UUID(), routineID: evening.id, routineDisplayName: evening.displayName, startedAt: Self.at(17, 0),
+            startedMonotonicNanos: 1_000_000_000, bootID: "boot-a", isCalibration: true)
+        try db.apply(.sessionStarted(again), wallClockTrusted: true)
+        let result = TimeEstimationScorer.score(estimated: 60, actual: 70)
+        try db.apply(.estimationCompleted(TaskEstimation(
+            id: UUID(), sessionID: again.id, taskID: evening.tasks[0].id, taskDisplayName: "Bag",
+            routineDisplayName: evening.displayName, orderIndex: 0, result: result,
+            xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: true, recordedAt: Self.at(17, 2),
+            lockMonotonicNanos: 2_000_000_000, stopMonotonicNanos: 72_000_000_000, bootID: "boot-a")), wallClockTrusted: true)
+        var paused = again
+        paused.status = .paused
+        try db.apply(.sessionPaused(paused), wallClockTrusted: true)
+        let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30))
+        let evening = try quest(home, "Evening Quest")
+        #expect(evening.playedToday)
+        #expect(evening.paused == "Paused at task 2 of 2: lock in at the box to go on")
     }
 
     @Test("#48: in a twelve-hour locale the reminders say 7:30 AM and 6:00 PM")

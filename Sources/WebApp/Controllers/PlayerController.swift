@@ -57,7 +57,8 @@ struct PlayerHome: Codable, Sendable {
             return Quest(
                 name: option.name, badge: option.badge, playedToday: option.playedToday,
                 reminder: routine.flatMap { reminderWords(for: $0, option: option, world: world, now: now, clock: clock) },
-                paused: option.playedToday ? nil : pausedWords(routineID: option.routineID, world: world, now: now))
+                // A quest played today and started again can be paused too: she is told where it waits.
+                paused: pausedWords(routineID: option.routineID, world: world, now: now))
         }
         let learning = standing.calibrationSessionsLeft
         return PlayerHome(
