@@ -8,6 +8,11 @@ source scripts/setup.sh
 install_missing_packages mosquitto mosquitto-clients openssl locales
 scripts/check-house.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
+# The tests' folders and files in one place of this run's own, gone when it ends (a test that
+# fails keeps nothing behind either; a run beside it is untouched).
+TMPDIR=$(mktemp -d /tmp/questbox-test-run.XXXXXX)
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 # The web app's tests run in a process of their own: their in-process servers answer on
 # Swift's cooperative threads (one per core), which the daemon's and the CLI's tests hold
 # while they wait on real time and subprocesses; on a loaded 2-core machine a server then
