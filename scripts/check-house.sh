@@ -49,4 +49,20 @@ if (( $(wc -l < README.md) > 180 )); then
     echo "README.md: $(wc -l < README.md) lines, more than 180 (move details to docs/)" >&2
     failed=1
 fi
+# #49: the box's runtime stays in rooms a reader takes in at once: no file over 300 lines, and
+# the daemon wires its parts (each owning its state) with at most 12 stored properties.
+for file in Sources/BoxRuntime/*.swift; do
+    if (( $(wc -l < "$file") > 300 )); then
+        echo "$file: $(wc -l < "$file") lines, more than 300 (split it by what it holds)" >&2
+        failed=1
+    fi
+done
+# Stored: a `let`/`var` at the class's own level, not static, with no body (a `{` before any `=`).
+stored=$(awk '/^public final class BoxDaemon/ {inside=1; next} inside && /^}/ {exit}
+    inside && /^    (public |private |internal |fileprivate |public internal\(set\) |private\(set\) )*(let|var) [a-zA-Z]+/ && !/static / && !/^[^=]*\{/ {n++}
+    END {print n+0}' Sources/BoxRuntime/BoxDaemon.swift)
+if (( stored > 12 )); then
+    echo "Sources/BoxRuntime/BoxDaemon.swift: BoxDaemon has $stored stored properties, more than 12 (give the state to a part)" >&2
+    failed=1
+fi
 exit $failed

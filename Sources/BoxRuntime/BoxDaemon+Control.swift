@@ -7,14 +7,14 @@ import QuestCore
 extension BoxDaemon {
     func status() -> BoxStatus {
         BoxStatus(
-            board: board.profile.name, soundDevice: control?.soundDevice(), clockTrusted: day.wallClockTrusted, dataVersion: follower.reads,
+            board: board.profile.name, soundDevice: socket.control?.soundDevice(), clockTrusted: day.wallClockTrusted, dataVersion: follower.reads,
             unsavedPlays: persist.waiting, phase: state.phase.name, buttonCheck: state.buttonCheck,
-            version: BuildVersion.text, upMinutes: Int(max(0, clock.monotonicNanos() - startedNanos) / 60_000_000_000))
+            version: BuildVersion.text, upMinutes: Int(max(0, clock.monotonicNanos() - loop.startedNanos) / 60_000_000_000))
     }
 
     func handle(_ request: BoxRequest, from client: Int32) -> BoxMessage {
         switch ControlCommand.decide(
-            request, phase: state.phase, allowPress: control?.allowPress == true, locked: state.world.settings.lockedSwitches) {
+            request, phase: state.phase, allowPress: socket.control?.allowPress == true, locked: state.world.settings.lockedSwitches) {
         case .failure(let refusal):
             return .reply(to: request, error: refusal.message)
         case .success(let command):
@@ -27,7 +27,7 @@ extension BoxDaemon {
         let now = clock.monotonicNanos()
         switch command {
         case .state:
-            reply.screen = lastScreen.map(ScreenPayload.init)
+            reply.screen = memory.lastScreen.map(ScreenPayload.init)
             reply.notice = persist.notice
         case .reload:
             reply.applied = reload(reason: "requested")
@@ -37,16 +37,16 @@ extension BoxDaemon {
             return reply
         case .press(let role, let action):
             // Stamped now on CLOCK_MONOTONIC, as a line's edge would be.
-            step(.button(role, pressed: intake.push(role, action), atNanos: now))
+            step(.button(role, pressed: hardware.intake.push(role, action), atNanos: now))
             return reply
         case .touch(let role, let action):
-            step(.touch(role, pressed: intake.push(role, action), atNanos: now))
+            step(.touch(role, pressed: hardware.intake.push(role, action), atNanos: now))
             return reply
         case .buttonCheck(start: true):
             // The parent's wiring check and the first-run presence press hold the buttons for
             // as long as the asking client stays (at most the machine's limit): presses are
             // told to subscribers and start no quest.
-            holds.holdButtonCheck(client)
+            socket.holds.holdButtonCheck(client)
             if !state.buttonCheck { step(.buttonCheck(on: true, atNanos: now)) }
         case .buttonCheck(start: false):
             releaseButtonCheck(of: [client])
@@ -54,13 +54,13 @@ extension BoxDaemon {
             // PAR-2, #47: one claim at a time, and the first keeps the box (a second is refused,
             // so the act confirms only the claim whose code the box shows). The client that
             // asked holds it; its leaving ends it.
-            if let held = holds.claim, held.id != id {
+            if let held = socket.holds.claim, held.id != id {
                 return .reply(to: request, error: "claim: the box shows another claim; one at a time")
             }
-            holds.holdClaim(id, by: client)
+            socket.holds.holdClaim(id, by: client)
             step(.claim(.start(id: id, reset: reset, match: match), atNanos: now))
         case .claim(let id, start: false, _, _):
-            guard holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
+            guard socket.holds.claim?.id == id else { return .reply(to: request, error: "claim: \"\(id)\" is not the claim the box shows") }
             step(.claim(.cancel(id: id), atNanos: now))
         case .pairing(let pairing):
             // PRIV-1: the reply says whether the box shows the code (or took it as typed);
@@ -105,11 +105,11 @@ extension BoxDaemon {
     /// A wiring check: an LED colour for 2 s, a buzzer pattern, a sound (only when idle).
     private func testOutput(led color: LEDColor?, buzzer pattern: BuzzerPattern?, sound id: SoundID?, at now: MonotonicNanos) {
         if let color {
-            outputs.testLED(color, at: now)
+            hardware.outputs.testLED(color, at: now)
             server?.broadcast(.event("led") { $0.pattern = "test-\(color.rawValue)" })
         }
         if let pattern {
-            outputs.buzz(pattern, at: now)
+            hardware.outputs.buzz(pattern, at: now)
             for event in BoxMessage.events(for: .buzzer(pattern)) { server?.broadcast(event) }
         }
         if let id {
@@ -121,13 +121,13 @@ extension BoxDaemon {
     /// Socket clients left: what they held ends with them.
     func clientsLeft(_ departed: [Int32]) {
         releaseButtonCheck(of: departed)
-        if let id = holds.claimHeld(byAnyOf: departed) { step(.claim(.cancel(id: id), atNanos: clock.monotonicNanos())) }
+        if let id = socket.holds.claimHeld(byAnyOf: departed) { step(.claim(.cancel(id: id), atNanos: clock.monotonicNanos())) }
     }
 
     /// These clients let go of the button check (or left); the last one ends it. (A check
     /// on always has a holder: they are cleared when it ends by itself.)
     func releaseButtonCheck(of clients: [Int32]) {
-        if holds.releaseButtonCheck(clients), state.buttonCheck {
+        if socket.holds.releaseButtonCheck(clients), state.buttonCheck {
             step(.buttonCheck(on: false, atNanos: clock.monotonicNanos()))
         }
     }
@@ -137,6 +137,6 @@ extension BoxDaemon {
         var metadata: Logger.Metadata = ["claim": "\(update.id)", "progress": "\(update.progress.rawValue)"]
         if let reason = update.reason { metadata["reason"] = "\(reason.rawValue)" }
         logger.notice("parent PIN claim", metadata: metadata)
-        if update.progress == .confirmed || update.progress == .ended { holds.claimEnded(update.id) }
+        if update.progress == .confirmed || update.progress == .ended { socket.holds.claimEnded(update.id) }
     }
 }

@@ -19,26 +19,20 @@ extension BoxDaemon {
     /// store re-check) and on the wall clock (midnight or a reminder). LED and buzzer steps are
     /// left out: they change no state and catch up at the next step.
     public var nextDue: (monotonic: MonotonicNanos?, wall: Date?) {
-        let mono = [timers.next?.atNanos, persist.retryAt, follower.recheckAt].compactMap { $0 }.min()
+        let mono = [memory.timers.next?.atNanos, persist.retryAt, follower.recheckAt].compactMap { $0 }.min()
         return (mono, day.armed?.at)
     }
 
     /// The button edges waiting on the lines, stepped in order (a ready line descriptor).
-    public func takeEdges() {
-        for edge in intake.waitingEdges() { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
-    }
+    public func takeEdges() { _ = tick([.edges(nil)]) }
 
-    /// Everything due at the clocks' current time: the day's timer when its wall time came,
-    /// a store another program changed (re-read while idle), then the machine's timers.
+    /// Everything due at the clocks' current time, as one step of `run`: the day's timer when
+    /// its wall time came (the driven box's wall clock is no timerfd's), whatever the store's
+    /// watch holds (another program's writes), then the same work as every step.
     public func runDue() {
-        if let armed = day.armed, clock.wallNow() >= armed.at {
-            calendarChanged(reason: armed.reminder ? "reminder" : "midnight")
-        }
-        if case .idle = state.phase {
-            if follower.hasChanged() { reload(reason: "store changed") }
-            if pendingReload { reload(reason: "after the quest") }
-        }
-        runDueWork()
+        var wakes: [Wake] = [.storeWatch]
+        if let armed = day.armed, clock.wallNow() >= armed.at { wakes.insert(.dayTimer(reason: armed.reminder ? "reminder" : "midnight"), at: 0) }
+        _ = tick(wakes)
     }
 
     /// The wall clock was set (the day's timer is cancelled by the kernel then).

@@ -13,14 +13,11 @@ extension BoxDaemon {
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
         // #36: a while after a quest the pages it mapped go back (a quest in play keeps them).
-        if case .idle = state.phase {
-            if !wasIdle { pagesBackAt = clock.monotonicNanos() + pagesBackAfterQuestNanos }
-        } else {
-            pagesBackAt = nil
-        }
+        let isIdle = if case .idle = state.phase { true } else { false }
+        memory.phaseMoved(wasIdle: wasIdle, isIdle: isIdle, now: clock.monotonicNanos())
         if state.buttonCheck != checkingBefore {
             // Ended by its time limit or a quest: nobody holds it any more.
-            if !state.buttonCheck { holds.buttonCheckEnded() }
+            if !state.buttonCheck { socket.holds.buttonCheckEnded() }
             logger.info("button check", metadata: ["on": "\(state.buttonCheck)"])
             server?.broadcast(.event("box") { $0.box = status() })
         }
@@ -41,9 +38,9 @@ extension BoxDaemon {
         // A debounce window closed: the line's real level settles what its edges left open.
         for case .readButton(let role) in effects {
             // Edges that arrived since the last poll come first: the read is newer than them.
-            for edge in intake.waitingEdges() { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
+            for edge in hardware.intake.waitingEdges() { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
             do {
-                let level = try intake.level(of: role)
+                let level = try hardware.intake.level(of: role)
                 let readAt = clock.monotonicNanos()
                 logger.debug("level", metadata: ["button": "\(role)", "pressed": "\(level)", "ns": "\(readAt)"])
                 step(.buttonLevel(role, pressed: level, atNanos: readAt))
@@ -65,14 +62,14 @@ extension BoxDaemon {
         for effect in effects {
             switch effect {
             case .led(let pattern):
-                outputs.showMachine(pattern, at: clock.monotonicNanos())
+                hardware.outputs.showMachine(pattern, at: clock.monotonicNanos())
             case .buzzer(let pattern):
-                outputs.buzz(pattern, at: clock.monotonicNanos())
+                hardware.outputs.buzz(pattern, at: clock.monotonicNanos())
             case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged, .speak, .cutSpeech:
                 break
             }
         }
-        timers.apply(effects)
+        memory.timers.apply(effects)
         // The idle gesture's switch (#32) applies before its own confirming sound.
         for case .persist(.soundMuted(let muted)) in effects { applySoundSwitch(muted: muted) }
         for case .playSound(let s) in effects { sound.play(s) }
@@ -93,7 +90,7 @@ extension BoxDaemon {
                 if case .reminderSounded(_, let name, _) = request { logger.info("reminder sounded", metadata: ["routine": "\(name)"]) }
                 save(request)
             case .display(let screen):
-                lastScreen = screen
+                memory.lastScreen = screen
                 display.show(screen, notice: persist.notice)
             case .claimChanged(let update):
                 claimMoved(update)
@@ -105,12 +102,12 @@ extension BoxDaemon {
                 for event in BoxMessage.events(for: effect, notice: persist.notice) { server.broadcast(event) }
             }
         }
-        outputs.playCueWhenFree(at: clock.monotonicNanos())
-        nextID = Self.randomID()
+        hardware.outputs.playCueWhenFree(at: clock.monotonicNanos())
+        memory.nextID = Self.randomID()
     }
 
     func environment() -> QuestEnvironment {
-        QuestEnvironment(now: clock.wallNow(), newID: nextID, wallClockTrusted: clock.isWallClockTrusted())
+        QuestEnvironment(now: clock.wallNow(), newID: memory.nextID, wallClockTrusted: clock.isWallClockTrusted())
     }
 
     /// A version 4 UUID from getrandom(2). Foundation's `UUID()` opens, reads and closes
@@ -140,7 +137,7 @@ extension BoxDaemon {
     /// the player sees the result with a "not saved" cue, and the write is retried.
     func save(_ request: PersistRequest) {
         if !persist.save(request, wallClockTrusted: clock.isWallClockTrusted(), at: clock.monotonicNanos()) {
-            outputs.cueNotSaved()
+            hardware.outputs.cueNotSaved()
             showAgain()
         }
     }
@@ -152,7 +149,7 @@ extension BoxDaemon {
 
     /// The last screen again, with or without the "not saved" notice, on every surface.
     func showAgain() {
-        guard let screen = lastScreen else { return }
+        guard let screen = memory.lastScreen else { return }
         let notice = persist.notice
         display.show(screen, notice: notice)
         server?.broadcast(.event("screen") { $0.screen = ScreenPayload(screen); $0.notice = notice })

@@ -45,11 +45,11 @@ extension BoxDaemon {
         case .idle, .summary, .reflection, .intro:
             break
         case .estimating, .active, .revealing:
-            if !pendingReload { logger.info("store changed during a quest; applies after it", metadata: ["reason": "\(reason)"]) }
-            pendingReload = true
+            if !memory.pendingReload { logger.info("store changed during a quest; applies after it", metadata: ["reason": "\(reason)"]) }
+            memory.pendingReload = true
             return "after-quest"
         }
-        pendingReload = false
+        memory.pendingReload = false
         guard let world = follower.reread() else { return "now" }
         step(.worldUpdated(world, atNanos: clock.monotonicNanos()))
         day.arm(for: state.world)  // reminder times may have changed

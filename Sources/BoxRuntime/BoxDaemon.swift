@@ -14,72 +14,38 @@ import SystemClock
 /// the local socket with its clients. It feeds `QuestMachine` the kernel's edge timestamps
 /// and performs its effects. With nothing pending it never wakes up.
 ///
-/// This file is the loop and its timers, and where the rooms are wired: `EdgeIntake` (the
-/// buttons), `OutputPatterns` (LED and buzzer), `PersistQueue` (saving plays),
-/// `StoreFollower` (changes by other programs), `DaySchedule` (midnight, reminders,
-/// backups) and `ControlCommand` (the socket). The machine's steps and effects are in
-/// `BoxDaemon+Machine.swift`, the socket's commands carried out in `BoxDaemon+Control.swift`.
+/// This file is the loop, its one step (`tick`, which `run` and the driven tests share) and
+/// where the parts are wired; each part owns its state: `BoxHardware` (the buttons' intake,
+/// the LED and buzzer patterns, sound, voice, screen), `StepMemory` (timers, the last screen),
+/// `PersistQueue` (saving plays), `StoreFollower` (changes by other programs), `DaySchedule`
+/// (midnight, reminders, backups, the USB copy), `SocketSide` (the socket and its holds) and
+/// `LoopResources` (the loop's descriptors, the watchdog). The machine's steps and effects are
+/// in `BoxDaemon+Machine.swift`, the socket's commands carried out in `BoxDaemon+Control.swift`.
 public final class BoxDaemon: @unchecked Sendable {
-    let board: BoardGPIO
+    var hardware: BoxHardware
     let db: QuestDatabase
     let clock: SystemClock
-    let sound: SoundOutput
-    /// #35: the voice, when one started (nil: the box has sounds only).
-    let speech: SpeechOutput?
-    let display: DisplayOutput
     let logger: Logger
-    let control: ControlOptions?
-    /// When the box started (CLOCK_MONOTONIC), for its uptime in `state`.
-    let startedNanos: MonotonicNanos
-
-    /// What every surface shows while a play waits in memory.
-    public static let notSavedNotice = PersistQueue.notSavedNotice
     public internal(set) var state: QuestState
-    var timers = TimerQueue()
-    var intake: EdgeIntake
-    var outputs: OutputPatterns
+    var memory: StepMemory
     let persist: PersistQueue
     let follower: StoreFollower
     let day: DaySchedule
-    var holds = SocketHolds()
-    var server: ControlServer?
-    /// The last screen the machine showed, to show again when the save status changes.
-    var lastScreen: Screen?
-    /// A change arrived during a quest: it applies when the box is idle again.
-    var pendingReload = false
-    /// The id the next step may give a play, drawn at the end of `perform`, after the lines
-    /// were set: getrandom(2) is a system call, not to be made between an edge and its LED.
-    var nextID = BoxDaemon.randomID()
+    var socket: SocketSide
+    let loop: LoopResources
 
-    private let timerFD: Int32
-    private let wakeFD: Int32
-    private var signalFD: Int32 = -1
-    private var watchdogInterval: MonotonicNanos?
-    private var nextWatchdogPing: MonotonicNanos?
-    private let counters = NSLock()
-    private var wakeupCount = 0
-    private var releaseCount = 0
-    /// When the pages a quest mapped go back (#36): a while after the box turned idle.
-    var pagesBackAt: MonotonicNanos?
-    /// How long after a quest they go back (tests shorten it; set before `run`).
-    public var pagesBackAfterQuestNanos = StartUpMemory.afterQuestDelayNanos
-    /// BACK-1: copies of the backups to USB sticks (set before `run`; nil: none).
-    public var offCard: OffCardCopier?
+    /// What every surface shows while a play waits in memory.
+    public static let notSavedNotice = PersistQueue.notSavedNotice
 
     /// Loads the world from the store and prepares the loop's descriptors.
     public init(
         board: BoardGPIO, database: QuestDatabase, clock: SystemClock, sound: SoundOutput, speech: SpeechOutput? = nil,
         display: DisplayOutput, calendar: Calendar, rules: GameRules? = nil, control: ControlOptions? = nil, logger: Logger
     ) throws {
-        self.board = board
-        self.control = control
-        self.db = database
+        db = database
         self.clock = clock
-        self.sound = sound
-        self.speech = speech
-        self.display = display
         self.logger = logger
-        startedNanos = clock.monotonicNanos()
+        loop = try LoopResources(startedNanos: clock.monotonicNanos())
         var r = rules ?? GameRules.standard
         if rules == nil {
             r.debounceMs = Int64(board.profile.debounceMs)
@@ -95,48 +61,48 @@ public final class BoxDaemon: @unchecked Sendable {
         if unreadable.total > unreadable.lines.count {
             logger.warning("more unreadable rows skipped", metadata: ["count": "\(unreadable.total - unreadable.lines.count)"])
         }
-        intake = EdgeIntake(board: board, logger: logger)
-        outputs = OutputPatterns(
-            setLED: { [board, logger] color in
-                do { try board.setLED(color) } catch { logger.error("LED failed", metadata: ["error": "\(error)"]) }
-            },
-            setBuzzer: { [board, logger] on in
-                do { try board.setBuzzer(on) } catch { logger.error("buzzer failed", metadata: ["error": "\(error)"]) }
-            })
+        hardware = BoxHardware(board: board, sound: sound, speech: speech, display: display, logger: logger)
+        memory = StepMemory(nextID: Self.randomID())
         persist = PersistQueue(logger: logger) { [database, follower] request, trusted in
             defer { follower.ownWriteDone() }
             try database.apply(request, wallClockTrusted: trusted)
         }
         day = try DaySchedule(database: database, clock: clock, logger: logger) { [follower] in follower.ownWriteDone() }
-        timerFD = qb_timerfd_create()
-        wakeFD = qb_eventfd_create()
-        guard timerFD >= 0, wakeFD >= 0 else {
-            for fd in [timerFD, wakeFD] where fd >= 0 { close(fd) }
-            throw GPIOFailure("cannot create the event loop's descriptors: \(String(cString: strerror(errno)))")
-        }
-        if let usec = ProcessInfo.processInfo.environment["WATCHDOG_USEC"].flatMap(Int64.init), usec > 0 {
-            watchdogInterval = usec * 1_000 / 2  // ping at half the interval systemd expects
-        }
-        if let control {
-            server = try ControlServer(
-                path: control.socketPath, maximumClients: control.maximumClients, reservedClients: control.reservedClients,
-                idleSeconds: control.idleSeconds, maximumQueuedBytes: control.maximumQueuedBytes, logger: logger)
-        }
+        socket = SocketSide(control: control, server: try control.map {
+            try ControlServer(
+                path: $0.socketPath, maximumClients: $0.maximumClients, reservedClients: $0.reservedClients,
+                idleSeconds: $0.idleSeconds, maximumQueuedBytes: $0.maximumQueuedBytes, logger: logger)
+        })
         applyVoice(try database.settings().voice)
         prepareVoice()
     }
 
-    deinit {
-        for fd in [timerFD, wakeFD, signalFD] where fd >= 0 { close(fd) }
+    // The parts' members the extensions use most, by their short names.
+    var board: BoardGPIO { hardware.board }
+    var sound: SoundOutput { hardware.sound }
+    var speech: SpeechOutput? { hardware.speech }
+    var display: DisplayOutput { hardware.display }
+    var server: ControlServer? { socket.server }
+
+    /// BACK-1: copies of the backups to USB sticks (set before `run`; nil: none).
+    public var offCard: OffCardCopier? {
+        get { day.offCard }
+        set { day.offCard = newValue }
+    }
+
+    /// How long after a quest its pages go back (tests shorten it; set before `run`).
+    public var pagesBackAfterQuestNanos: MonotonicNanos {
+        get { memory.pagesBackAfterQuestNanos }
+        set { memory.pagesBackAfterQuestNanos = newValue }
     }
 
     /// Times `poll` returned: the measure of wake-ups (0 while idle).
-    public var wakeups: Int { counters.withLock { wakeupCount } }
+    public var wakeups: Int { loop.wakeups }
     /// How many times a quest's pages went back since start (#36).
-    public var memoryReleasesAfterQuests: Int { counters.withLock { releaseCount } }
+    public var memoryReleasesAfterQuests: Int { loop.releases }
 
     /// Ends `run` from another thread.
-    public func requestShutdown() { qb_eventfd_signal(wakeFD) }
+    public func requestShutdown() { qb_eventfd_signal(loop.wakeFD) }
 
     /// Runs until shutdown (SIGTERM/SIGINT when `handleSignals`, or `requestShutdown`); then
     /// the LED and buzzer are switched off. The caller releases the lines and the database.
@@ -145,10 +111,7 @@ public final class BoxDaemon: @unchecked Sendable {
     /// audio thread (10): a busy Pi (a kiosk browser, the web app) then cannot hold a press
     /// off its LED. Where that is not permitted the loop runs at normal priority and says so.
     public func run(handleSignals: Bool, loopPriority: Int32 = 0, onReady: (() -> Void)? = nil) throws {
-        if handleSignals {
-            signalFD = qb_signalfd_term()
-            guard signalFD >= 0 else { throw GPIOFailure("cannot watch SIGTERM/SIGINT: \(String(cString: strerror(errno)))") }
-        }
+        if handleSignals { try loop.watchSignals() }
         StartUpMemory.readCodeAhead(logger: logger)
         startUp()
         day.arm(for: state.world)
@@ -166,54 +129,16 @@ public final class BoxDaemon: @unchecked Sendable {
                 ])
             }
         }
-        nextWatchdogPing = watchdogInterval.map { clock.monotonicNanos() + $0 }
-        let watchFD = follower.watchFD
-        loop: while true {
+        loop.startWatchdog(at: clock.monotonicNanos())
+        while true {
             arm()
-            var fds = intake.descriptors + [timerFD, day.timerFD, wakeFD] + (signalFD >= 0 ? [signalFD] : []) + (watchFD >= 0 ? [watchFD] : [])
-            var wantWrite = [Int32](repeating: 0, count: fds.count)
-            if let offCard, offCard.watchFD >= 0 {
-                fds.append(offCard.watchFD)
-                wantWrite.append(4)
-            }
-            for entry in server?.pollEntries ?? [] {
-                fds.append(entry.fd)
-                wantWrite.append(entry.wantWrite ? 1 : 0)
-            }
+            var (fds, wantWrite) = pollSet()
             var ready = [Int32](repeating: 0, count: fds.count)
             let n = qb_poll(&fds, &wantWrite, Int32(fds.count), -1, &ready)
-            counters.withLock { wakeupCount += 1 }
+            loop.countWakeup()
             guard n >= 0 else { throw GPIOFailure("poll failed: \(String(cString: strerror(errno)))") }
-            for (i, fd) in fds.enumerated() where ready[i] != 0 {
-                switch fd {
-                case wakeFD:
-                    qb_eventfd_drain(wakeFD)
-                    logger.info("shutdown requested")
-                    break loop
-                case signalFD:
-                    logger.info("shutdown", metadata: ["signal": "\(qb_signalfd_read(signalFD))"])
-                    break loop
-                case timerFD:
-                    qb_timerfd_drain(timerFD)
-                case day.timerFD:
-                    calendarChanged(reason: day.fired())
-                case watchFD:
-                    follower.watchFired()
-                case offCard?.watchFD:
-                    offCard?.check()
-                case let fd where server?.owns(fd) == true:
-                    server?.service(fd, ready: ready[i], hello: { .hello(status()) }, handle: handle)
-                default:
-                    for edge in intake.edges(from: fd) { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
-                }
-            }
-            if let server, let due = server.idleDeadline, due <= ControlServer.monotonicNow() { server.closeIdle() }
-            if let departed = server?.takeDeparted(), !departed.isEmpty { clientsLeft(departed) }
-            if case .idle = state.phase {
-                if follower.checkDue, follower.hasChanged() { reload(reason: "store changed") }
-                if pendingReload { reload(reason: "after the quest") }
-            }
-            runDueWork()
+            let wakes = fds.indices.filter { ready[$0] != 0 }.map { wake(for: fds[$0], ready: ready[$0]) }
+            guard tick(wakes) else { break }
         }
         _ = qb_sd_notify("STOPPING=1")
         if !persist.isEmpty { retryWrites(at: clock.monotonicNanos()) }
@@ -221,7 +146,41 @@ public final class BoxDaemon: @unchecked Sendable {
             logger.error("plays not saved at shutdown", metadata: ["requests": "\(persist.waiting)"])
         }
         do { try board.allOff() } catch { logger.error("switching outputs off failed", metadata: ["error": "\(error)"]) }
-        server = nil  // closes the clients and removes the socket file
+        socket.server = nil  // closes the clients and removes the socket file
+    }
+
+    /// One step of the loop, for `run` and the driven tests alike: the button edges first
+    /// (a press's lines are set before anything else the step does), then the other wakes in
+    /// their order, then the socket's idle and departed clients, the store's changes while
+    /// idle, and everything due on the monotonic clock. False: shut down.
+    func tick(_ wakes: [Wake]) -> Bool {
+        for case .edges(let fd) in wakes {
+            let edges = fd.map { hardware.intake.edges(from: $0) } ?? hardware.intake.waitingEdges()
+            for edge in edges { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
+        }
+        for wake in wakes {
+            switch wake {
+            case .edges, .monotonicTimer: break
+            case .shutdown(signal: nil):
+                logger.info("shutdown requested")
+                return false
+            case .shutdown(signal: let signal?):
+                logger.info("shutdown", metadata: ["signal": "\(signal)"])
+                return false
+            case .dayTimer(let reason): calendarChanged(reason: reason)
+            case .storeWatch: follower.watchFired()
+            case .sticks: offCard?.check()
+            case .client(let fd, let ready): server?.service(fd, ready: ready, hello: { .hello(status()) }, handle: handle)
+            }
+        }
+        if let server, let due = server.idleDeadline, due <= ControlServer.monotonicNow() { server.closeIdle() }
+        if let departed = server?.takeDeparted(), !departed.isEmpty { clientsLeft(departed) }
+        if case .idle = state.phase {
+            if follower.checkDue, follower.hasChanged() { reload(reason: "store changed") }
+            if memory.pendingReload { reload(reason: "after the quest") }
+        }
+        runDueWork()
+        return true
     }
 
     // MARK: the loop's work
@@ -271,26 +230,25 @@ public final class BoxDaemon: @unchecked Sendable {
     /// current monotonic time.
     func runDueWork() {
         let now = clock.monotonicNanos()
-        while let due = timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
-        outputs.advance(to: now)
+        while let due = memory.timers.popDue(now: now) { step(.timerFired(due.timer, atNanos: due.atNanos)) }
+        hardware.outputs.advance(to: now)
         if let at = persist.retryAt, at <= now { retryWrites(at: now) }
         if let at = follower.recheckAt, at <= now, follower.hasChanged() { reload(reason: "store changed") }
-        if let at = pagesBackAt, at <= now {
-            pagesBackAt = nil
-            StartUpMemory.releaseAfterQuest(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger) { [counters] in
-                counters.withLock { self.releaseCount += 1 }
+        if memory.pagesBackDue(at: now) {
+            StartUpMemory.releaseAfterQuest(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger) { [loop] in
+                loop.countRelease()
             }
         }
-        if let ping = nextWatchdogPing, ping <= now, let interval = watchdogInterval {
-            _ = qb_sd_notify("WATCHDOG=1")
-            nextWatchdogPing = now + interval
-        }
+        loop.pingWatchdogIfDue(at: now)
     }
 
     /// The monotonic timerfd at the earliest pending deadline (disarmed when there is none).
     private func arm() {
         let idleClient = server?.idleDeadline.map { MonotonicNanos(clamping: $0) }
-        let deadlines = [timers.next?.atNanos, outputs.nextChangeAt, nextWatchdogPing, persist.retryAt, follower.recheckAt, idleClient, pagesBackAt].compactMap { $0 }
-        _ = qb_timerfd_arm(timerFD, deadlines.min() ?? -1)
+        let deadlines = [
+            memory.timers.next?.atNanos, hardware.outputs.nextChangeAt, loop.nextWatchdogPing, persist.retryAt, follower.recheckAt,
+            idleClient, memory.pagesBackAt,
+        ].compactMap { $0 }
+        _ = qb_timerfd_arm(loop.timerFD, deadlines.min() ?? -1)
     }
 }

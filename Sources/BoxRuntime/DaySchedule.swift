@@ -20,6 +20,8 @@ final class DaySchedule {
     /// The wall time the timer is armed for, and whether for a reminder (before midnight).
     private(set) var armed: (at: Date, reminder: Bool)?
     private(set) var wallClockTrusted: Bool
+    /// BACK-1: copies of the backups to USB sticks (nil: none).
+    var offCard: OffCardCopier?
 
     init(database: QuestDatabase, clock: SystemClock, logger: Logger, afterWrite: @escaping () -> Void) throws {
         db = database
