@@ -13,8 +13,26 @@
 # minute on 2 cores: valgrind's callgrind runs the release daemon-figures (the BoxDaemon loop on fake
 # buttons: start, idle, a quest) and `questbox run` up to its GPIO chip (argument parsing,
 # the board profile, opening the store), and records every function entered.
+#
+# `scripts/hot-code.sh --check PROGRAM` (the package test runs it on the built questbox): fails
+# when the file names a function of this project's own modules that PROGRAM no longer has (a
+# rename, a move), so the file never goes stale unseen. Left out: callgrind's recursion marks,
+# LLVM's numbered clones (`.123`, renumbered by any build) and DaemonFigures' own functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == --check ]]; then
+    program=${2:?usage: scripts/hot-code.sh --check PROGRAM}
+    modules=$(ls Sources | grep -v '^DaemonFigures$' | paste -sd'|')
+    wanted=$(sed "s/'[0-9]*\$//" deploy/link/hot-code.order | grep -E "^\\\$s[0-9]+($modules)" | grep -vE '\.[0-9]+$' | LC_ALL=C sort -u)
+    stale=$(LC_ALL=C comm -23 <(printf '%s\n' "$wanted") <(nm "$program" | awk '{print $NF}' | LC_ALL=C sort -u))
+    if [[ -n $stale ]]; then
+        echo "deploy/link/hot-code.order names $(wc -l <<<"$stale") function(s) $program does not have (run scripts/hot-code.sh):" >&2
+        swift demangle --simplified <<<"$stale" | head -20 >&2
+        exit 1
+    fi
+    echo "hot-code: the order file's $(wc -l <<<"$wanted") functions of this project are all in $program" >&2
+    exit 0
+fi
 source scripts/setup.sh
 install_missing_packages valgrind
 swift build "${RELEASE_BUILD[@]}" --product daemon-figures >&2
