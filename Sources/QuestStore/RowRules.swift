@@ -273,8 +273,13 @@ extension QuestDatabase {
     }
 
     /// The rows that break `RowRules` (skipped by every reader): lines and the total count.
-    public func unreadableRows(limit: Int = 20) throws -> (lines: [String], total: Int) {
-        try pool.read { db in try RowRules.problems(db, limit: limit) }
+    /// `onWriter`: read on the writer's connection, so a process with one reader (the
+    /// daemon's small footprint) can load its world on the reader meanwhile.
+    public func unreadableRows(limit: Int = 20, onWriter: Bool = false) throws -> (lines: [String], total: Int) {
+        if onWriter, let pool = pool as? DatabasePool {
+            return try pool.writeWithoutTransaction { db in try RowRules.problems(db, limit: limit) }
+        }
+        return try pool.read { db in try RowRules.problems(db, limit: limit) }
     }
 
     static func contentReport(_ db: Database, limit: Int = 20) throws -> ContentReport {
