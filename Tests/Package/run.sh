@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
-install_missing_packages debootstrap lintian e2fsprogs
+install_missing_packages debootstrap lintian e2fsprogs binutils
 fail() { echo "FAIL package: $*" >&2; exit 1; }
 # The upgrade test starts from the package of this commit (the first whose package installs
 # in a fresh root); made before this checkout's build, which then leaves the shared release
