@@ -15,33 +15,42 @@ public struct PairedKiosk: Equatable, Sendable {
 }
 
 extension QuestDatabase {
+    /// The paired browsers' records, over the store's one writer.
+    public var kiosks: KioskPairingStore { KioskPairingStore(pool: pool) }
+}
+
+/// #33, PRIV-1: the browsers paired to the box (touch kiosks, her phone): an area of the store
+/// with its own records, over the one writer.
+public struct KioskPairingStore: Sendable {
+    let pool: any DatabaseWriter
+
     /// A family has a display or two; a long list would only hide a stranger's pairing.
-    public static let maximumPairedKiosks = 8
-    public static let maximumKioskNameCharacters = 40
+    public static let maximumPaired = 8
+    public static let maximumNameCharacters = 40
 
     /// A new token for a browser to keep: 256 random bits as 64 hex digits.
-    public static func newKioskToken() -> String { RandomText.hex(bytes: 32) }
+    public static func newToken() -> String { RandomText.hex(bytes: 32) }
 
-    /// Pairs the browser that keeps `token` (from `newKioskToken`) as a kiosk named `name`.
-    public func pairKiosk(name: String, token: String, now: Date, canPress: Bool = true) throws {
-        guard Self.isKioskToken(token) else { throw StoreError.invalid("kiosk token: not one this box made") }
+    /// Pairs the browser that keeps `token` (from `newToken`) as a kiosk named `name`.
+    public func pair(name: String, token: String, now: Date, canPress: Bool = true) throws {
+        guard Self.isToken(token) else { throw StoreError.invalid("kiosk token: not one this box made") }
         let name = name.trimmingCharacters(in: .whitespaces)
-        guard (1...Self.maximumKioskNameCharacters).contains(name.count) else {
-            throw StoreError.invalid("kiosk name: 1 to \(Self.maximumKioskNameCharacters) characters")
+        guard (1...Self.maximumNameCharacters).contains(name.count) else {
+            throw StoreError.invalid("kiosk name: 1 to \(Self.maximumNameCharacters) characters")
         }
         if let problem = DisplayText.nameProblem(name) { throw StoreError.invalid("kiosk name: \(problem)") }
         try pool.write { db in
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pairedKiosk") ?? 0
-            guard count < Self.maximumPairedKiosks else {
-                throw StoreError.invalid("kiosks: \(Self.maximumPairedKiosks) are paired already; unpair one first")
+            guard count < Self.maximumPaired else {
+                throw StoreError.invalid("kiosks: \(Self.maximumPaired) are paired already; unpair one first")
             }
             try db.execute(
                 sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt, canPress) VALUES (?, ?, ?, ?)",
-                arguments: [name, Self.kioskTokenHash(token), now.timeIntervalSince1970, canPress])
+                arguments: [name, Self.tokenHash(token), now.timeIntervalSince1970, canPress])
         }
     }
 
-    public func pairedKiosks() throws -> [PairedKiosk] {
+    public func all() throws -> [PairedKiosk] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, pairedAt, canPress FROM pairedKiosk WHERE \(RowRules.valid("pairedKiosk")) ORDER BY id")
                 .map(Self.pairedKiosk(row:))
@@ -49,18 +58,18 @@ extension QuestDatabase {
     }
 
     /// The kiosk this token pairs, or nil (a token of another shape is never looked up).
-    public func pairedKiosk(token: String) throws -> PairedKiosk? {
-        guard Self.isKioskToken(token) else { return nil }
+    public func paired(token: String) throws -> PairedKiosk? {
+        guard Self.isToken(token) else { return nil }
         return try pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT id, name, pairedAt, canPress FROM pairedKiosk WHERE tokenHash = ? AND \(RowRules.valid("pairedKiosk"))",
-                arguments: [Self.kioskTokenHash(token)])
+                arguments: [Self.tokenHash(token)])
             .map(Self.pairedKiosk(row:))
         }
     }
 
     /// True when a kiosk was unpaired (its browser's buttons stop at once).
-    public func unpairKiosk(id: Int64) throws -> Bool {
+    public func unpair(id: Int64) throws -> Bool {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM pairedKiosk WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -71,12 +80,12 @@ extension QuestDatabase {
         PairedKiosk(id: row[0], name: row[1], pairedAt: Date(timeIntervalSince1970: row[2]), canPress: row[3])
     }
 
-    /// A token of the shape `newKioskToken` makes (64 lower-case hex digits).
-    public static func isKioskToken(_ token: String) -> Bool {
+    /// A token of the shape `newToken` makes (64 lower-case hex digits).
+    public static func isToken(_ token: String) -> Bool {
         token.utf8.count == 64 && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    static func kioskTokenHash(_ token: String) -> String {
+    static func tokenHash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -148,7 +148,7 @@ public struct WebServices: Sendable {
         playerPages = PlayerPagesSetting(database: database, clock: clock)
         presence = PresenceCheck(
             clock: clock, socketPath: box.socketPath, logger: logger,
-            hasGlass: { (try? database.pairedKiosks().contains { $0.canPress }) ?? false },
+            hasGlass: { (try? database.kiosks.all().contains { $0.canPress }) ?? false },
             onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)

@@ -49,11 +49,11 @@ struct PhonePairingTests {
 
             let wrong = try await phone.post(client, "/pair/phone/code", [("code", code == "000000" ? "111111" : "000000"), ("back", "/stats")])
             #expect(wrong.status == .unprocessableContent && String(buffer: wrong.body).contains("4 tries left"))
-            #expect(try db.pairedKiosks().isEmpty)
+            #expect(try db.kiosks.all().isEmpty)
             let typed = try await phone.post(client, "/pair/phone/code", [("code", "\(code.prefix(3)) \(code.suffix(3))"), ("back", "/stats")])
             #expect(typed.status == .seeOther && typed.headers[.location] == "/stats")
             #expect(box.pairs.withLock { $0.last.map { ($0.name, $0.action) } } ?? ("", "") == (name, "done"))
-            let paired = try db.pairedKiosks()
+            let paired = try db.kiosks.all()
             #expect(paired.map(\.canPress) == [false] && paired.map(\.name) == [PhonePairingController.pairedName])
             let (after, stats) = try await phone.get(client, "/stats")
             #expect(after == .ok && stats.contains("Your stats"), "her phone sees her pages")
@@ -86,7 +86,7 @@ struct PhonePairingTests {
             let code = try #require(Self.shownCode(box))
             let gone = try await first.post(client, "/pair/phone/code", [("code", code), ("back", "/me")])
             #expect(gone.status == .conflict && String(buffer: gone.body).contains("no longer shows that code"))
-            #expect(try db.pairedKiosks().isEmpty)
+            #expect(try db.kiosks.all().isEmpty)
 
             box.refusals.withLock { $0["pair"] = "pair: a quest is running (active); the box gives a phone's code only between quests" }
             try await Task.sleep(nanoseconds: 2_100_000_000)  // asks are 2 s apart

@@ -50,7 +50,7 @@ struct TouchKioskTests {
             _ = try await stranger.get(client, "/kiosk")
             let sneaky = try await stranger.post(client, "/parent/kiosks/pair", [("code", code), ("name", "Mine")])
             #expect(sneaky.headers[.location] != "/parent/kiosks?done=paired", "sent to sign in")
-            #expect(try db.pairedKiosks().isEmpty)
+            #expect(try db.kiosks.all().isEmpty)
 
             var parent = try await signedInParent(client)
             (_, page) = try await parent.get(client, "/parent/kiosks")
@@ -62,8 +62,8 @@ struct TouchKioskTests {
             let fresh = code  // a refused name leaves the code waiting
             let paired = try await parent.post(client, "/parent/kiosks/pair", [("code", String(fresh.prefix(3)) + " " + String(fresh.dropFirst(3))), ("name", "Kitchen display"), ("press", "on")])
             #expect(paired.status == .seeOther)
-            #expect(try db.pairedKiosks().map(\.name) == ["Kitchen display"])
-            #expect(try db.pairedKiosk(token: token) != nil, "the kiosk's own token, kept since it asked")
+            #expect(try db.kiosks.all().map(\.name) == ["Kitchen display"])
+            #expect(try db.kiosks.paired(token: token) != nil, "the kiosk's own token, kept since it asked")
             #expect(try await parent.post(client, "/parent/kiosks/pair", [("code", fresh), ("name", "Again")]).status == .unprocessableContent, "a code pairs once")
 
             (_, page) = try await kiosk.get(client, "/kiosk")
@@ -82,7 +82,7 @@ struct TouchKioskTests {
             // A stranger: no buttons, and neither a made-up token nor the kiosk's code pairs it.
             (_, page) = try await stranger.get(client, "/kiosk")
             #expect(!page.contains("data-touch"))
-            stranger.cookies[KioskPairingRequests.cookieName] = QuestDatabase.newKioskToken()
+            stranger.cookies[KioskPairingRequests.cookieName] = KioskPairingStore.newToken()
             #expect(try await stranger.post(client, "/kiosk/press", [("button", "stop"), ("action", "tap")]).status == .forbidden)
             #expect(box.touches.withLock { $0.count } == 2)
 
@@ -93,7 +93,7 @@ struct TouchKioskTests {
             #expect(page.contains("Kitchen display"))
             #expect(page.contains("presses the box"))
             #expect(page.components(separatedBy: "name=\"csrf\" value=\"\(parent.csrf)\"").count == 4, "each form has the token (pair, this browser, unpair)")
-            let id = try #require(try db.pairedKiosks().first?.id)
+            let id = try #require(try db.kiosks.all().first?.id)
             #expect(try await parent.post(client, "/parent/kiosks/\(id)/unpair", []).status == .seeOther)
             #expect(box.touches.withLock { $0 } == ["lock down", "lock up", "stop down", "stop up"], "unpairing lets STOP go")
             #expect(try await kiosk.post(client, "/kiosk/press", [("button", "lock"), ("action", "tap")]).status == .forbidden)
@@ -199,7 +199,7 @@ struct TouchKioskTests {
     func codes() throws {
         let clock = FakeSystemClock(wall: Date(timeIntervalSince1970: 1_795_000_000))
         let requests = KioskPairingRequests(clock: clock)
-        let a = QuestDatabase.newKioskToken(), b = QuestDatabase.newKioskToken()
+        let a = KioskPairingStore.newToken(), b = KioskPairingStore.newToken()
         let codeA = try #require(requests.ask(token: a, client: "192.168.1.20"))
         #expect(codeA.count == 6 && codeA.allSatisfy(\.isNumber))
         #expect(requests.ask(token: a, client: "192.168.1.20") == codeA && requests.code(for: a) == codeA)
@@ -213,11 +213,11 @@ struct TouchKioskTests {
         #expect(requests.code(for: a) == nil && requests.token(forCode: codeA) == nil, "10 minutes on")
 
         // The real kiosk asks; a stranger floods from one address (the issue: 16 asks in 0.28 s).
-        let kiosk = QuestDatabase.newKioskToken()
+        let kiosk = KioskPairingStore.newToken()
         let kioskCode = requests.ask(token: kiosk, client: "192.168.1.30")
         var flood: [String] = []
         for _ in 0..<100 {
-            let token = QuestDatabase.newKioskToken()
+            let token = KioskPairingStore.newToken()
             if requests.ask(token: token, client: "192.168.1.66") != nil { flood.append(token) }
         }
         #expect(requests.code(for: kiosk) == kioskCode, "the flood took the real kiosk's code")
@@ -225,7 +225,7 @@ struct TouchKioskTests {
         #expect(flood.dropLast(KioskPairingRequests.maximumPerClient).allSatisfy { requests.code(for: $0) == nil }, "one address keeps only its newest asks")
         // Many addresses fill the table: a new one is refused, nobody's code is taken.
         var address = 0
-        while requests.ask(token: QuestDatabase.newKioskToken(), client: "10.0.\(address / 250).\(address % 250)") != nil { address += 1 }
+        while requests.ask(token: KioskPairingStore.newToken(), client: "10.0.\(address / 250).\(address % 250)") != nil { address += 1 }
         #expect(address > 0 && address < KioskPairingRequests.maximumWaiting)
         #expect(requests.code(for: kiosk) == kioskCode, "a full table took the real kiosk's code")
         #expect(requests.ask(token: kiosk, client: "192.168.1.30") == kioskCode, "asking again keeps the code, full or not")
@@ -237,7 +237,7 @@ struct TouchKioskTests {
         try db.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
-            let planted = QuestDatabase.newKioskToken()
+            let planted = KioskPairingStore.newToken()
             var kiosk = BrowserSession()
             kiosk.cookies[KioskPairingRequests.cookieName] = planted
             _ = try await kiosk.get(client, "/kiosk")
@@ -251,7 +251,7 @@ struct TouchKioskTests {
             _ = try await parent.get(client, "/parent/kiosks")
             #expect(try await parent.post(client, "/parent/kiosks/this", [("name", "Kitchen")]).headers[.location] == "/parent/kiosks?done=paired")
             #expect(parent.cookies[KioskPairingRequests.cookieName] != planted)
-            #expect(try db.pairedKiosk(token: planted) == nil, "the planted token was paired")
+            #expect(try db.kiosks.paired(token: planted) == nil, "the planted token was paired")
         }
     }
 
@@ -287,7 +287,7 @@ struct TouchKioskTests {
             #expect(pairedPhone.status == .seeOther && pairedPhone.headers[.location] == "/parent/kiosks?done=shows")
             let (_, banner) = try await parent.get(client, "/parent/kiosks?done=shows")
             #expect(banner.contains("Paired to show the player") && banner.contains("that screen sees them and presses nothing."), "#48: the banner says what was paired")
-            #expect(try db.pairedKiosks().map(\.canPress) == [false])
+            #expect(try db.kiosks.all().map(\.canPress) == [false])
             let (status, page) = try await stranger.get(client, "/stats")
             #expect(status == .ok && page.contains("Your stats"), "her phone, paired, sees her pages")
             #expect(try await stranger.get(client, "/api/v1/stats").0 == .ok)

@@ -23,7 +23,7 @@ struct KioskController {
                 // #47: a token this web app did not hand out for a waiting code (one planted in
                 // the browser before) is never kept: a new one is made.
                 let token = KioskPairingRequests.token(of: request).flatMap { services.kioskPairing.isWaiting($0) ? $0 : nil }
-                    ?? QuestDatabase.newKioskToken()
+                    ?? KioskPairingStore.newToken()
                 guard services.kioskPairing.ask(token: token, client: context.clientName) != nil else {
                     throw HTTPError(.tooManyRequests, headers: [.retryAfter: "600"], message: "Too many screens are asking to be paired right now. Try again in 10 minutes.")
                 }
@@ -47,7 +47,7 @@ struct KioskController {
                   let action = form.value("action").flatMap(SocketPress.init(rawValue:))
             else { throw HTTPError(.badRequest, message: "Send a button (lock, stop, up, down) and an action (down, up, tap).") }
             let database = services.database
-            switch try await services.kioskPresses.press(button, action, kiosk: { try database.pairedKiosk(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
+            switch try await services.kioskPresses.press(button, action, kiosk: { try database.kiosks.paired(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
             case nil: throw Self.notPaired
             case .success: return Response(status: .noContent)
             case .failure(.refused(let reason)): throw HTTPError(.conflict, message: reason)

@@ -75,7 +75,7 @@ final class KioskPairingRequests: Sendable {
 
     /// The browser's kiosk token (a well-formed one), paired or not.
     static func token(of request: Request) -> String? {
-        guard let value = request.cookies[cookieName]?.value, QuestDatabase.isKioskToken(value) else { return nil }
+        guard let value = request.cookies[cookieName]?.value, KioskPairingStore.isToken(value) else { return nil }
         return value
     }
 
@@ -88,6 +88,6 @@ extension WebServices {
     /// The kiosk this request's browser is, when a parent paired it.
     func pairedKiosk(_ request: Request) throws -> PairedKiosk? {
         guard let token = KioskPairingRequests.token(of: request) else { return nil }
-        return try database.pairedKiosk(token: token)
+        return try database.kiosks.paired(token: token)
     }
 }

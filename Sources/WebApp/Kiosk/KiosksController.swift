@@ -23,14 +23,14 @@ struct KiosksController {
             // #47 (token fixation): a cookie planted in this browser before is never the one
             // paired; a fresh token is, unless this browser is a paired kiosk already.
             let kept = try services.pairedKiosk(request) != nil ? KioskPairingRequests.token(of: request) : nil
-            let token = kept ?? QuestDatabase.newKioskToken()
+            let token = kept ?? KioskPairingStore.newToken()
             var response = try pair(request, token: token, name: form.value("name") ?? "")
             response.setCookie(KioskPairingRequests.cookie(token))
             return response
         }
         parent.post("kiosks/:id/unpair") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
-            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.database.unpairKiosk(id: id) else {
+            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.database.kiosks.unpair(id: id) else {
                 throw HTTPError(.notFound, message: "No paired kiosk of that number.")
             }
             // Whatever it held down on the box goes up: its "up" would now be refused.
@@ -42,7 +42,7 @@ struct KiosksController {
 
     private func pair(_ request: Request, token: String, name: String, canPress: Bool = true) throws -> Response {
         do {
-            try services.database.pairKiosk(name: name, token: token, now: Date(), canPress: canPress)
+            try services.database.kiosks.pair(name: name, token: token, now: Date(), canPress: canPress)
             services.kioskPairing.paired(token: token)
         } catch StoreError.invalid(let why) {
             return try page(request, problem: Self.words(why), status: .unprocessableContent)
@@ -54,14 +54,14 @@ struct KiosksController {
 
     /// The store's refusal in the page's words.
     static func words(_ why: String) -> String {
-        if why.hasPrefix("kiosks:") { return "\(QuestDatabase.maximumPairedKiosks) kiosks are paired already: unpair one first." }
-        if why.hasPrefix("kiosk name:") { return "Give the kiosk a name of 1 to \(QuestDatabase.maximumKioskNameCharacters) characters (letters, digits, spaces), such as “Kitchen display”." }
+        if why.hasPrefix("kiosks:") { return "\(KioskPairingStore.maximumPaired) kiosks are paired already: unpair one first." }
+        if why.hasPrefix("kiosk name:") { return "Give the kiosk a name of 1 to \(KioskPairingStore.maximumNameCharacters) characters (letters, digits, spaces), such as “Kitchen display”." }
         return "The kiosk could not be paired."
     }
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let mine = try services.pairedKiosk(request)?.id
-        let kiosks = try services.database.pairedKiosks().map {
+        let kiosks = try services.database.kiosks.all().map {
             KiosksView.Kiosk(
                 id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine,
                 role: $0.canPress ? "presses the box's buttons" : "shows the player's pages")

@@ -24,7 +24,7 @@ struct PhonePairingController {
             let back = Self.back(form)
             if try services.pairedKiosk(request) != nil { return .redirect(to: back) }
             let token = KioskPairingRequests.token(of: request).flatMap { services.phonePairing.isWaiting($0) ? $0 : nil }
-                ?? QuestDatabase.newKioskToken()
+                ?? KioskPairingStore.newToken()
             switch await services.phonePairing.ask(token: token, client: context.clientName) {
             case .shown:
                 var response = Response.redirect(to: back)
@@ -49,7 +49,7 @@ struct PhonePairingController {
             case .paired:
                 guard let token else { throw HTTPError(.badRequest) }
                 do {
-                    try services.database.pairKiosk(name: Self.pairedName, token: token, now: Date(), canPress: false)
+                    try services.database.kiosks.pair(name: Self.pairedName, token: token, now: Date(), canPress: false)
                 } catch StoreError.invalid(let why) {
                     return try PairedOnlyView.page(services, request, back: back, problem: "The box took the code, but: \(why). Ask a parent.", status: .conflict)
                 }
