@@ -94,8 +94,8 @@ public final class HomeLinkService {
     static let houseWriteSeconds = 5.0
     private lazy var notifier = PushNotifier(
         logger: logger, caFile: options.caFile, timeoutMs: options.pushTimeoutMs, delays: options.pushRetryDelays,
-        failed: { [database] problem in try? database.recordPushProblem(problem, at: Date()) },
-        delivered: { [database] in try? database.recordPushProblem(nil, at: Date()) })
+        failed: { [database] problem in try? database.homeLink.recordPushProblem(problem, at: Date()) },
+        delivered: { [database] in try? database.homeLink.recordPushProblem(nil, at: Date()) })
 
     public init(database: QuestDatabase, options: Options, calendar: Calendar = .current,
                 clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment)),
@@ -361,7 +361,7 @@ public final class HomeLinkService {
             if gone {
                 heard[id] = nil
                 unwritten[id] = nil
-                if written.removeValue(forKey: id) != nil { try database.recordHouseBox(nil, removing: id) }
+                if written.removeValue(forKey: id) != nil { try database.homeLink.recordHouseBox(nil, removing: id) }
                 return
             }
             guard heard[id] != nil || heard.count < HouseBox.maximumKept else { return }
@@ -383,7 +383,7 @@ public final class HomeLinkService {
     private func writeHouse() {
         for (id, box) in unwritten {
             do {
-                try database.recordHouseBox(box)
+                try database.homeLink.recordHouseBox(box)
                 written[id] = box
             } catch {
                 logger.error("writing another box failed", metadata: ["box": "\(id)", "error": "\(error)"])
@@ -426,7 +426,7 @@ public final class HomeLinkService {
     private func record(mqtt text: String?) {
         guard recordedMQTT != .some(text) else { return }
         recordedMQTT = .some(text)
-        do { try database.recordLinkMQTT(text, at: now()) } catch { logger.error("writing the link's status failed", metadata: ["error": "\(error)"]) }
+        do { try database.homeLink.recordMQTT(text, at: now()) } catch { logger.error("writing the link's status failed", metadata: ["error": "\(error)"]) }
     }
 
     /// The happenings `notify.on` names, to the player's or the parent's address.

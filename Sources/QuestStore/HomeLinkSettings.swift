@@ -91,7 +91,16 @@ public struct LinkStatus: Equatable, Sendable {
 }
 
 extension QuestDatabase {
-    public func linkStatus() throws -> LinkStatus {
+    /// What `questbox link` writes down, over the store's one writer.
+    public var homeLink: HomeLinkStore { HomeLinkStore(pool: pool) }
+}
+
+/// #34: what the house link writes down for the parent's pages: the broker's connection, the
+/// last failed push and the other boxes it heard. An area of the store with its own records.
+public struct HomeLinkStore: Sendable {
+    let pool: any DatabaseWriter
+
+    public func status() throws -> LinkStatus {
         try pool.read { db in
             guard try db.tableExists("linkStatus"),
                   let row = try Row.fetchOne(db, sql: "SELECT * FROM linkStatus WHERE id = 1 AND \(RowRules.valid("linkStatus"))")
@@ -103,25 +112,27 @@ extension QuestDatabase {
     }
 
     /// The broker's connection as the link sees it (nil: MQTT off).
-    public func recordLinkMQTT(_ text: String?, at date: Date) throws {
-        try recordLinkStatus("mqtt", text, at: date)
+    public func recordMQTT(_ text: String?, at date: Date) throws {
+        try recordStatus("mqtt", text, at: date)
     }
 
     /// A push that failed (nil: the last one went through).
     public func recordPushProblem(_ text: String?, at date: Date) throws {
-        try recordLinkStatus("pushProblem", text, at: date)
+        try recordStatus("pushProblem", text, at: date)
     }
 
     /// One of the link's status lines and its time (`<column>At`), in one transaction.
-    private func recordLinkStatus(_ column: String, _ text: String?, at date: Date) throws {
+    private func recordStatus(_ column: String, _ text: String?, at date: Date) throws {
         try pool.write { db in
             try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
             try db.execute(
                 sql: "UPDATE linkStatus SET \(column) = ?, \(column)At = ? WHERE id = 1",
-                arguments: [text.map { Self.storable($0, bytes: 400) }, text == nil ? nil : date.timeIntervalSince1970])
+                arguments: [text.map { QuestDatabase.storable($0, bytes: 400) }, text == nil ? nil : date.timeIntervalSince1970])
         }
     }
+}
 
+extension QuestDatabase {
     /// Text from another program or the network as the store keeps it: no control
     /// characters, at most `bytes` bytes, cut between characters.
     static func storable(_ text: String, bytes limit: Int) -> String {
@@ -155,7 +166,7 @@ public struct HouseBox: Equatable, Sendable {
     public static let maximumKept = 64
 }
 
-extension QuestDatabase {
+extension HomeLinkStore {
     public func houseBoxes() throws -> [HouseBox] {
         try pool.read { db in
             guard try db.tableExists("houseBox") else { return [] }
@@ -171,7 +182,7 @@ extension QuestDatabase {
         try pool.write { db in
             if let boxID { try db.execute(sql: "DELETE FROM houseBox WHERE boxId = ?", arguments: [boxID]) }
             guard let box else { return }
-            func clean(_ text: String, _ limit: Int) -> String { Self.storable(text, bytes: limit) }
+            func clean(_ text: String, _ limit: Int) -> String { QuestDatabase.storable(text, bytes: limit) }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO houseBox (boxId, name, state, web, seenAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [clean(box.boxID, 64), clean(box.name, 128).isEmpty ? "?" : clean(box.name, 128), clean(box.state, 32).isEmpty ? "?" : clean(box.state, 32),

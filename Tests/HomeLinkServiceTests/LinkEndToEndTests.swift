@@ -159,13 +159,13 @@ struct LinkEndToEndTests {
         #expect(observer.wait(for: base + "/availability", seconds: 1) == nil)
         #expect(try rig.questbox(["settings", "get", "mqtt.password"]).contains("(set)"))
         #expect(!rig.linkLog.contains("wrong"))
-        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("not connected to mqtt://127.0.0.1:") == true, "the health page says why")
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").homeLink.status().mqtt?.hasPrefix("not connected to mqtt://127.0.0.1:") == true, "the health page says why")
 
         try rig.questbox(["settings", "set", "mqtt.password", "right horse"])
         #expect(observer.wait(for: base + "/availability", seconds: 15) { $0 == "online" } != nil, "\(rig.linkLog)")
         #expect(!rig.linkLog.contains("right horse"))
-        for _ in 0..<40 where try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected") != true { usleep(50_000) }
-        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus().mqtt?.hasPrefix("connected to mqtt://127.0.0.1:") == true)
+        for _ in 0..<40 where try QuestDatabase(path: "\(rig.data)/questbox.sqlite").homeLink.status().mqtt?.hasPrefix("connected") != true { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").homeLink.status().mqtt?.hasPrefix("connected to mqtt://127.0.0.1:") == true)
     }
 
     @Test("mqtt.protocol 5: the link speaks MQTT 5 (the broker logs it), publishes and takes commands; set back to 3.1.1 live, it reconnects as 3.1.1")
@@ -208,7 +208,7 @@ struct LinkEndToEndTests {
         let bedroomID = try QuestDatabase(path: "\(bedroom.data)/questbox.sqlite").boxID()
         var heard: [HouseBox] = []
         for _ in 0..<240 {
-            heard = try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes()
+            heard = try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").homeLink.houseBoxes()
             if heard.first?.state == "idle" && heard.first?.name == "bedroom" { break }
             usleep(50_000)
         }
@@ -216,13 +216,13 @@ struct LinkEndToEndTests {
         #expect(heard.first?.name == "bedroom" && heard.first?.web == "http://bedroom.local:8080/" && heard.first?.state == "idle")
         // The bedroom box plays: the hallway hears it.
         try bedroom.ask(BoxRequest(command: "press", button: "lock", action: "tap"))
-        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "estimating" { usleep(50_000) }
-        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "estimating")
+        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").homeLink.houseBoxes().first?.state != "estimating" { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").homeLink.houseBoxes().first?.state == "estimating")
         // Its link stops: "offline" on the hallway's list.
         bedroom.link?.terminate()
         bedroom.link?.waitUntilExit()
-        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state != "offline" { usleep(50_000) }
-        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").houseBoxes().first?.state == "offline")
+        for _ in 0..<240 where try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").homeLink.houseBoxes().first?.state != "offline" { usleep(50_000) }
+        #expect(try QuestDatabase(path: "\(hallway.data)/questbox.sqlite").homeLink.houseBoxes().first?.state == "offline")
     }
 
     @Test("TLS (mqtts://) with a test CA: the link trusts the CA it is given and publishes")

@@ -46,7 +46,7 @@ struct PushTests {
 
     static let quickRetries = ["QUESTBOX_LINK_PUSH_RETRY_SECONDS": "0.3,0.6,0.9", "QUESTBOX_LINK_PUSH_TIMEOUT_MS": "1500"]
 
-    func status(_ rig: LinkRig) throws -> LinkStatus { try QuestDatabase(path: "\(rig.data)/questbox.sqlite").linkStatus() }
+    func status(_ rig: LinkRig) throws -> LinkStatus { try QuestDatabase(path: "\(rig.data)/questbox.sqlite").homeLink.status() }
 
     @Test("a reminder to the player's phone (retried after a 500), a paused quest to the parent's, in the box's words; nothing not chosen")
     func rightEventsAndWords() throws {

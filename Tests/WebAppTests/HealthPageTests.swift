@@ -90,13 +90,13 @@ struct HealthPageTests {
             #expect(!page.contains("Home Assistant") && !page.contains("Push to phone"), "no link set up, nothing said")
 
             // #34: what `questbox link` last saw of the broker and the pushes.
-            try db.recordLinkMQTT("not connected to mqtt://ha.local:1883: not authorised", at: Date())
-            try db.recordPushProblem("reminder: HTTP 403", at: Date())
+            try db.homeLink.recordMQTT("not connected to mqtt://ha.local:1883: not authorised", at: Date())
+            try db.homeLink.recordPushProblem("reminder: HTTP 403", at: Date())
             (_, page) = try await browser.get(client, "/parent/health")
             #expect(page.contains("<dt>Home Assistant</dt><dd id=\"link-mqtt\">not connected to mqtt://ha.local:1883: not authorised (since today "), "\(page)")
             #expect(page.contains("<dt>Push to phone</dt><dd id=\"link-push\" class=\"error\">failed today "))
             #expect(page.contains(": reminder: HTTP 403</dd>"))
-            try db.recordPushProblem(nil, at: Date())
+            try db.homeLink.recordPushProblem(nil, at: Date())
             (_, page) = try await browser.get(client, "/parent/health")
             #expect(!page.contains("Push to phone"), "a push that went through clears it")
         }

@@ -38,7 +38,7 @@ struct HealthController {
         var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
             now: Date(), calendar: services.calendar, clock: services.clockStyle, start: (try? services.database.boxStart()) ?? nil)
-        if let link = try? services.database.linkStatus() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
+        if let link = try? services.database.homeLink.status() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
         return (status, await report)
     }
 }

@@ -77,7 +77,7 @@ struct ParentController {
         case .offline: try services.database.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
-        let others = ((try? services.database.houseBoxes()) ?? []).map { box in
+        let others = ((try? services.database.homeLink.houseBoxes()) ?? []).map { box in
             // #47: the one address rule again on what the store holds (written before it, or by hand).
             let address = box.web.flatMap(HouseWebAddress.parse)
             return ParentHome.OtherBox(
