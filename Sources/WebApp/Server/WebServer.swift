@@ -11,7 +11,8 @@ import Synchronization
 /// the `Date` header in a cache that a 1 s timer refreshes, so an idle box woke the web
 /// process every second (about 6 context switches a second with its threads) with nobody
 /// asking. Here the header is formatted when a response needs it, at most once a second, and
-/// a web app with no page open sleeps until a request comes.
+/// a web app with no page open sleeps until a request comes. Still so in Hummingbird 2.28.1
+/// (#49: its `Application` runs `DateCache`, an `AsyncTimerSequence` of 1 s, as a service).
 public struct WebServer<Responder: HTTPResponder>: ApplicationProtocol
 where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
     public let responder: Responder
