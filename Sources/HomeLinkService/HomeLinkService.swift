@@ -98,7 +98,7 @@ public final class HomeLinkService {
         delivered: { [database] in try? database.homeLink.recordPushProblem(nil, at: Date()) })
 
     public init(database: QuestDatabase, options: Options, calendar: Calendar = .current,
-                clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment)),
+                clockStyle: ClockStyle = .ofThisBox(),
                 logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.options = options

@@ -170,7 +170,7 @@ public func buildApplication(_ arguments: some AppArguments, logger: Logger? = n
 }
 
 func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any SystemClock = LiveSystemClock(),
-                  clockStyle: ClockStyle = ClockStyle(posixTimeFormat: SystemLocale.timeFormat(environment: ProcessInfo.processInfo.environment))) async throws -> WebServices {
+                  clockStyle: ClockStyle = .ofThisBox()) async throws -> WebServices {
     // The web opens the store as a reader and writer of small transactions. On a fresh
     // install it may start first: it then creates the store as the box does, with the same
     // migrations under the same folder lock (#32: the first run is done from a phone).
