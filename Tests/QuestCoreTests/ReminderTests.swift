@@ -125,7 +125,10 @@ struct ReminderTests {
         guard case .idle = sim.state.phase else { Issue.record("not idle: \(sim.state.phase.name)"); return }
         let lastLED = sim.allEffects.compactMap { if case .led(let p) = $0 { p } else { nil } }.last
         #expect(lastLED == .off)
-        guard case .idle(let after)? = sim.allEffects.compactMap({ if case .display(let screen) = $0 { screen } else { nil } }).last else { return }
+        guard case .idle(let after)? = sim.allEffects.compactMap({ if case .display(let screen) = $0 { screen } else { nil } }).last else {
+            Issue.record("the last screen is not the quest list")
+            return
+        }
         #expect(after.quests.first?.reminded == nil, "played: no reminder on the screen")
     }
 

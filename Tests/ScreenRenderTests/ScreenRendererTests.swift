@@ -98,7 +98,7 @@ struct ScreenRendererTests {
         let layout = ScreenRenderer.layout(Self.estimating)
         #expect(layout.big == "2:30")
         #expect(ScreenRenderer.layout(Self.longName).big == "1:02:05")
-        guard case .estimating(var next) = Self.estimating else { return }
+        guard case .estimating(var next) = Self.estimating else { Issue.record("the fixture is not an estimate screen"); return }
         next.estimateSeconds = 165
         let before = ScreenRenderer.render(Self.estimating), after = ScreenRenderer.render(.estimating(next))
         // Rows 20…40 hold the digits at 3×; nothing else moves.
