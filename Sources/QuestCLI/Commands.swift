@@ -179,7 +179,7 @@ struct RoutineCommand: ParsableCommand {
             let routines = try options.open(access: .readOnly).routines()
             if routines.isEmpty { print("no routines yet: add one with `questbox routine import FILE`") }
             for r in routines {
-                let days = r.activeDays.sorted().map { (1...7).contains($0) ? CalendarWords.weekday($0) : "?" }.joined(separator: " ")
+                let days = r.activeDays.sorted().map { WeekdayNumber.all.contains($0) ? CalendarWords.weekday($0) : "?" }.joined(separator: " ")
                 // Stored names are escaped: a name with ESC or CR must not act on the terminal.
                 let shown = r.displayName.isEmpty ? "(no display name)" : DisplayText.escaped(r.displayName)
                 print("\(DisplayText.escaped(r.name)) — \"\(shown)\" · \(days) · \(CountText.counted(r.tasks.count, "task"))\(r.isActive ? "" : " · paused")\(r.createdBy == .player ? " · player's" : "")")

@@ -9,7 +9,7 @@ public enum QuestRehearsal {
     public static func run(world: QuestWorld, rules: GameRules, wallClock: Date) -> [QuestEffect] {
         var world = world
         let tasks = (1...2).map { RoutineTask(id: UUID(), name: "rehearsal-\($0)", displayName: "Rehearsal \($0)") }
-        world.routines = [Routine(id: UUID(), name: "rehearsal", displayName: "Rehearsal", activeDays: Array(1...7), tasks: tasks)]
+        world.routines = [Routine(id: UUID(), name: "rehearsal", displayName: "Rehearsal", activeDays: Array(WeekdayNumber.all), tasks: tasks)]
         world.plays = []
         var sim = QuestSimulator(state: QuestState(world: world, rules: rules), wallClockStart: wallClock, ids: .random)
         sim.start()

@@ -1,13 +1,13 @@
 import FoundationEssentials
 
-/// The short English names pages and screens give months and weekdays ("Nov", "Thu"): one
-/// list for every surface.
 /// Weekdays as the box numbers them everywhere (the routine file, the store, the calendar's
 /// `firstWeekday`): 1 = Sunday … 7 = Saturday (#49: one range, not three).
 public enum WeekdayNumber {
     public static let all: ClosedRange<Int> = 1...7
 }
 
+/// The short English names pages and screens give months and weekdays ("Nov", "Thu"): one
+/// list for every surface.
 public enum CalendarWords {
     public static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     public static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

@@ -20,7 +20,7 @@ public enum RoutineTemplates: Sendable {
     /// `ids` supplies one id for the routine, then one per task (the core makes no ids itself).
     public static func makeRoutine(
         from template: RoutineTemplate, displayName: String? = nil, taskNames: [String]? = nil,
-        activeDays: [Int] = Array(1...7), ids: [UUID]
+        activeDays: [Int] = Array(WeekdayNumber.all), ids: [UUID]
     ) -> Routine? {
         let names = (taskNames ?? template.suggestedTasks).map(\.trimmingSpaces).filter { !$0.isEmpty }
         guard !names.isEmpty, ids.count >= names.count + 1 else { return nil }
@@ -56,7 +56,7 @@ public struct RoutineStarter: Equatable, Sendable {
             Task(name: "brush-teeth", displayName: "Tooth Time", usualSeconds: 120),
             Task(name: "pack-bag", displayName: "Pack Bag", usualSeconds: 180),
         ]),
-        RoutineStarter(name: "evening", displayName: "Evening Quest", activeDays: Array(1...7), tasks: [
+        RoutineStarter(name: "evening", displayName: "Evening Quest", activeDays: Array(WeekdayNumber.all), tasks: [
             Task(name: "tidy-room", displayName: "Tidy Up", usualSeconds: 600),
             Task(name: "shower", displayName: "Shower", usualSeconds: 600),
             Task(name: "lay-out-clothes", displayName: "Clothes for Tomorrow", usualSeconds: 180),

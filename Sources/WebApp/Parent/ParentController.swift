@@ -286,7 +286,7 @@ enum WeekdayText {
     /// "Every day", "Mon–Fri", or "Mon, Wed, Sat", in the calendar's week order.
     static func list(_ days: [Int], calendar: Calendar) -> String {
         let set = Set(days)
-        if set == Set(1...7) { return "Every day" }
+        if set == Set(WeekdayNumber.all) { return "Every day" }
         let order = order(calendar)
         let chosen = order.filter(set.contains)
         let symbols = calendar.shortWeekdaySymbols

@@ -155,7 +155,7 @@ struct RoutineForm: Sendable {
 
     var name = ""
     var displayName = ""
-    var days = Array(1...7)
+    var days = Array(WeekdayNumber.all)
     var isActive = true
     /// "default", "off" or "at" (then `reminderAt`, "HH:MM").
     var reminder = "default"

@@ -162,7 +162,7 @@ struct QuestDraft: Codable, Sendable {
 
     init(template: RoutineTemplate) {
         name = template.suggestedTasks.isEmpty ? "" : template.name
-        days = Array(1...7)
+        days = Array(WeekdayNumber.all)
         tasks = template.suggestedTasks
     }
 
@@ -298,7 +298,7 @@ struct NewQuestView: Encodable {
                 link: LocalLink.to("/quests/new", [("template", t.name)]))
         }
         choosing = draft == nil
-        let draft = draft ?? QuestDraft(name: "", days: Array(1...7), tasks: [])
+        let draft = draft ?? QuestDraft(name: "", days: Array(WeekdayNumber.all), tasks: [])
         name = draft.name
         days = WeekdayChoice.week(calendar, checked: draft.days)
         steps = (draft.tasks + Array(repeating: "", count: max(draft.extraSteps, 0))).enumerated().map { i, text in
