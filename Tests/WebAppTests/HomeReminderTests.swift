@@ -70,9 +70,9 @@ struct HomeReminderTests {
         #expect(home.quests.allSatisfy { $0.reminder == nil })
     }
 
-    @Test("GAME-7: a quest paused today says the task the next lock picks it up at; a pause from yesterday says nothing")
-    func pausedWords() throws {
-        let db = try store()
+    /// The evening quest started at 17:00, its first task played, then paused (GAME-7).
+    @discardableResult
+    func pauseEveningAfterItsFirstTask(_ db: QuestDatabase) throws -> GameSession {
         let session = GameSession(
             id: UUID(), routineID: evening.id, routineDisplayName: evening.displayName, startedAt: Self.at(17, 0),
             startedMonotonicNanos: 1_000_000_000, bootID: "boot-a", isCalibration: true)
@@ -86,6 +86,13 @@ struct HomeReminderTests {
         var paused = session
         paused.status = .paused
         try db.apply(.sessionPaused(paused), wallClockTrusted: true)
+        return paused
+    }
+
+    @Test("GAME-7: a quest paused today says the task the next lock picks it up at; a pause from yesterday says nothing")
+    func pausedWords() throws {
+        let db = try store()
+        let paused = try pauseEveningAfterItsFirstTask(db)
 
         let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30))
         let evening = try quest(home, "Evening Quest")
@@ -109,19 +116,7 @@ struct HomeReminderTests {
     func pausedAfterPlayed() throws {
         let db = try store()
         try recordQuest(db, at: Self.at(16, 0), durations: [(60, 70), (60, 70)], routine: evening)
-        let again = GameSession(
-            id: UUID(), routineID: evening.id, routineDisplayName: evening.displayName, startedAt: Self.at(17, 0),
-            startedMonotonicNanos: 1_000_000_000, bootID: "boot-a", isCalibration: true)
-        try db.apply(.sessionStarted(again), wallClockTrusted: true)
-        let result = TimeEstimationScorer.score(estimated: 60, actual: 70)
-        try db.apply(.estimationCompleted(TaskEstimation(
-            id: UUID(), sessionID: again.id, taskID: evening.tasks[0].id, taskDisplayName: "Bag",
-            routineDisplayName: evening.displayName, orderIndex: 0, result: result,
-            xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: true, recordedAt: Self.at(17, 2),
-            lockMonotonicNanos: 2_000_000_000, stopMonotonicNanos: 72_000_000_000, bootID: "boot-a")), wallClockTrusted: true)
-        var paused = again
-        paused.status = .paused
-        try db.apply(.sessionPaused(paused), wallClockTrusted: true)
+        try pauseEveningAfterItsFirstTask(db)
         let home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 30))
         let evening = try quest(home, "Evening Quest")
         #expect(evening.playedToday)
