@@ -12,6 +12,13 @@ public struct PairedKiosk: Equatable, Sendable {
     public var pairedAt: Date
     /// A kiosk presses the box's buttons; a phone paired for the player's pages does not.
     public var canPress: Bool
+
+    public init(id: Int64, name: String, pairedAt: Date, canPress: Bool) {
+        self.id = id
+        self.name = name
+        self.pairedAt = pairedAt
+        self.canPress = canPress
+    }
 }
 
 extension QuestDatabase {

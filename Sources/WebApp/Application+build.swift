@@ -66,6 +66,8 @@ public struct WebServices: Sendable {
     let recentStats: RecentValue<Result<RenderedStats, any Error>>
     /// BACK-1: the USB sticks mounted now (tests give a folder standing in for one).
     var sticks: @Sendable () -> [RemovableVolume]
+    /// The paired browsers' records (the store's; tests may give a fake).
+    var pairedBrowsers: any PairedBrowserStore
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
     func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
@@ -127,6 +129,8 @@ public struct WebServices: Sendable {
         self.clockStyle = clockStyle
         self.logger = logger
         parents = ParentSessions(clock: clock)
+        let pairedBrowsers = database.kiosks
+        self.pairedBrowsers = pairedBrowsers
         pinChecks = PINChecks(database: database, clock: clock)
         let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
         let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
@@ -148,7 +152,7 @@ public struct WebServices: Sendable {
         playerPages = PlayerPagesSetting(database: database, clock: clock)
         presence = PresenceCheck(
             clock: clock, socketPath: box.socketPath, logger: logger,
-            hasGlass: { (try? database.kiosks.all().contains { $0.canPress }) ?? false },
+            hasGlass: { (try? pairedBrowsers.all().contains { $0.canPress }) ?? false },
             onCodeChange: { kioskEvents.setupWaiting($0) })
         doctor = DoctorRunner(program: SiblingProgram.path(of: "questbox"), dataDirectory: (database.path as NSString).deletingLastPathComponent)
         hostNames = AllowedHostNames(database: database, clock: clock)

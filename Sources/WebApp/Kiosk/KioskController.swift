@@ -46,8 +46,8 @@ struct KioskController {
             guard let button = form.value("button").flatMap(ButtonRole.init(rawValue:)),
                   let action = form.value("action").flatMap(SocketPress.init(rawValue:))
             else { throw HTTPError(.badRequest, message: "Send a button (lock, stop, up, down) and an action (down, up, tap).") }
-            let database = services.database
-            switch try await services.kioskPresses.press(button, action, kiosk: { try database.kiosks.paired(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
+            let browsers = services.pairedBrowsers
+            switch try await services.kioskPresses.press(button, action, kiosk: { try browsers.paired(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
             case nil: throw Self.notPaired
             case .success: return Response(status: .noContent)
             case .failure(.refused(let reason)): throw HTTPError(.conflict, message: reason)

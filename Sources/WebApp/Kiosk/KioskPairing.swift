@@ -88,6 +88,6 @@ extension WebServices {
     /// The kiosk this request's browser is, when a parent paired it.
     func pairedKiosk(_ request: Request) throws -> PairedKiosk? {
         guard let token = KioskPairingRequests.token(of: request) else { return nil }
-        return try database.kiosks.paired(token: token)
+        return try pairedBrowsers.paired(token: token)
     }
 }

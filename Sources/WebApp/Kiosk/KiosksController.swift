@@ -30,7 +30,7 @@ struct KiosksController {
         }
         parent.post("kiosks/:id/unpair") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
-            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.database.kiosks.unpair(id: id) else {
+            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.pairedBrowsers.unpair(id: id) else {
                 throw HTTPError(.notFound, message: "No paired kiosk of that number.")
             }
             // Whatever it held down on the box goes up: its "up" would now be refused.
@@ -42,7 +42,7 @@ struct KiosksController {
 
     private func pair(_ request: Request, token: String, name: String, canPress: Bool = true) throws -> Response {
         do {
-            try services.database.kiosks.pair(name: name, token: token, now: Date(), canPress: canPress)
+            try services.pairedBrowsers.pair(name: name, token: token, now: Date(), canPress: canPress)
             services.kioskPairing.paired(token: token)
         } catch StoreError.invalid(let why) {
             return try page(request, problem: Self.words(why), status: .unprocessableContent)
@@ -61,7 +61,7 @@ struct KiosksController {
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let mine = try services.pairedKiosk(request)?.id
-        let kiosks = try services.database.kiosks.all().map {
+        let kiosks = try services.pairedBrowsers.all().map {
             KiosksView.Kiosk(
                 id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine,
                 role: $0.canPress ? "presses the box's buttons" : "shows the player's pages")

@@ -49,7 +49,7 @@ struct PhonePairingController {
             case .paired:
                 guard let token else { throw HTTPError(.badRequest) }
                 do {
-                    try services.database.kiosks.pair(name: Self.pairedName, token: token, now: Date(), canPress: false)
+                    try services.pairedBrowsers.pair(name: Self.pairedName, token: token, now: Date(), canPress: false)
                 } catch StoreError.invalid(let why) {
                     return try PairedOnlyView.page(services, request, back: back, problem: "The box took the code, but: \(why). Ask a parent.", status: .conflict)
                 }
