@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Inside the VM: checks scenario 1 (#6) from what quest.py saw, the stored history and the
 loopback capture. Exits 2 when every problem is a garbled sound while the box's log (RUN_LOG)
-says the card played silence because the box was late, or a light or buzzer measurement
-around which quest.py's sampler itself was stalled: a host stall of the VM, not a fault.
+says the card played silence because the box was late, or a measurement (a light, the buzzer,
+a reveal's sound or words) around which quest.py's sampler itself was stalled: a host stall
+of the VM, not a fault.
 With VOICE_DIR (the data folder's voice/: the box speaks on a board with no screen, #35), each
 reveal's words must follow its sound, sample for sample the clips the box kept, and say the
 time the task took; with SAID (`questbox watch --json` of the run), the words heard must be
@@ -59,13 +60,15 @@ def draw(path, signal, spans, start, end):
 
 def check(ok, message, sound=False, around=None):
     """`around` (a, b): the span of time the measurement looked at; a sampler stall that
-    overlaps it makes a failed check inconclusive."""
+    overlaps it makes a failed check inconclusive, a sound's as a light's (the whole VM was
+    held: the loopback card's timer too, which the box cannot see). A garbled sound outside
+    any stall is inconclusive only when the box logged an underrun."""
     if not ok:
         problems.append(message)
-        if sound:
-            garbled.append(message)
-        elif around and any(f < around[1] and t > around[0] for f, t in stalls):
+        if around and any(f < around[1] and t > around[0] for f, t in stalls):
             stalled.append(message)
+        elif sound:
+            garbled.append(message)
     return ok
 
 # --- durations and ratings (GAME-3, SCORE-1) -------------------------------------------
@@ -157,6 +160,7 @@ NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight
 RATING_WORDS = {"spot_on": "Nailed it!", "close": "Close!", "off": "Curious!", "way_off": "Discovery!"}
 for i, rating in enumerate(expected_ratings):
     press_t = presses[f"stop{i}"]["t"]
+    window = (press_t - 0.1, presses[f"next{i}"]["t"])      # the stop sound to the next press
     reveal = wav_samples(f"{sounds}/reveal_{rating}.wav")
     lost = capture.gaps_within(press_t - 0.1, 2.0)
     if not check(not lost, f"task {i + 1}: the recorder lost frames around the stop press (overrun from "
@@ -168,7 +172,7 @@ for i, rating in enumerate(expected_ratings):
     # The stop sound starts on the press, the reveal on the release; take the stop sound
     # out and find the reveal in what remains.
     s_at, gain, worst = locate(capture.left, stop_clip, first - 48, first + 2, 960)
-    check(worst <= 8, f"task {i + 1}: the first sound after the stop press is not stop.wav (off by {worst:.0f})", sound=True)
+    check(worst <= 8, f"task {i + 1}: the first sound after the stop press is not stop.wav (off by {worst:.0f})", sound=True, around=window)
     rest = capture.left[s_at:s_at + len(stop_clip) + len(reveal) + RATE]
     rest = [x - round(gain * stop_clip[k]) if k < len(stop_clip) else x for k, x in enumerate(rest)]
     onset = next((k for k, x in enumerate(rest) if abs(x) > 200), None)
@@ -176,7 +180,7 @@ for i, rating in enumerate(expected_ratings):
         continue
     r_at, r_gain, _ = locate(rest, reveal, onset - 480, onset + 2, 2400)
     _, r_worst = fit(rest, reveal, r_at, len(reveal))
-    check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})", sound=True)
+    check(r_worst <= 8, f"task {i + 1}: the captured reveal is not reveal_{rating}.wav (largest difference {r_worst:.0f})", sound=True, around=window)
     start_ms = (capture.time_of(s_at + r_at) - press_t) * 1000
     reveal_end = s_at + r_at + len(reveal)
     words_from = None
@@ -185,20 +189,20 @@ for i, rating in enumerate(expected_ratings):
         next_frame = capture.frame_at(presses[f"next{i}"]["t"])
         heard = words_heard(capture.left, voice, reveal_end, min(next_frame + 960, len(capture.left)), r_gain)
         said = " ".join(w for w, _, _ in heard)
-        if check(heard, f"task {i + 1}: no words of the box's voice after the reveal", sound=True):
+        if check(heard, f"task {i + 1}: no words of the box's voice after the reveal", sound=True, around=window):
             words_from = heard[0][1]
             gap_ms = (words_from - reveal_end) * 1000 / RATE
             took = round(history[i]["actualSeconds"]) if i < len(history) else None
             took_words = f"It took {NUMBERS[took]} second{'s' if took != 1 else ''}." if took is not None and took <= 10 else None
-            check(heard[0][0] in ("Noted.", RATING_WORDS[rating]), f"task {i + 1}: the reveal's words began \"{heard[0][0]}\"", sound=True)
-            check(took_words in [w for w, _, _ in heard], f"task {i + 1}: the words \"{said}\" do not say \"{took_words}\"", sound=True)
-            check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True)
+            check(heard[0][0] in ("Noted.", RATING_WORDS[rating]), f"task {i + 1}: the reveal's words began \"{heard[0][0]}\"", sound=True, around=window)
+            check(took_words in [w for w, _, _ in heard], f"task {i + 1}: the words \"{said}\" do not say \"{took_words}\"", sound=True, around=window)
+            check(-1 <= gap_ms <= 5 + 1, f"task {i + 1}: the words began {gap_ms:.1f} ms after the reveal's sound ended (one 5 ms period at most)", sound=True, around=window)
             cut = [w for w, _, n in heard if n < len(voice[w])]
             # #48: a sentence's pause between two pieces (the mixer's 350 ms; more only when a
             # piece was still being rendered), never back to back ("Close!Getting dialed in.").
             pauses = [(b2 - (b1 + n1)) * 1000 / RATE for (_, b1, n1), (_, b2, _) in zip(heard, heard[1:])]
             check(all(p >= SENTENCE_PAUSE_MS - 1 for p in pauses),
-                  f"task {i + 1}: the pauses between sentences were {[round(p, 1) for p in pauses]} ms (at least {SENTENCE_PAUSE_MS})", sound=True)
+                  f"task {i + 1}: the pauses between sentences were {[round(p, 1) for p in pauses]} ms (at least {SENTENCE_PAUSE_MS})", sound=True, around=window)
             if i < len(said_after_stop):
                 # Whole pieces as said, the last perhaps cut (or the next press came between two):
                 # the heard words begin the told ones, in the box's pieces (VoicePhrases.pieces).
@@ -206,7 +210,7 @@ for i, rating in enumerate(expected_ratings):
                 whole = " ".join(w for w, _, n in heard if n >= len(voice[w]))
                 ended_at_press = heard[-1][1] + heard[-1][2] >= next_frame - RATE // 100
                 check(told.startswith(whole) and (whole == told or cut or ended_at_press),
-                      f"task {i + 1}: heard \"{said}\", the box said it said \"{told}\"", sound=True)
+                      f"task {i + 1}: heard \"{said}\", the box said it said \"{told}\"", sound=True, around=window)
             picture = os.environ.get("VOICE_PICTURE")
             if picture and i == 0:
                 spans = [("stop.wav", s_at, len(stop_clip), "#f0a030"), (f"reveal_{rating}.wav", s_at + r_at, len(reveal), "#e07020")]
@@ -218,7 +222,7 @@ for i, rating in enumerate(expected_ratings):
     wav_last = max(k for k, x in enumerate(reveal) if round(r_gain * x) != 0)
     heard_ms, wav_ms = (end - s_at - r_at) * 1000 / RATE, wav_last * 1000 / RATE
     check(start_ms <= 100, f"task {i + 1}: the reveal started {start_ms:.1f} ms after the stop press (limit 100)", around=(press_t, press_t + start_ms / 1000))
-    check(abs(heard_ms - wav_ms) <= 2, f"task {i + 1}: the reveal sounded for {heard_ms:.1f} ms, reveal_{rating}.wav for {wav_ms:.1f} ms", sound=True)
+    check(abs(heard_ms - wav_ms) <= 2, f"task {i + 1}: the reveal sounded for {heard_ms:.1f} ms, reveal_{rating}.wav for {wav_ms:.1f} ms", sound=True, around=window)
     print(f"task {i + 1} audio: stop sound {(capture.time_of(first) - press_t) * 1000:.1f} ms after the press, "
           f"reveal_{rating}.wav from {start_ms:.1f} ms for {heard_ms:.1f} ms (file {wav_ms:.1f} ms), "
           f"gain {r_gain:.3f}, largest sample difference {r_worst:.0f}")
@@ -229,6 +233,8 @@ if problems:
     t0 = presses["start"]["t"]
     print("presses (s after start):", ", ".join(f"{p['label']} {p['t'] - t0:.3f}" for p in quest["presses"]))
     print("outputs (s after start, R G B buzzer):", ", ".join(f"{t - t0:.3f} {''.join(map(str, s))}" for t, s in outputs))
+    if stalls:
+        print("sampler stalls (s after start):", ", ".join(f"{f - t0:.3f}–{t - t0:.3f}" for f, t in stalls))
 underruns = logged_underruns(sys.argv[6]) if len(sys.argv) > 6 else []
 if stalls:
     print(f"the sampler stalled {len(stalls)} time(s), longest {max(t - f for f, t in stalls) * 1000:.0f} ms")
