@@ -30,9 +30,12 @@ extension BoxDaemon {
     /// its wall time came (the driven box's wall clock is no timerfd's), whatever the store's
     /// watch holds (another program's writes), then the same work as every step.
     public func runDue() {
-        var wakes: [Wake] = [.storeWatch]
-        if let armed = day.armed, clock.wallNow() >= armed.at { wakes.insert(.dayTimer(reason: armed.reminder ? "reminder" : "midnight"), at: 0) }
-        _ = tick(wakes)
+        let dayDue: [Wake] = if let armed = day.armed, clock.wallNow() >= armed.at {
+            [.dayTimer(reason: armed.reminder ? "reminder" : "midnight")]
+        } else {
+            []
+        }
+        _ = tick(dayDue + [.storeWatch])
     }
 
     /// The wall clock was set (the day's timer is cancelled by the kernel then).

@@ -13,8 +13,9 @@ extension BoxDaemon {
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
         // #36: a while after a quest the pages it mapped go back (a quest in play keeps them).
+        // Only when idle changed: no clock read on a press's way to its LED otherwise.
         let isIdle = if case .idle = state.phase { true } else { false }
-        memory.phaseMoved(wasIdle: wasIdle, isIdle: isIdle, now: clock.monotonicNanos())
+        if isIdle != wasIdle { memory.idleChanged(toIdle: isIdle, at: clock.monotonicNanos()) }
         if state.buttonCheck != checkingBefore {
             // Ended by its time limit or a quest: nobody holds it any more.
             if !state.buttonCheck { socket.holds.buttonCheckEnded() }

@@ -1,18 +1,21 @@
-import CEventLoop
 import QuestCore
 
 /// What `run`'s `poll` waits on, and what each ready descriptor is for (`tick` takes it from
 /// there).
 extension BoxDaemon {
-    /// What woke the loop: a ready descriptor, by what it is for.
+    /// What woke the loop: a ready descriptor, by what it is for. Naming one reads nothing:
+    /// `tick` reads and drains each after the button edges are stepped.
     enum Wake {
         /// Button edges on a line (nil: whatever waits on any line).
         case edges(Int32?)
-        /// `requestShutdown`, or SIGTERM/SIGINT (the signal's number).
-        case shutdown(signal: Int32?)
+        /// `requestShutdown`'s eventfd.
+        case shutdownRequested
+        /// SIGTERM or SIGINT.
+        case signal
         /// The monotonic timerfd: what is due runs at the end of every tick anyway.
         case monotonicTimer
-        case dayTimer(reason: String)
+        /// The day's timer: why it fired (nil: its timerfd says, read in `tick`).
+        case dayTimer(reason: String?)
         case storeWatch
         case sticks
         case client(Int32, ready: Int32)
@@ -38,18 +41,14 @@ extension BoxDaemon {
 
     func wake(for fd: Int32, ready: Int32) -> Wake {
         switch fd {
-        case loop.wakeFD:
-            qb_eventfd_drain(loop.wakeFD)
-            return .shutdown(signal: nil)
-        case loop.signalFD: return .shutdown(signal: qb_signalfd_read(loop.signalFD))
-        case loop.timerFD:
-            qb_timerfd_drain(loop.timerFD)
-            return .monotonicTimer
-        case day.timerFD: return .dayTimer(reason: day.fired())
-        case follower.watchFD: return .storeWatch
-        case offCard?.watchFD: return .sticks
-        case let fd where server?.owns(fd) == true: return .client(fd, ready: ready)
-        default: return .edges(fd)
+        case loop.wakeFD: .shutdownRequested
+        case loop.signalFD: .signal
+        case loop.timerFD: .monotonicTimer
+        case day.timerFD: .dayTimer(reason: nil)
+        case follower.watchFD: .storeWatch
+        case offCard?.watchFD: .sticks
+        case let fd where server?.owns(fd) == true: .client(fd, ready: ready)
+        default: .edges(fd)
         }
     }
 }

@@ -163,14 +163,16 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         for wake in wakes {
             switch wake {
-            case .edges, .monotonicTimer: break
-            case .shutdown(signal: nil):
+            case .edges: break
+            case .shutdownRequested:
+                qb_eventfd_drain(loop.wakeFD)
                 logger.info("shutdown requested")
                 return false
-            case .shutdown(signal: let signal?):
-                logger.info("shutdown", metadata: ["signal": "\(signal)"])
+            case .signal:
+                logger.info("shutdown", metadata: ["signal": "\(qb_signalfd_read(loop.signalFD))"])
                 return false
-            case .dayTimer(let reason): calendarChanged(reason: reason)
+            case .monotonicTimer: qb_timerfd_drain(loop.timerFD)
+            case .dayTimer(let reason): calendarChanged(reason: reason ?? day.fired())
             case .storeWatch: follower.watchFired()
             case .sticks: offCard?.check()
             case .client(let fd, let ready): server?.service(fd, ready: ready, hello: { .hello(status()) }, handle: handle)

@@ -18,14 +18,10 @@ struct StepMemory {
 
     init(nextID: UUID) { self.nextID = nextID }
 
-    /// The phase moved (idle or not): a quest that ended starts the pages' wait; a quest in
+    /// The box went idle or left it: a quest that ended starts the pages' wait; a quest in
     /// play keeps them.
-    mutating func phaseMoved(wasIdle: Bool, isIdle: Bool, now: MonotonicNanos) {
-        if isIdle {
-            if !wasIdle { pagesBackAt = now + pagesBackAfterQuestNanos }
-        } else {
-            pagesBackAt = nil
-        }
+    mutating func idleChanged(toIdle: Bool, at now: MonotonicNanos) {
+        pagesBackAt = toIdle ? now + pagesBackAfterQuestNanos : nil
     }
 
     /// Whether the pages are due to go back at `now` (once).

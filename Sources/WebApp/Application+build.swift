@@ -66,7 +66,8 @@ public struct WebServices: Sendable {
     let recentStats: RecentValue<Result<RenderedStats, any Error>>
     /// BACK-1: the USB sticks mounted now (tests give a folder standing in for one).
     var sticks: @Sendable () -> [RemovableVolume]
-    /// The paired browsers' records (the store's; tests may give a fake).
+    /// The paired browsers' records (the store's; tests may give a fake to the pages, while the
+    /// presence check, made in `init`, keeps asking the store).
     var pairedBrowsers: any PairedBrowserStore
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
