@@ -12,7 +12,7 @@ import Testing
 /// does on demand (a failing disk, a kiosk gone between two requests) is tried here.
 @Suite("The kiosk pages on a fake store")
 struct KiosksFakeStoreTests {
-    final class FakeBrowsers: PairedBrowserStore, @unchecked Sendable {
+    final class FakeBrowsers: PairedBrowserStore {
         let kiosks = Mutex<[PairedKiosk]>([])
         let failing = Mutex(false)
         struct DiskFailed: Error {}
@@ -23,7 +23,13 @@ struct KiosksFakeStoreTests {
         }
         func all() throws -> [PairedKiosk] { kiosks.withLock { $0 } }
         func paired(token: String) throws -> PairedKiosk? { nil }
-        func unpair(id: Int64) throws -> Bool { kiosks.withLock { list in list.removeAll { $0.id == id }; return false } }
+        func unpair(id: Int64) throws -> Bool {
+            kiosks.withLock { list in
+                let before = list.count
+                list.removeAll { $0.id == id }
+                return list.count < before
+            }
+        }
     }
 
     @Test("#33/#48: the list says what each browser does; a failing store pairs nothing and says so; an unpair that finds nothing is a 404")
