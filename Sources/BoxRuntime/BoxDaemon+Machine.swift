@@ -5,11 +5,13 @@ import QuestCore
 /// The machine's steps and their effects: what the player hears and sees first, then the
 /// write, then the screen and the socket's subscribers.
 extension BoxDaemon {
-    func step(_ event: QuestEvent) {
+    /// `litAhead`: the LED pattern the press's reflex set already (`PressReflex`).
+    func step(_ event: QuestEvent, litAhead: LEDPattern? = nil) {
         let watched = server?.hasSubscribers == true
         let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
         let checkingBefore = state.buttonCheck
         let wasIdle = if case .idle = state.phase { true } else { false }
+        let ledBefore = hardware.outputs.machineLED
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
         // #36: a while after a quest the pages it mapped go back (a quest in play keeps them).
@@ -32,7 +34,7 @@ extension BoxDaemon {
                 presses.append(.event("press") { $0.button = role.rawValue; $0.pressed = pressed })
             }
         }
-        perform(effects, announcing: presses)
+        perform(effects, announcing: presses, litAhead: litAhead.map { ($0, before: ledBefore) })
         // After the LED, buzzer and sound: a dark screen lights at any press.
         if case .button(_, pressed: true, _) = event { display.wake() }
         if case .touch(_, pressed: true, _) = event { display.wake() }
@@ -52,23 +54,37 @@ extension BoxDaemon {
     }
 
     /// `presses`: the press events that led here, told to the subscribers before the effects'
-    /// own events and after everything the player notices.
-    func perform(_ effects: [QuestEffect], announcing presses: [BoxMessage] = []) {
+    /// own events and after everything the player notices. `litAhead`: the pattern a press's
+    /// reflex set before the step, and the one it replaced.
+    func perform(_ effects: [QuestEffect], announcing presses: [BoxMessage] = [], litAhead: (pattern: LEDPattern, before: LEDPattern)? = nil) {
         // What the player hears and sees goes first: a database write (an SD card's fsync
         // can take tens of milliseconds) must not delay the reveal. Each pattern is timed
         // from the moment its first value is set. The write follows at once, before the
         // next event is read. The lines are set before anything else: the timers' system
         // calls and the sound come after them (waking the real-time audio thread can take
         // this thread's CPU for its mixing), and a line set is one ioctl.
+        var ahead = litAhead
         for effect in effects {
             switch effect {
             case .led(let pattern):
+                // The step's first pattern is the reflex's: already on, timed from its press.
+                if let lit = ahead?.pattern, lit == pattern {
+                    ahead = nil
+                    continue
+                }
+                if let lit = ahead?.pattern { reflexMissed(lit: lit, step: pattern) }
+                ahead = nil
                 hardware.outputs.showMachine(pattern, at: clock.monotonicNanos())
             case .buzzer(let pattern):
                 hardware.outputs.buzz(pattern, at: clock.monotonicNanos())
             case .playSound, .persist, .display, .scheduleTimer, .cancelTimer, .readButton, .claimChanged, .speak, .cutSpeech:
                 break
             }
+        }
+        if let ahead {
+            // The step lit nothing: the pattern before the press comes back.
+            reflexMissed(lit: ahead.pattern, step: nil)
+            hardware.outputs.showMachine(ahead.before, at: clock.monotonicNanos())
         }
         memory.timers.apply(effects)
         // The idle gesture's switch (#32) applies before its own confirming sound.
@@ -105,6 +121,13 @@ extension BoxDaemon {
         }
         hardware.outputs.playCueWhenFree(at: clock.monotonicNanos())
         memory.nextID = Self.randomID()
+    }
+
+    /// The reflex and the step disagreed (the step's pattern is what shows): a defect of
+    /// `PressReflex`, one line for the tests and the journal to find.
+    func reflexMissed(lit: LEDPattern, step: LEDPattern?) {
+        memory.reflexMisses += 1
+        logger.warning("press reflex missed", metadata: ["lit": "\(lit)", "step": "\(step.map { "\($0)" } ?? "none")"])
     }
 
     func environment() -> QuestEnvironment {

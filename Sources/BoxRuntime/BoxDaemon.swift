@@ -26,7 +26,8 @@ public final class BoxDaemon: @unchecked Sendable {
     let db: QuestDatabase
     let clock: SystemClock
     let logger: Logger
-    public internal(set) var state: QuestState
+    /// Any change leaves the presses' reflex unknown until the end of the tick.
+    public internal(set) var state: QuestState { didSet { memory.reflex = nil } }
     var memory: StepMemory
     let persist: PersistQueue
     let follower: StoreFollower
@@ -101,6 +102,9 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// Times `poll` returned: the measure of wake-ups (0 while idle).
     public var wakeups: Int { loop.wakeups }
+    /// Presses whose LED was set from the reflex before their step, and those whose step then
+    /// lit another pattern (#49; a defect, logged).
+    public var pressesLitAhead: (lit: Int, missed: Int) { (memory.litAhead, memory.reflexMisses) }
     /// How many times a quest's pages went back since start (#36).
     public var memoryReleasesAfterQuests: Int { loop.releases }
 
@@ -159,7 +163,15 @@ public final class BoxDaemon: @unchecked Sendable {
     func tick(_ wakes: [Wake]) -> Bool {
         for case .edges(let fd) in wakes {
             let edges = fd.map { hardware.intake.edges(from: $0) } ?? hardware.intake.waitingEdges()
-            for edge in edges { step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos)) }
+            for edge in edges {
+                // The press's LED from the reflex, before the step (which the first step voids).
+                let litAhead = edge.pressed ? memory.reflex?.pattern(forPressOf: edge.role, at: edge.atNanos) : nil
+                if let litAhead {
+                    hardware.outputs.showMachine(litAhead, at: clock.monotonicNanos())
+                    memory.litAhead += 1
+                }
+                step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos), litAhead: litAhead)
+            }
         }
         for wake in wakes {
             switch wake {
@@ -185,7 +197,15 @@ public final class BoxDaemon: @unchecked Sendable {
             if memory.pendingReload { reload(reason: "after the quest") }
         }
         runDueWork()
+        workOutReflex()
         return true
+    }
+
+    /// What the next press of each button lights, once the state has settled in a tick
+    /// (after its sound, store write and socket: none of that waits for this).
+    func workOutReflex() {
+        guard memory.reflex == nil else { return }
+        memory.reflex = QuestMachine.pressReflex(state, env: environment(), at: clock.monotonicNanos())
     }
 
     // MARK: the loop's work
@@ -215,6 +235,7 @@ public final class BoxDaemon: @unchecked Sendable {
         } catch {
             logger.error("reading the task in progress failed", metadata: ["error": "\(error)"])
         }
+        workOutReflex()
     }
 
     /// The day's timer fired (midnight, a reminder, the wall clock set).

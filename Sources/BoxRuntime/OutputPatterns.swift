@@ -8,7 +8,7 @@ struct OutputPatterns {
     private var led = PatternPlayer<LEDColor>()
     private var buzzer = PatternPlayer<Bool>()
     /// The machine's last LED pattern, shown again after a wiring check.
-    private var machineLED: LEDPattern = .off
+    private(set) var machineLED: LEDPattern = .off
     private var ledUnderTest = false
     /// The "not saved" cue waits for the buzzer and LED patterns playing now to end.
     private var cue: (buzzer: Bool, led: Bool) = (false, false)

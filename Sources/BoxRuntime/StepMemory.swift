@@ -16,6 +16,13 @@ struct StepMemory {
     /// How long after a quest they go back (tests shorten it).
     var pagesBackAfterQuestNanos = StartUpMemory.afterQuestDelayNanos
 
+    /// #49: what a press of each button lights, worked out at the end of the tick that last
+    /// changed the state (nil: not yet), so a press's LED is set before its step runs.
+    var reflex: PressReflex?
+    /// Presses whose LED the reflex set, and those where the step then lit another (a defect).
+    var litAhead = 0
+    var reflexMisses = 0
+
     init(nextID: UUID) { self.nextID = nextID }
 
     /// The box went idle or left it: a quest that ended starts the pages' wait; a quest in

@@ -211,6 +211,25 @@ struct DaemonTests {
         #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
     }
 
+    @Test("#49: through the real loop each press's LED is set from the reflex before its step, and no step lights another")
+    func pressesLitAhead() throws {
+        let rig = try rig(routines: [Self.everyDay])
+        usleep(100_000)
+        try rig.press("BTN_LOCK")  // start the quest: estimating
+        usleep(200_000)
+        try rig.press("BTN_LOCK")  // lock in: the heartbeat
+        usleep(300_000)
+        try rig.press("BTN_STOP")  // the reveal comes on the release (no LED on the press)
+        usleep(300_000)
+        try rig.press("BTN_LOCK")  // next task: estimating again
+        usleep(200_000)
+        let counted = rig.daemon.pressesLitAhead
+        rig.stop()
+        #expect(try rig.db.estimations().count == 1, "the quest went as pressed")
+        #expect(counted.lit == 3, "start, lock-in and next lit ahead: \(counted)")
+        #expect(counted.missed == 0)
+    }
+
     @Test("GAME-9: a fresh store's box explains itself before her first quest through the real loop; STOP skips to it, and the quest is stored as her first")
     func firstQuestIntroThroughTheLoop() throws {
         let rig = try rig(routines: [Self.everyDay], firstQuestIntro: true)
