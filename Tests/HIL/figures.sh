@@ -26,9 +26,7 @@ board=${FIGURES_BOARD:-questbox-sim}
 [[ -f Boards/$board.yaml ]] || { echo "figures: no board profile Boards/$board.yaml" >&2; exit 1; }
 voice=${FIGURES_VOICE:-auto}
 [[ $voice =~ ^(auto|on|off)$ ]] || { echo "figures: FIGURES_VOICE=$voice is not auto, on or off" >&2; exit 1; }
-# The scheduler's events on from boot: nothing patches the kernel once the programs run
-# (guest/kernel_trace.py says why).
-HIL_APPEND="trace_event=sched:sched_switch,sched:sched_waking" Tests/HIL/vm.sh -t 1800 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
+Tests/HIL/vm.sh -t 1800 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

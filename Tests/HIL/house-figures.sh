@@ -13,9 +13,7 @@ swift build "${RELEASE_BUILD[@]}" --product questbox >&2
 swift build "${RELEASE_BUILD[@]}" --product questbox-link >&2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# The scheduler's events on from boot: nothing patches the kernel once the programs run
-# (guest/kernel_trace.py says why).
-HIL_APPEND="trace_event=sched:sched_switch,sched:sched_waking" Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/house-figures-run "$RELEASE_BIN" > "$out"
+Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/house-figures-run "$RELEASE_BIN" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -52,7 +52,7 @@ timeout --foreground "$timeout_s" "${priority[@]}" "${machine[@]}" -accel tcg,th
     -name questbox-hil,debug-threads=on \
     -nodefaults -no-user-config -nographic -no-reboot -serial "file:$job/console" \
     -initrd "$cache/initramfs.gz" \
-    -append "console=$console quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job${HIL_APPEND:+ $HIL_APPEND}" \
+    -append "console=$console quiet loglevel=3 panic=-1 rdinit=/init hil.job=$job" \
     -virtfs "local,path=$rootfs,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$modules,mount_tag=modules,security_model=none,readonly=on" \
     -virtfs "local,path=$job,mount_tag=job,security_model=none" </dev/null &

@@ -19,9 +19,7 @@ mkdir -p "$store"
 "$bin/store-bench" --keep "$store" --iterations 1 >/dev/null
 out=$(mktemp)
 trap 'rm -f "$out"; rm -rf "$store"' EXIT
-# The scheduler's events on from boot: nothing patches the kernel once the programs run
-# (guest/kernel_trace.py says why).
-HIL_APPEND="trace_event=sched:sched_switch,sched:sched_waking" Tests/HIL/vm.sh -t 1200 -- Tests/HIL/guest/web-load-run "$bin" "$store" > "$out"
+Tests/HIL/vm.sh -t 1200 -- Tests/HIL/guest/web-load-run "$bin" "$store" > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

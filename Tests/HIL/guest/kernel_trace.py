@@ -38,12 +38,12 @@ TRACED = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\].*?\s(\d+\.\d+): (\w+)(?:: (.*))?",
 # Under TCG the guest locked up (a soft lockup of the CPU that patched the kernel's text)
 # when the tracer was switched on and off while it ran: 1 in about 16 on/off cycles in an
 # idle guest, and at the first switch in two figures runs in a row (2026-11-29), with the
-# box and gpiozero busy. So nothing is patched once the measured programs run: the
-# scheduler's events are on from boot (`BOOT_EVENTS` on the kernel's command line, vm.sh's
-# HIL_APPEND), the function tracer is armed once (`arm`, before the box and gpiozero start),
-# and each measurement only sets `tracing_on`, the events' filters and clears the buffer.
+# box and gpiozero busy. So the kernel is patched as seldom as can be, and while nothing
+# measured runs: the function tracer once (`arm`, before the box and gpiozero start), the
+# scheduler's events once (`events_on`, figures.py between gpiozero's end and the box's
+# restart; on from boot they cost gpiozero's idle 3× its CPU); a measurement then only sets
+# `tracing_on` and the events' filters, and clears the buffer.
 EVENTS = ("sched:sched_switch", "sched:sched_waking")
-BOOT_EVENTS = "trace_event=" + ",".join(EVENTS)
 NO_EVENTS = (("events/sched/sched_waking/filter", "pid == -1"),
              ("events/sched/sched_switch/filter", "prev_pid == -1 && next_pid == -1"))
 
@@ -55,16 +55,23 @@ def _write(name, value):
 
 def arm():
     """The function tracer on for gpio-sim's raise and sets (its module loaded), the
-    scheduler's events kept but filtered to nothing, the buffer off: once per VM."""
+    buffer off: once per VM."""
     if not os.path.exists(f"{TRACE}/trace_clock"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
-    with open(f"{TRACE}/set_event") as f:
-        enabled = f.read().split()
-    assert all(e in enabled for e in EVENTS), f"the scheduler's events are not on from boot (kernel argument {BOOT_EVENTS})"
     for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
                         ("buffer_size_kb", "16384"), ("set_ftrace_filter", " ".join((RAISE,) + SETS)),
-                        ("set_ftrace_pid", ""), *NO_EVENTS, ("current_tracer", "function"), ("trace", "")):
+                        ("set_ftrace_pid", ""), ("current_tracer", "function"), ("trace", "")):
         _write(name, value)
+
+
+def events_on():
+    """The scheduler's events on (filtered to nothing until a measurement asks): once."""
+    with open(f"{TRACE}/set_event") as f:
+        if all(e in f.read().split() for e in EVENTS):
+            return
+    for name, value in NO_EVENTS:
+        _write(name, value)
+    _write("set_event", " ".join(EVENTS))
 
 
 _ASKED = {}
@@ -78,7 +85,9 @@ def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
         with open(f"{TRACE}/current_tracer") as f:
             assert f.read().strip() == "function", "kernel_trace.arm() did not run before the measured programs started"
         _write("tracing_on", "0")
-        for name, value in (*NO_EVENTS, *filters):
+        if events:
+            events_on()
+        for name, value in (*(NO_EVENTS if events else ()), *filters):
             _write(name, value)
         _write("trace", "")
         _ASKED.update(functions=set(functions), pid=pid, events={e.split(":")[-1] for e in events})
