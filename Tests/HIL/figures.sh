@@ -7,6 +7,8 @@
 #       screen on an SSD1306 (i2c-stub at 0x3c), to show its timing is unchanged (#14)
 #   FIGURES_VOICE=off Tests/HIL/figures.sh   the box's voice off (default: auto, which speaks on
 #       a board with no screen), to show the voice costs the presses nothing (#35)
+#   FIGURES_SYSCALLS=1 Tests/HIL/figures.sh   a diagnosis, not figures: every system call of the
+#       guest traced too, and the loop's way from getting a CPU to its line set printed
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/setup.sh
@@ -26,7 +28,7 @@ board=${FIGURES_BOARD:-questbox-sim}
 [[ -f Boards/$board.yaml ]] || { echo "figures: no board profile Boards/$board.yaml" >&2; exit 1; }
 voice=${FIGURES_VOICE:-auto}
 [[ $voice =~ ^(auto|on|off)$ ]] || { echo "figures: FIGURES_VOICE=$voice is not auto, on or off" >&2; exit 1; }
-Tests/HIL/vm.sh -t 1800 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" > "$out"
+Tests/HIL/vm.sh -t 1800 -- Tests/HIL/guest/figures-run "$bin" "$venv" "$board" "$voice" ${FIGURES_SYSCALLS:+syscalls} > "$out"
 python3 - "$out" "$(uname -m)" "$(nproc)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -88,6 +90,15 @@ inj = r["injection"]
 print(f"\ninjection: a press's pull write took p50 {inj['write_p50_ms']:.3f} / p99 {inj['write_p99_ms']:.3f} / max {inj['write_max_ms']:.3f} ms; "
       f"the box's kernel timestamp fell inside the write call for {inj['stamps_inside']} of {inj['presses']} presses, "
       f"p50 {inj['stamp_after_raised_p50_ms']:.3f} / p99 {inj['stamp_after_raised_p99_ms']:.3f} ms (min {inj['stamp_after_raised_min_ms']:.3f}) after the traced interrupt")
+if "led_timeline" in q:
+    from collections import Counter
+    ways = q["led_timeline"]
+    common, n = Counter(tuple(name for name, _ in w) for w in ways).most_common(1)[0] if ways else ((), 0)
+    same = [w for w in ways if tuple(name for name, _ in w) == common]
+    print(f"\nthe loop's way from getting a CPU to the line set, {n} of {len(ways)} presses alike (median ms after it got the CPU):")
+    print("  " + " → ".join(f"{name} {pct([w[i][1] for w in same], 50):.3f}" for i, name in enumerate(common)))
+    for w in ways[:6]:
+        print("  one press: " + " → ".join(f"{name} {ms:.3f}" for name, ms in w))
 print("per-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
 print("per-thread idle wake-ups/s, gpiozero:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(z["threads_wakeups_per_s"].items())))
 PY

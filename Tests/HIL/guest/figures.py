@@ -6,7 +6,7 @@ line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
 import json, os, random, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
-from kernel_trace import RAISE, SETS, Presses, box_edges, edges_raised, interval_errors, loop_stages, memory_kb, percentile, press_to_output, process_usage, raises, tracing
+from kernel_trace import RAISE, SETS, SYSCALLS, Presses, loop_timeline, box_edges, edges_raised, interval_errors, loop_stages, memory_kb, percentile, press_to_output, process_usage, raises, tracing
 
 ZSTART, ZSTOP = 8, 9
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -193,7 +193,9 @@ TASKS = 30                                   # 60 presses; the routine has as ma
 # With the scheduler's events for the box's loop thread (its main thread: pid = tid), so
 # each press's way splits into the kernel waking the loop, the loop getting a CPU, and the
 # loop's own work up to the line set.
-tracing(True, functions=(RAISE,) + SETS, events=("sched:sched_switch", "sched:sched_waking"),
+# With FIGURES_SYSCALLS=1 (figures-run's `syscalls`) the loop's system calls too (a diagnosis).
+diagnosis = os.environ.get("FIGURES_SYSCALLS") == "1"
+tracing(True, functions=(RAISE,) + SETS + (SYSCALLS if diagnosis else ()), events=("sched:sched_switch", "sched:sched_waking"),
         filters=(("events/sched/sched_waking/filter", f"pid == {new_pid}"),
                  ("events/sched/sched_switch/filter", f"prev_pid == {new_pid} || next_pid == {new_pid}")))
 # Paced so that, with the voice on (#35), the reveal's words and the next task's name and
@@ -214,6 +216,8 @@ traced = press_to_output(quest_calls, led_calls, {new_pid})
 results["questbox"]["led_traced"] = [x for x in traced if x is not None]
 results["questbox"]["led_traced_missing"] = traced.count(None)
 results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
+if diagnosis:
+    results["questbox"]["led_timeline"] = loop_timeline(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid
 # #36: what the box holds once a quest has been played (its code mapped again, the world read
 # again after the quest's writes), beside what it holds idle after start (section 1).

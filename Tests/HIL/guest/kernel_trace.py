@@ -1,7 +1,7 @@
 """The figures' measuring tools inside the VM (figures.py, web_load.py): presses written to
 gpio-sim with their write calls timed, the kernel's function tracer as the reference for when
 an edge happened, and the figures computed from both."""
-import bisect, os, re, subprocess
+import bisect, os, re, subprocess, sys
 
 from box import now
 
@@ -53,14 +53,29 @@ def _write(name, value):
         f.write(value)
 
 
-def arm():
-    """The function tracer on for gpio-sim's raise and sets (its module loaded), the
-    buffer off: once per VM."""
+# The system calls a diagnosis follows (`arm(syscalls=True)`, figures-run's `syscalls`): where
+# the loop's time between getting a CPU and setting the line goes.
+SYSCALLS = ("__x64_sys_read", "__x64_sys_ioctl", "__x64_sys_poll", "__x64_sys_ppoll", "__x64_sys_clock_gettime",
+            "__x64_sys_adjtimex", "__x64_sys_write", "__x64_sys_futex", "__x64_sys_getrandom", "__x64_sys_timerfd_settime")
+
+
+def arm(syscalls=False):
+    """The function tracer on for gpio-sim's raise and sets (its module loaded), and with
+    `syscalls` the system calls above (of every process: a bigger buffer), the buffer off:
+    once per VM."""
     if not os.path.exists(f"{TRACE}/trace_clock"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
     for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
-                        ("buffer_size_kb", "16384"), ("set_ftrace_filter", " ".join((RAISE,) + SETS)),
-                        ("set_ftrace_pid", ""), ("current_tracer", "function"), ("trace", "")):
+                        ("buffer_size_kb", "65536" if syscalls else "16384"), ("set_ftrace_filter", " ".join((RAISE,) + SETS)),
+                        ("set_ftrace_pid", "")):
+        _write(name, value)
+    for call in SYSCALLS if syscalls else ():
+        try:
+            with open(f"{TRACE}/set_ftrace_filter", "a") as f:
+                f.write(call)
+        except OSError:
+            print(f"kernel_trace: no function {call} to trace", file=sys.stderr)
+    for name, value in (("current_tracer", "function"), ("trace", "")):
         _write(name, value)
 
 
@@ -128,6 +143,33 @@ def loop_stages(calls, presses, loop, within=0.1):
                 stages.append(((woken - edge) * 1000, (running - woken) * 1000, (t - running) * 1000))
                 break
     return stages
+
+
+def loop_timeline(calls, presses, loop, within=0.1):
+    """Each press's way through the loop thread from getting a CPU to its line set: the
+    system calls it entered on the way, as [(name, ms after it got the CPU)], ending with
+    ("set", ms). Needs `arm(syscalls=True)` and the scheduler's events."""
+    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
+    times = [e[0] for e in events]
+    edges = edges_raised(presses, raises(calls))
+    out = []
+    for line, a, _ in presses:
+        edge = edges.get((line, a))
+        if edge is None:
+            continue
+        running, way = None, []
+        for t, tid, name, payload in events[bisect.bisect_left(times, edge):]:
+            if t - edge > within:
+                break
+            if name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
+                running = t
+            elif tid == loop and (name in SYSCALLS or name in SETS):
+                running = running if running is not None else edge
+                way.append(("set" if name in SETS else name.replace("__x64_sys_", ""), (t - running) * 1000))
+                if name in SETS:
+                    out.append(way)
+                    break
+    return out
 
 
 def raises(calls):
