@@ -115,23 +115,28 @@ def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
             or (c[2] in _ASKED["functions"] and (_ASKED["pid"] is None or c[0] == _ASKED["pid"]))]
 
 
+def _after_each_press(calls, presses, within):
+    """For each press with its traced interrupt: (that moment, the trace's records from it
+    on for `within` s, in time order)."""
+    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
+    times = [e[0] for e in events]
+    edges = edges_raised(presses, raises(calls))
+    for line, a, _ in presses:
+        edge = edges.get((line, a))
+        if edge is not None:
+            k = bisect.bisect_left(times, edge)
+            yield edge, events[k:bisect.bisect_right(times, edge + within, lo=k)]
+
+
 def loop_stages(calls, presses, loop, within=0.1):
     """Each press's way to its LED in three stages (ms), from a trace with the loop thread's
     sched_waking and sched_switch events: interrupt → loop woken, woken → loop on a CPU,
     on a CPU → its line set. A press that found the loop already running (woken by
     something else) counts 0 for the first two."""
-    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
-    times = [e[0] for e in events]
-    edges = edges_raised(presses, raises(calls))
     stages = []
-    for line, a, _ in presses:
-        edge = edges.get((line, a))
-        if edge is None:
-            continue
+    for edge, records in _after_each_press(calls, presses, within):
         woken = running = None
-        for t, tid, name, payload in events[bisect.bisect_left(times, edge):]:
-            if t - edge > within:
-                break
+        for t, tid, name, payload in records:
             if name == "sched_waking" and woken is None:
                 woken = t
             elif name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
@@ -149,18 +154,10 @@ def loop_timeline(calls, presses, loop, within=0.1):
     """Each press's way through the loop thread from getting a CPU to its line set: the
     system calls it entered on the way, as [(name, ms after it got the CPU)], ending with
     ("set", ms). Needs `arm(syscalls=True)` and the scheduler's events."""
-    events = sorted((t, tid, name, payload) for tid, t, name, payload in calls)
-    times = [e[0] for e in events]
-    edges = edges_raised(presses, raises(calls))
     out = []
-    for line, a, _ in presses:
-        edge = edges.get((line, a))
-        if edge is None:
-            continue
+    for edge, records in _after_each_press(calls, presses, within):
         running, way = None, []
-        for t, tid, name, payload in events[bisect.bisect_left(times, edge):]:
-            if t - edge > within:
-                break
+        for t, tid, name, payload in records:
             if name == "sched_switch" and f"next_pid={loop} " in payload + " " and running is None:
                 running = t
             elif tid == loop and (name in SYSCALLS or name in SETS):
