@@ -6,18 +6,6 @@ import Testing
 /// the step runs. The step stays the truth; these walks check the two never disagree.
 @Suite("#49: a press's LED known ahead (PressReflex) is its step's")
 struct PressReflexTests {
-    /// A small seeded generator: the same walks on every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func boxes() -> [(String, Box)] {
         var evening = Box.morning
         evening.id = uuid(0xB10)
@@ -41,7 +29,7 @@ struct PressReflexTests {
 
     @Test("random walks (presses, bounces, holds, timers, claims, pairings, button checks, the house): every press the reflex answers lights what its step does")
     func reflexIsTheStep() {
-        var rng = SplitMix(state: 49)
+        var rng = SplitMix(seed: 49)  // the same walks on every run
         let gaps: [Int64] = [300_000, 5 * milli, 40 * milli, 120 * milli, 900 * milli, 2_500 * milli, 3_200 * milli, 9 * second, 45 * second]
         let offsets: [Int64] = [0, 1, 3 * milli, 30 * milli, 1 * second, 2_999 * milli, 3_001 * milli, 8 * second, 25 * second]
         var lit = 0, answered = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+@testable import WebApp
 
 /// A stand-in for the running box on its socket, for tests of what the web app asks it: it
 /// greets each client, answers every request line with `ok` (a `reload` with `applied`, a
@@ -26,6 +27,15 @@ final class FakeBox: Sendable {
     let replyDelaysMs = Mutex<[String: UInt32]>([:])
 
     var commands: [String] { received.withLock { $0 } }
+
+    /// A link to this box that waits 10 s for an answer: the app's 800 ms are a real box's, and
+    /// on a loaded 2-core machine the fake's thread answered later (ci26: a PRIV-1 ask came
+    /// back "offline"). For the tests that are not about the wait.
+    var patientLink: BoxLink {
+        var link = BoxLink(socketPath: path)
+        link.timeoutMs = 10_000
+        return link
+    }
 
     init(path: String) throws {
         self.path = path

@@ -163,7 +163,7 @@ struct PhonePairingTests {
         let box = try FakeBox(path: dir + "/questbox.sock")
         defer { box.stop() }
         let clock = FakeSystemClock(wall: Date())
-        let pairing = PhonePairing(clock: clock, box: BoxLink(socketPath: box.path))
+        let pairing = PhonePairing(clock: clock, box: box.patientLink)
         let wrong = { (code: String) in code == "000000" ? "111111" : "000000" }
 
         #expect(await pairing.ask(token: "t1", client: "a") == .shown)
@@ -197,7 +197,7 @@ struct PhonePairingTests {
         #expect(await pairing.enter(code: try #require(Self.shownCode(box)), token: "t1") == .over("The 2 minutes ran out. Ask again."))
 
         // Asks: 2 s apart, 5 per 15 minutes from one address, 20 in all.
-        let limits = PhonePairing(clock: clock, box: BoxLink(socketPath: box.path))
+        let limits = PhonePairing(clock: clock, box: box.patientLink)
         #expect(await limits.ask(token: "a1", client: "a") == .shown)
         #expect(await limits.ask(token: "a1", client: "a") == .shown, "asked again by the same browser: the same code")
         #expect(await limits.ask(token: "b1", client: "b") == .refused(PhonePairing.anotherPhone))

@@ -116,7 +116,7 @@ struct TouchKioskTests {
         let (args, _) = try TestArguments.fresh()
         let box = try FakeBox(path: args.socketPath)
         let limit = LimitAtWill()
-        let presses = KioskPresses(box: BoxLink(socketPath: args.socketPath), holdLimitNanos: 1) { _ in
+        let presses = KioskPresses(box: box.patientLink, holdLimitNanos: 1) { _ in
             while !limit.hasPassed { try? await Task.sleep(nanoseconds: 10_000_000) }
         }
         return (box, presses, limit)

@@ -311,7 +311,7 @@ struct WebAppTests {
         let (args, _) = try TestArguments.fresh()
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
-        let link = BoxLink(socketPath: args.socketPath)
+        let link = box.patientLink
         let answers = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<40 { group.addTask { if case .online = await link.state() { true } else { false } } }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
