@@ -5,13 +5,13 @@ import QuestCore
 /// The machine's steps and their effects: what the player hears and sees first, then the
 /// write, then the screen and the socket's subscribers.
 extension BoxDaemon {
-    /// `litAhead`: the LED pattern the press's reflex set already (`PressReflex`).
-    func step(_ event: QuestEvent, litAhead: LEDPattern? = nil) {
+    /// `litAhead`: the LED pattern the press's reflex set already (`PressReflex`), and the one
+    /// it replaced.
+    func step(_ event: QuestEvent, litAhead: (pattern: LEDPattern, before: LEDPattern)? = nil) {
         let watched = server?.hasSubscribers == true
         let pressedBefore = watched ? ButtonRole.allCases.map { state.debouncer.isPressed($0) } : []
         let checkingBefore = state.buttonCheck
         let wasIdle = if case .idle = state.phase { true } else { false }
-        let ledBefore = hardware.outputs.machineLED
         let (next, effects) = QuestMachine.step(state, event, env: environment())
         state = next
         // #36: a while after a quest the pages it mapped go back (a quest in play keeps them).
@@ -34,7 +34,7 @@ extension BoxDaemon {
                 presses.append(.event("press") { $0.button = role.rawValue; $0.pressed = pressed })
             }
         }
-        perform(effects, announcing: presses, litAhead: litAhead.map { ($0, before: ledBefore) })
+        perform(effects, announcing: presses, litAhead: litAhead)
         // After the LED, buzzer and sound: a dark screen lights at any press.
         if case .button(_, pressed: true, _) = event { display.wake() }
         if case .touch(_, pressed: true, _) = event { display.wake() }

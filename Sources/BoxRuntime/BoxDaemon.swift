@@ -165,9 +165,10 @@ public final class BoxDaemon: @unchecked Sendable {
             let edges = fd.map { hardware.intake.edges(from: $0) } ?? hardware.intake.waitingEdges()
             for edge in edges {
                 // The press's LED from the reflex, before the step (which the first step voids).
-                let litAhead = edge.pressed ? memory.reflex?.pattern(forPressOf: edge.role, at: edge.atNanos) : nil
-                if let litAhead {
-                    hardware.outputs.showMachine(litAhead, at: clock.monotonicNanos())
+                var litAhead: (pattern: LEDPattern, before: LEDPattern)?
+                if edge.pressed, let pattern = memory.reflex?.pattern(forPressOf: edge.role, at: edge.atNanos) {
+                    litAhead = (pattern, before: hardware.outputs.machineLED)
+                    hardware.outputs.showMachine(pattern, at: clock.monotonicNanos())
                     memory.litAhead += 1
                 }
                 step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos), litAhead: litAhead)
