@@ -104,7 +104,7 @@ public final class BoxDaemon: @unchecked Sendable {
     public var wakeups: Int { loop.wakeups }
     /// Presses whose LED was set from the reflex before their step, and those whose step then
     /// lit another pattern (#49; a defect, logged).
-    public var pressesLitAhead: (lit: Int, missed: Int) { (memory.litAhead, memory.reflexMisses) }
+    public var pressesLitAhead: (lit: Int, asRead: Int, missed: Int) { (memory.litAhead, memory.litAsRead, memory.reflexMisses) }
     /// How many times a quest's pages went back since start (#36).
     public var memoryReleasesAfterQuests: Int { loop.releases }
 
@@ -148,6 +148,8 @@ public final class BoxDaemon: @unchecked Sendable {
             guard tick(wakes) else { break }
         }
         _ = qb_sd_notify("STOPPING=1")
+        let lit = pressesLitAhead
+        logger.info("presses lit ahead", metadata: ["lit": "\(lit.lit)", "as-read": "\(lit.asRead)", "missed": "\(lit.missed)"])
         if !persist.isEmpty { retryWrites(at: clock.monotonicNanos()) }
         if !persist.isEmpty {
             logger.error("plays not saved at shutdown", metadata: ["requests": "\(persist.waiting)"])
@@ -161,15 +163,24 @@ public final class BoxDaemon: @unchecked Sendable {
     /// their order, then the socket's idle and departed clients, the store's changes while
     /// idle, and everything due on the monotonic clock. False: shut down.
     func tick(_ wakes: [Wake]) -> Bool {
+        // The tick's first edge may have its LED set by the read itself (the board armed from
+        // the reflex); the first step voids the reflex.
+        var lightAhead = memory.reflex != nil
         for case .edges(let fd) in wakes {
-            let edges = fd.map { hardware.intake.edges(from: $0) } ?? hardware.intake.waitingEdges()
-            for edge in edges {
-                // The press's LED from the reflex, before the step (which the first step voids).
+            let read = fd.map { hardware.intake.edges(from: $0, lightingAhead: lightAhead) } ?? (edges: hardware.intake.waitingEdges(), litAhead: nil)
+            if !read.edges.isEmpty { lightAhead = false }
+            for (k, edge) in read.edges.enumerated() {
+                let setAsRead = k == 0 ? read.litAhead : nil
+                // The press's LED from the reflex, before the step.
                 var litAhead: (pattern: LEDPattern, before: LEDPattern)?
                 if edge.pressed, let pattern = memory.reflex?.pattern(forPressOf: edge.role, at: edge.atNanos) {
                     litAhead = (pattern, before: hardware.outputs.machineLED)
-                    hardware.outputs.showMachine(pattern, at: clock.monotonicNanos())
+                    let lineSet = setAsRead != nil && setAsRead == pattern.steps.first?.color
+                    hardware.outputs.showMachine(pattern, at: clock.monotonicNanos(), lineSet: lineSet)
                     memory.litAhead += 1
+                    if lineSet { memory.litAsRead += 1 }
+                } else if let setAsRead {
+                    pressLitWithoutReflex(setAsRead)
                 }
                 step(.button(edge.role, pressed: edge.pressed, atNanos: edge.atNanos), litAhead: litAhead)
             }
@@ -204,9 +215,22 @@ public final class BoxDaemon: @unchecked Sendable {
 
     /// What the next press of each button lights, once the state has settled in a tick
     /// (after its sound, store write and socket: none of that waits for this).
+    /// The board is armed with it: a press's edge sets its first colour as it is read.
     func workOutReflex() {
         guard memory.reflex == nil else { return }
-        memory.reflex = QuestMachine.pressReflex(state, env: environment(), at: clock.monotonicNanos())
+        let reflex = QuestMachine.pressReflex(state, env: environment(), at: clock.monotonicNanos())
+        memory.reflex = reflex
+        hardware.board.armPressLights(reflex.presses.compactMap { press in
+            press.pattern.steps.first.map { (press.role, $0.color, press.fromNanos) }
+        })
+    }
+
+    /// The board lit a press the reflex does not hold (a defect: the two are armed together):
+    /// the machine's pattern comes back, and the step sets its own.
+    func pressLitWithoutReflex(_ color: LEDColor) {
+        memory.reflexMisses += 1
+        logger.warning("press reflex missed", metadata: ["lit": "\(color)", "step": "not asked"])
+        hardware.outputs.showMachine(hardware.outputs.machineLED, at: clock.monotonicNanos())
     }
 
     // MARK: the loop's work

@@ -21,17 +21,19 @@ struct EdgeIntake {
     /// The descriptors `poll` watches for edges.
     var descriptors: [Int32] { board.pollDescriptors }
 
-    /// The edges waiting on one line's descriptor (a read that fails is one log line).
-    func edges(from fd: Int32) -> [ButtonEdge] {
+    /// The edges waiting on one line's descriptor (a read that fails is one log line). With
+    /// `lightingAhead`, a first edge that is a press the board's armed lights cover has its LED
+    /// set by the read itself (`litAhead`: the colour).
+    func edges(from fd: Int32, lightingAhead: Bool = false) -> (edges: [ButtonEdge], litAhead: LEDColor?) {
         do {
-            let edges = try board.readButtonEdges(from: fd)
+            let (edges, lit) = try board.readButtonEdges(from: fd, lightingAhead: lightingAhead)
             for edge in edges {
                 logger.debug("edge", metadata: ["button": "\(edge.role)", "pressed": "\(edge.pressed)", "ns": "\(edge.atNanos)"])
             }
-            return edges
+            return (edges, lit)
         } catch {
             logger.error("reading buttons failed", metadata: ["error": "\(error)"])
-            return []
+            return ([], nil)
         }
     }
 
@@ -41,7 +43,7 @@ struct EdgeIntake {
         var fds = board.pollDescriptors
         var ready = [Int32](repeating: 0, count: fds.count)
         guard qb_poll_readable(&fds, Int32(fds.count), 0, &ready) > 0 else { return [] }
-        return fds.indices.filter { ready[$0] != 0 }.flatMap { edges(from: fds[$0]) }
+        return fds.indices.filter { ready[$0] != 0 }.flatMap { edges(from: fds[$0]).edges }
     }
 
     /// The button's level now: its line, or held over the socket.

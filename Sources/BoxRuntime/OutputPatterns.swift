@@ -31,11 +31,12 @@ struct OutputPatterns {
         }
     }
 
-    /// The machine's LED pattern (it ends a wiring check's colour).
-    mutating func showMachine(_ pattern: LEDPattern, at now: MonotonicNanos) {
+    /// The machine's LED pattern (it ends a wiring check's colour). `lineSet`: its first
+    /// colour is on the lines already (set as the press's edge was read).
+    mutating func showMachine(_ pattern: LEDPattern, at now: MonotonicNanos, lineSet: Bool = false) {
         machineLED = pattern
         ledUnderTest = false
-        if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: now) { setLED(color) }
+        if let color = led.start(pattern.sequence, repeats: pattern.repeats, at: now), !lineSet { setLED(color) }
     }
 
     mutating func buzz(_ pattern: BuzzerPattern, at now: MonotonicNanos) {

@@ -19,8 +19,10 @@ struct StepMemory {
     /// #49: what a press of each button lights, worked out at the end of the tick that last
     /// changed the state (nil: not yet), so a press's LED is set before its step runs.
     var reflex: PressReflex?
-    /// Presses whose LED the reflex set, and those where the step then lit another (a defect).
+    /// Presses whose LED the reflex set (of them, those the board set as their edge was read),
+    /// and those where the step then lit another (a defect).
     var litAhead = 0
+    var litAsRead = 0
     var reflexMisses = 0
 
     init(nextID: UUID) { self.nextID = nextID }

@@ -381,3 +381,22 @@ void qb_release(qb_request *r) {
 }
 
 #endif
+
+/* ------------------------------------------------------------------ both APIs */
+
+int qb_read_events_lighting(qb_request *request, int fd, qb_edge_event *events, size_t max, const qb_press_lights *plan,
+                            int *lit) {
+    *lit = -1;
+    int n = qb_read_events(request, fd, events, max);
+    if (n < 1 || !plan || !plan->outputs || !events[0].rising) return n;
+    for (size_t i = 0; i < plan->light_count && i < QB_LIGHT_BUTTONS; i++) {
+        const qb_press_light *light = &plan->lights[i];
+        if (!light->armed || light->input != request || light->offset != events[0].offset) continue;
+        if (events[0].timestamp_ns < light->from_ns) break;
+        int saved = errno;
+        if (qb_set_values(plan->outputs, plan->offsets, light->values, plan->count) == 0) *lit = (int)i;
+        errno = saved;
+        break;
+    }
+    return n;
+}

@@ -9,7 +9,11 @@ public final class BoardGPIO {
     private var inputs: [(request: GPIORequest, chipPath: String)] = []
     private var outputs: [String: (request: GPIORequest, offset: UInt32)] = [:]
     private var roleOfInput: [String: [UInt32: ButtonRole]] = [:]
-    private var requestOfDescriptor: [Int32: (GPIORequest, String)] = [:]
+    private var requestOfDescriptor: [Int32: (request: GPIORequest, chip: String, live: LiveGPIORequest?)] = [:]
+    private var inputOfRole: [ButtonRole: (request: GPIORequest, offset: UInt32)] = [:]
+    /// The LED's lines a press sets as its edge is read (nil: the LED's lines are on more than
+    /// one chip, and the loop sets them).
+    private var pressLights: PressLights?
 
     /// Finds every line of the profile by name, refuses lines another process holds, and
     /// requests them: buttons as inputs with both edges, the LED and buzzer as outputs (off).
@@ -57,11 +61,16 @@ public final class BoardGPIO {
                 chipPath: chip, offsets: lines.map(\.1), activeLow: profile.buttonsActiveLow, bias: bias, consumer: consumer)
             inputs.append((request, chip))
             roleOfInput[chip] = Dictionary(uniqueKeysWithValues: lines.map { ($0.1, $0.0) })
-            for fd in request.pollDescriptors { requestOfDescriptor[fd] = (request, chip) }
+            for fd in request.pollDescriptors { requestOfDescriptor[fd] = (request, chip, request as? LiveGPIORequest) }
+            for (role, offset) in lines { inputOfRole[role] = (request, offset) }
         }
         for (chip, lines) in outputsByChip.sorted(by: { $0.key < $1.key }) {
             let request = try backend.requestOutputs(chipPath: chip, offsets: lines.map(\.1), activeLow: profile.outputsActiveLow, consumer: consumer)
             for (role, offset) in lines { outputs[role] = (request, offset) }
+        }
+        let ledLines = ["led", "led.red", "led.green", "led.blue"].compactMap { outputs[$0] }
+        if let first = ledLines.first, ledLines.allSatisfy({ $0.request === first.request }) {
+            pressLights = PressLights(outputs: first.request, offsets: ledLines.map(\.offset))
         }
     }
 
@@ -72,10 +81,46 @@ public final class BoardGPIO {
 
     /// The button edges behind a readable descriptor, as (role, pressed, kernel time).
     public func readButtonEdges(from descriptor: Int32) throws -> [(role: ButtonRole, pressed: Bool, atNanos: MonotonicNanos)] {
-        guard let (request, chip) = requestOfDescriptor[descriptor] else { return [] }
-        return try request.readEdges(from: descriptor).compactMap { edge in
-            roleOfInput[chip]?[edge.offset].map { ($0, edge.rising, edge.timestampNanos) }
+        try readButtonEdges(from: descriptor, lightingAhead: false).edges
+    }
+
+    /// The same, and with `lightingAhead` the first edge's LED colour set as it was read when
+    /// it is a press `armPressLights` covers (`litAhead`: that colour).
+    public func readButtonEdges(from descriptor: Int32, lightingAhead: Bool) throws
+        -> (edges: [(role: ButtonRole, pressed: Bool, atNanos: MonotonicNanos)], litAhead: LEDColor?)
+    {
+        guard let (request, chip, live) = requestOfDescriptor[descriptor] else { return ([], nil) }
+        let lighting = lightingAhead ? pressLights : nil
+        let (edges, lit) = try live?.readEdges(from: descriptor, lighting: lighting) ?? request.readEdges(from: descriptor, lighting: lighting)
+        let roles = edges.compactMap { edge in roleOfInput[chip]?[edge.offset].map { ($0, edge.rising, edge.timestampNanos) } }
+        return (roles, lit.map { armedColors[$0] })
+    }
+
+    /// The colours of the lights armed now, by the lights' order.
+    private var armedColors: [LEDColor] = []
+
+    /// What a press of each button lights from its edge on (a press stamped before `fromNanos`
+    /// is left to the loop), until armed again; an empty list disarms every button.
+    public func armPressLights(_ lights: [(role: ButtonRole, color: LEDColor, fromNanos: MonotonicNanos)]) {
+        guard let pressLights else { return }
+        var armed: [PressLights.Light] = []
+        armedColors = []
+        for light in lights {
+            guard let input = inputOfRole[light.role] else { continue }
+            armed.append(PressLights.Light(input: input.request, offset: input.offset, fromNanos: light.fromNanos, values: lineValues(light.color)))
+            armedColors.append(light.color)
         }
+        pressLights.arm(armed)
+    }
+
+    /// Whether presses can be lit as their edges are read (the LED's lines on one chip).
+    public var canLightPresses: Bool { pressLights != nil }
+
+    /// The LED lines' values for a colour, in `PressLights`' order (led, or red, green, blue).
+    private func lineValues(_ color: LEDColor) -> [Bool] {
+        if outputs["led"] != nil { return [color != .off] }
+        let (r, g, b) = color.rgb
+        return [r, g, b]
     }
 
     /// Whether a button is held now (its line's level, polarity applied).

@@ -134,11 +134,20 @@ public struct LiveGPIO: GPIOBackend {
 
 /// Owns one `qb_request`: released exactly once, when the request object goes away.
 final class LiveGPIORequest: GPIORequest {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
+    /// The edges a read brings, kept from one read to the next (a press's read allocates nothing
+    /// before its light is set).
+    private let events = UnsafeMutablePointer<qb_edge_event>.allocate(capacity: 16)
 
-    private init(handle: OpaquePointer) { self.handle = handle }
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+        events.initialize(repeating: qb_edge_event(), count: 16)
+    }
 
-    deinit { qb_release(handle) }
+    deinit {
+        qb_release(handle)
+        events.deallocate()
+    }
 
     static func make(_ chipPath: String, _ request: (UnsafeMutablePointer<CChar>) -> OpaquePointer?) throws -> LiveGPIORequest {
         var error = [CChar](repeating: 0, count: 256)
@@ -156,10 +165,22 @@ final class LiveGPIORequest: GPIORequest {
     }
 
     func readEdges(from descriptor: Int32) throws -> [GPIOEdge] {
-        var events = [qb_edge_event](repeating: qb_edge_event(), count: 16)
-        let n = qb_read_events(handle, descriptor, &events, events.count)
+        let n = qb_read_events(handle, descriptor, events, 16)
+        return try edges(n)
+    }
+
+    /// The edges, the first one's light set in the same C call when `lighting` covers it.
+    func readEdges(from descriptor: Int32, lighting: PressLights?) throws -> (edges: [GPIOEdge], lit: Int?) {
+        var lit: Int32 = -1
+        let n = qb_read_events_lighting(handle, descriptor, events, 16, lighting?.table, &lit)
+        return (try edges(n), lit >= 0 ? Int(lit) : nil)
+    }
+
+    private func edges(_ n: Int32) throws -> [GPIOEdge] {
         guard n >= 0 else { throw GPIOFailure("reading GPIO events failed: \(String(cString: strerror(errno)))") }
-        return events.prefix(Int(n)).map { GPIOEdge(offset: $0.offset, rising: $0.rising != 0, timestampNanos: Int64(bitPattern: $0.timestamp_ns)) }
+        return (0..<Int(n)).map { i in
+            GPIOEdge(offset: events[i].offset, rising: events[i].rising != 0, timestampNanos: Int64(bitPattern: events[i].timestamp_ns))
+        }
     }
 
     func setValue(_ value: Bool, offset: UInt32) throws {

@@ -4,7 +4,7 @@ import CEventLoop
 import Foundation
 import GPIO
 import Logging
-import QuestCore
+@testable import QuestCore
 @testable import QuestStore
 import SystemClock
 import Testing
@@ -69,7 +69,7 @@ struct DaemonTests {
     /// `prepare` writes to the store before the daemon opens it.
     func rig(
         routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, loopPriority: Int32 = 0,
-        pagesBackAfterQuestNanos: MonotonicNanos? = nil, firstQuestIntro: Bool = false,
+        pagesBackAfterQuestNanos: MonotonicNanos? = nil, firstQuestIntro: Bool = false, driven: Bool = false,
         prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
     ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
@@ -97,6 +97,13 @@ struct DaemonTests {
             calendar: Calendar.current, rules: rules, control: control?(dir + "/questbox.sock"), logger: logger)
         if let pagesBackAfterQuestNanos { daemon.pagesBackAfterQuestNanos = pagesBackAfterQuestNanos }
         let finished = NSCondition()
+        if driven {
+            // Stepped by the test (`tick`), no thread.
+            daemon.startDriven()
+            return Rig(
+                gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, display: display, thread: Thread {}, clock: clock,
+                finished: finished, directory: dir)
+        }
         let thread = Thread {
             do { try daemon.run(handleSignals: false, loopPriority: loopPriority) } catch { Issue.record("daemon failed: \(error)") }
             finished.lock()
@@ -227,7 +234,41 @@ struct DaemonTests {
         rig.stop()
         #expect(try rig.db.estimations().count == 1, "the quest went as pressed")
         #expect(counted.lit == 3, "start, lock-in and next lit ahead: \(counted)")
+        #expect(counted.asRead == 3, "each set by the edge's read itself: \(counted)")
         #expect(counted.missed == 0)
+    }
+
+    @Test("#49: a press lit ahead with what its step does not light: the step's pattern shows, or the one from before the press; each miss counted")
+    func wrongReflexUndone() throws {
+        let rig = try rig(routines: [Self.everyDay], driven: true)
+        let daemon = rig.daemon
+        let fd = try #require(rig.board.pollDescriptors.first)
+        func ledLines() throws -> LEDColor {
+            try LEDColor(red: rig.gpio.outputValue(line: "LED_RED") == true, green: rig.gpio.outputValue(line: "LED_GREEN") == true,
+                         blue: rig.gpio.outputValue(line: "LED_BLUE") == true)
+        }
+        // Idle with a quest: what UP's step lights (if anything), else the pattern before it.
+        for (round, plantInReflex) in [true, false].enumerated() {
+            let before = daemon.hardware.outputs.machineLED
+            let at = rig.now()
+            let expected = QuestMachine.step(daemon.state, .button(.up, pressed: true, atNanos: at), env: daemon.environment()).effects
+                .compactMap { effect -> LEDPattern? in if case .led(let p) = effect { p } else { nil } }.first ?? before
+            #expect(expected != .claim(holding: true))
+            // A wrong reflex (UP: steady magenta), the board armed with it; or the board alone.
+            daemon.memory.reflex = PressReflex(entries: [nil, nil, plantInReflex ? .init(pattern: .claim(holding: true), fromNanos: 0) : nil, nil])
+            rig.board.armPressLights([(.up, .magenta, 0)])
+            let changes = rig.gpio.history.count
+            try rig.gpio.edge(line: "BTN_UP", rising: true, atNanos: at)
+            _ = daemon.tick([.edges(fd)])
+            let set = rig.gpio.history.dropFirst(changes)
+            #expect(set.prefix(3).map(\.2) == [true, false, true], "the board set magenta as the edge was read")
+            #expect(daemon.pressesLitAhead.missed == round + 1)
+            #expect(daemon.hardware.outputs.machineLED == expected)
+            #expect(try ledLines() == expected.steps.first?.color, "the lines show the step's pattern or the one before")
+            try rig.gpio.edge(line: "BTN_UP", rising: false, atNanos: at + 50_000_000)
+            _ = daemon.tick([.edges(fd)])
+        }
+        rig.stop()
     }
 
     @Test("GAME-9: a fresh store's box explains itself before her first quest through the real loop; STOP skips to it, and the quest is stored as her first")

@@ -23,10 +23,10 @@ struct EdgeIntakeTests {
         try gpio.edge(line: "BTN_LOCK", rising: true, atNanos: 5_000)
         try gpio.edge(line: "BTN_LOCK", rising: false, atNanos: 9_000)
         let fd = try #require(intake.descriptors.first)
-        let edges = intake.edges(from: fd)
+        let edges = intake.edges(from: fd).edges
         #expect(edges.map(\.role) == [.lock, .lock] && edges.map(\.pressed) == [true, false] && edges.map(\.atNanos) == [5_000, 9_000])
-        #expect(intake.edges(from: fd).isEmpty)
-        #expect(intake.edges(from: 9_999).isEmpty)
+        #expect(intake.edges(from: fd).edges.isEmpty)
+        #expect(intake.edges(from: 9_999).edges.isEmpty)
     }
 
     @Test("waiting edges are taken without blocking, before a level read that is newer than them")

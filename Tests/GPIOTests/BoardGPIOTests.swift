@@ -32,6 +32,46 @@ struct BoardGPIOTests {
         #expect(poll(&fds, nfds_t(fds.count), 0) == 0)  // drained
     }
 
+    @Test("#49: a press's LED is set as its edge is read, when armed for that button and the press is late enough; only the first edge")
+    func pressLights() throws {
+        let gpio = world()
+        let board = try BoardGPIO(profile: sim, backend: gpio)
+        #expect(board.canLightPresses)
+        board.armPressLights([(.lock, .yellow, 2_000), (.stop, .green, 5_000)])
+        let fd = try #require(board.pollDescriptors.first)
+        func read(_ lightingAhead: Bool = true) throws -> (roles: [ButtonRole], lit: LEDColor?) {
+            let read = try board.readButtonEdges(from: fd, lightingAhead: lightingAhead)
+            return (read.edges.map(\.role), read.litAhead)
+        }
+        let led = { try ["LED_RED", "LED_GREEN", "LED_BLUE"].map { try gpio.outputValue(line: $0) == true } }
+
+        try gpio.edge(line: "BTN_LOCK", rising: true, atNanos: 2_000)
+        #expect(try read() == ([.lock], .yellow))
+        #expect(try led() == [true, true, false])
+        // A press before its light's time (a debounce window, GAME-8's grace) is the loop's.
+        try gpio.edge(line: "BTN_STOP", rising: true, atNanos: 4_999)
+        #expect(try read() == ([.stop], nil))
+        #expect(try led() == [true, true, false])
+        // A release lights nothing; nor a press after another edge in the same read.
+        try gpio.edge(line: "BTN_STOP", rising: false, atNanos: 6_000)
+        try gpio.edge(line: "BTN_STOP", rising: true, atNanos: 7_000)
+        #expect(try read() == ([.stop, .stop], nil))
+        // Not asked to light, or a button with no light armed.
+        try gpio.edge(line: "BTN_STOP", rising: true, atNanos: 8_000)
+        #expect(try read(false) == ([.stop], nil))
+        try gpio.edge(line: "BTN_UP", rising: true, atNanos: 9_000)
+        #expect(try read() == ([.up], nil))
+        #expect(try led() == [true, true, false])
+        try gpio.edge(line: "BTN_STOP", rising: true, atNanos: 10_000)
+        #expect(try read() == ([.stop], .green))
+        #expect(try led() == [false, true, false])
+        // Disarmed: every press is the loop's.
+        board.armPressLights([])
+        try gpio.edge(line: "BTN_LOCK", rising: true, atNanos: 11_000)
+        #expect(try read() == ([.lock], nil))
+        #expect(try led() == [false, true, false])
+    }
+
     @Test("the RGB LED mixes colours; the buzzer switches; everything is off at start and on release")
     func outputs() throws {
         let gpio = world()

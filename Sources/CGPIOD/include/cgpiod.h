@@ -52,6 +52,32 @@ typedef struct {
 /// Returns the number read, or -1 with errno set.
 int qb_read_events(qb_request *request, int fd, qb_edge_event *events, size_t max);
 
+/// The output lines a press lights the moment its edge is read, before the loop's own work
+/// (#49: under emulation that work held the LED back by a millisecond). The loop arms it with
+/// what it worked out ahead; a press it does not cover waits for the loop's step.
+enum { QB_LIGHT_LINES = 4, QB_LIGHT_BUTTONS = 8 };
+typedef struct {
+    const qb_request *input;   // the button's request, and its line there
+    unsigned int offset;
+    int armed;                 // 0: this button's press is the loop's to light
+    uint64_t from_ns;          // a press stamped earlier is the loop's too (debounce, grace)
+    int values[QB_LIGHT_LINES];// the outputs' values, in `offsets`' order
+} qb_press_light;
+
+typedef struct {
+    qb_request *outputs;       // NULL: nothing is lit ahead
+    unsigned int offsets[QB_LIGHT_LINES];
+    size_t count;
+    qb_press_light lights[QB_LIGHT_BUTTONS];
+    size_t light_count;
+} qb_press_lights;
+
+/// `qb_read_events`, and when the first event read is a press an armed light covers, its
+/// outputs set before returning. `*lit`: the light's index, or -1 (none, or the set failed:
+/// the loop's step sets the LED then).
+int qb_read_events_lighting(qb_request *request, int fd, qb_edge_event *events, size_t max, const qb_press_lights *plan,
+                            int *lit);
+
 /// Sets an output line (logical value). Returns 0 or -1.
 int qb_set_value(qb_request *request, unsigned int offset, int value);
 /// Several lines of one request in one step (an RGB LED changes colour at once).

@@ -15,6 +15,11 @@ public struct PressReflex: Equatable, Sendable {
     /// By `ButtonRole.index`: the lookup on a press hashes nothing.
     let entries: [Entry?]
 
+    /// Every button whose press is known ahead: its pattern, from when on.
+    public var presses: [(role: ButtonRole, pattern: LEDPattern, fromNanos: MonotonicNanos)] {
+        ButtonRole.allCases.compactMap { role in entries[role.index].map { (role, $0.pattern, $0.fromNanos) } }
+    }
+
     /// The LED a press of `role` stamped `t` lights, when it is known ahead.
     public func pattern(forPressOf role: ButtonRole, at t: MonotonicNanos) -> LEDPattern? {
         guard let entry = entries[role.index], t >= entry.fromNanos else { return nil }
