@@ -18,6 +18,13 @@ public struct BackupInfo: Equatable, Sendable {
     public var createdAt: Date
     public var sizeBytes: Int
     public var kind: BackupKind?
+
+    public init(path: String, createdAt: Date, sizeBytes: Int, kind: BackupKind?) {
+        self.path = path
+        self.createdAt = createdAt
+        self.sizeBytes = sizeBytes
+        self.kind = kind
+    }
 }
 
 /// BACK-1: online backups (SQLite's backup API, so the box keeps running), one automatic

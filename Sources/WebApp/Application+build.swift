@@ -69,6 +69,10 @@ public struct WebServices: Sendable {
     /// The paired browsers' records (the store's; tests may give a fake to the pages, while the
     /// presence check, made in `init`, keeps asking the store).
     var pairedBrowsers: any PairedBrowserStore
+    /// The family's routines and the player's own quests (the store's; tests may give a fake).
+    var routines: any RoutineLibrary
+    /// The backups (the store's; tests may give a fake).
+    var backups: any BackupShelf
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
     func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
@@ -132,6 +136,8 @@ public struct WebServices: Sendable {
         parents = ParentSessions(clock: clock)
         let pairedBrowsers = database.kiosks
         self.pairedBrowsers = pairedBrowsers
+        routines = database
+        backups = database
         pinChecks = PINChecks(database: database, clock: clock)
         let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
         let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)

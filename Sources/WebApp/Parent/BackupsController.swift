@@ -21,7 +21,7 @@ struct BackupsController {
         parent.get("backups") { request, _ in try page(request, problem: nil) }
         parent.post("backups") { request, _ in
             _ = try await services.changeForm(request, limit: 1024)
-            let made = try services.database.backup(kind: .manual, now: Date())
+            let made = try services.backups.backup(kind: .manual, now: Date())
             return done(.backupMade, made.fileName)
         }
         parent.get("backups/:name") { _, context in try await download(context) }
@@ -30,7 +30,7 @@ struct BackupsController {
             try services.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
             let upload: Upload
             do {
-                upload = try await Upload.receive(request, into: services.database, limit: Self.maximumUploadBytes)
+                upload = try await Upload.receive(request, into: services.backups, limit: Self.maximumUploadBytes)
             } catch let problem as FieldProblem {
                 return try page(request, problem: problem.message, status: .unprocessableContent)
             }
@@ -61,7 +61,7 @@ struct BackupsController {
         }
         defer { hold.release() }
         do {
-            let safety = try services.database.restore(from: path, now: Date())
+            let safety = try services.backups.restore(from: path, now: Date())
             hold.release()
             let box = await services.box.reload().appliedText
             return done(.restored, safety.fileName, box: box)
@@ -73,11 +73,11 @@ struct BackupsController {
     }
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
-        parent.get("backups") { _, _ in try BackupList(services.database) }
+        parent.get("backups") { _, _ in try BackupList(services.backups) }
         parent.post("backups") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
-            try services.database.backup(kind: .manual, now: Date())
-            return try BackupList(services.database).json(status: .created)
+            try services.backups.backup(kind: .manual, now: Date())
+            return try BackupList(services.backups).json(status: .created)
         }
     }
 
@@ -90,14 +90,14 @@ struct BackupsController {
     /// backup at once took the web app from 46 to 232 MiB, past its unit's MemoryMax).
     func download(_ context: WebRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let backup = try services.database.backups().first(where: { $0.fileName == name }),
+        guard let backup = try services.backups.backups().first(where: { $0.fileName == name }),
               FileManager.default.fileExists(atPath: backup.path)
         else {
             throw HTTPError(.notFound, message: "No such backup.")
         }
         let file = try InputFileStream(path: backup.path)
         // BACK-1: a download is a copy off the box (the weekly reminder waits a week again).
-        do { try services.database.recordBackupDownload(backup, now: Date()) } catch {
+        do { try services.backups.recordBackupDownload(backup, now: Date()) } catch {
             services.logger.error("recording a backup's download failed", metadata: ["error": "\(error)"])
         }
         return Response(
@@ -112,12 +112,12 @@ struct BackupsController {
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let list = try services.database.backups()
+        let list = try services.backups.backups()
         // What the last change did: a word from a fixed list, a file only if it is listed.
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(backup: request.uri.queryParameters["file"].map(String.init), listed: list.map(\.fileName))
         let box = request.uri.queryParameters["box"].map(String.init)
-        let sticks = try services.database.offCardStatuses()
+        let sticks = try services.backups.offCardStatuses()
         let plugged = services.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
         return try services.formPage("parent-backups", for: request, status: status) { csrf in
             var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) },
@@ -138,7 +138,7 @@ struct Upload {
     var path: String { file.path }
     func remove() { file.remove() }
 
-    static func receive(_ request: Request, into database: QuestDatabase, limit: Int) async throws -> Upload {
+    static func receive(_ request: Request, into shelf: any BackupShelf, limit: Int) async throws -> Upload {
         guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
               let boundaryPart = type.split(separator: ";").first(where: { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("boundary=") }) else {
             throw HTTPError(.unsupportedMediaType, message: "Expected a file upload (multipart/form-data).")
@@ -149,7 +149,7 @@ struct Upload {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit + 64 * 1024 { throw tooLarge }
 
         // The store's own private file, which its sweep removes should this process be killed.
-        let raw = try incoming(database)
+        let raw = try incoming(shelf)
         defer { raw.remove() }
         var total = 0
         for try await chunk in request.body {
@@ -158,11 +158,11 @@ struct Upload {
             try chunk.readableBytesView.withUnsafeBytes { try write($0, to: raw) }
         }
         raw.finish()
-        return try extract(raw.path, size: total, boundary: boundary, limit: limit, into: try incoming(database))
+        return try extract(raw.path, size: total, boundary: boundary, limit: limit, into: try incoming(shelf))
     }
 
-    static func incoming(_ database: QuestDatabase) throws -> IncomingFile {
-        do { return try database.incomingFile() } catch { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+    static func incoming(_ shelf: any BackupShelf) throws -> IncomingFile {
+        do { return try shelf.incomingFile() } catch { throw HTTPError(.internalServerError, message: "cannot store the upload") }
     }
 
     static func write(_ bytes: UnsafeRawBufferPointer, to file: IncomingFile) throws {
@@ -230,8 +230,8 @@ struct BackupList: ResponseEncodable {
 
     var backups: [Backup]
 
-    init(_ database: QuestDatabase) throws {
-        backups = try database.backups().map {
+    init(_ shelf: any BackupShelf) throws {
+        backups = try shelf.backups().map {
             Backup(fileName: $0.fileName, createdAt: $0.createdAt, sizeBytes: $0.sizeBytes, kind: $0.kind?.rawValue ?? "other")
         }
     }

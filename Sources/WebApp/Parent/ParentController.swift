@@ -66,7 +66,7 @@ struct ParentController {
         // What the last change did: a word from a fixed list, the routine named by its id.
         let routineID = request.uri.queryParameters["routine"].flatMap { UUID(uuidString: String($0)) }
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
-            .text(routine: try routineID.flatMap { try services.database.routine(id: $0) })
+            .text(routine: try routineID.flatMap { try services.routines.routine(id: $0) })
         // PAR-2: a reset waiting (with its cancel), or one applied, said once.
         let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
         if reset?.state == .applied, reset?.shown == false { try services.database.markPINResetShown(at: now) }
@@ -254,8 +254,8 @@ struct ParentHome: Encodable {
         let calendar = try services.familyCalendar()
         // The summary's window (#48): the 28 days ending today.
         let since = calendar.date(byAdding: .day, value: 1 - FamilySummary.windowDays, to: calendar.startOfDay(for: Date())) ?? Date()
-        let counts = try services.database.completedPlayCounts(since: since)
-        return try services.database.routines().map { r in
+        let counts = try services.routines.completedPlayCounts(since: since)
+        return try services.routines.routines().map { r in
             let played = counts[r.id] ?? 0
             return Routine(
                 id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: calendar),

@@ -31,12 +31,12 @@ struct RoutinesController {
             let form = try await services.changeForm(request, limit: 1024)
             let routine = try stored(context)
             let active = form.value("active") == "true"
-            try services.database.setRoutineActive(active, id: routine.id)
+            try services.routines.setRoutineActive(active, id: routine.id)
             return await savedRedirect(active ? .routineOffered : .routinePaused, routine.id)
         }
         parent.get("routines/:id/remove") { request, context in
             let routine = try stored(context)
-            let played = try services.database.completedPlayCounts(since: .distantPast)[routine.id] ?? 0
+            let played = try services.routines.completedPlayCounts(since: .distantPast)[routine.id] ?? 0
             return try services.formPage("parent-routine-remove", for: request) { csrf in
                 RemoveRoutineView(id: routine.id.uuidString, displayName: routine.displayName, name: routine.name, played: PlayCountText.times(played), csrf: csrf)
             }
@@ -44,7 +44,7 @@ struct RoutinesController {
         parent.post("routines/:id/remove") { request, context in
             _ = try await services.changeForm(request, limit: 1024)
             let routine = try stored(context)
-            try services.database.removeRoutine(id: routine.id)
+            try services.routines.removeRoutine(id: routine.id)
             return await savedRedirect(.routineRemoved, nil)
         }
     }
@@ -66,9 +66,9 @@ struct RoutinesController {
             } catch let problem as RoutineDocument.Problem {
                 return try APIProblem(field: problem.field, message: problem.problem).json(status: .unprocessableContent)
             }
-            let existing = try services.database.routine(named: document.name)
+            let existing = try services.routines.routine(named: document.name)
             let routine = document.routine(existing: existing, newID: UUID.init)
-            try services.database.saveRoutine(routine)
+            try services.routines.saveRoutine(routine, ifStillAt: nil)
             let box = await services.box.reload().appliedText
             return try RoutineDetail(routine, box: box).json(status: existing == nil ? .created : .ok)
         }
@@ -80,21 +80,21 @@ struct RoutinesController {
                 return try APIProblem(field: "isActive", message: "expected {\"isActive\": true or false}").json(status: .badRequest)
             }
             let routine = try stored(context)
-            try services.database.setRoutineActive(active, id: routine.id)
+            try services.routines.setRoutineActive(active, id: routine.id)
             let box = await services.box.reload().appliedText
             return try RoutineDetail(try stored(context), box: box).json(status: .ok)
         }
         parent.delete("routines/:id") { request, context in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let routine = try stored(context)
-            try services.database.removeRoutine(id: routine.id)
+            try services.routines.removeRoutine(id: routine.id)
             return try SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText).json(status: .ok)
         }
     }
 
     /// The routine named by the path, or 404.
     func stored(_ context: WebRequestContext) throws -> Routine {
-        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try services.database.routine(id: id) else {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try services.routines.routine(id: id) else {
             throw HTTPError(.notFound, message: "No such routine (it may have been removed).")
         }
         return routine
@@ -110,14 +110,14 @@ struct RoutinesController {
             return try page(request, form: form, problem: nil, id: id)
         }
         do {
-            let existing = try id.flatMap { try services.database.routine(id: $0) }
+            let existing = try id.flatMap { try services.routines.routine(id: $0) }
             if id != nil && existing == nil { throw FieldProblem(field: "", message: "This routine was removed meanwhile; save it as a new one from the routines list.") }
             let routine = try form.routine(existing: existing)
             do {
-                try services.database.saveRoutine(routine, ifStillAt: id == nil ? nil : form.revision)
+                try services.routines.saveRoutine(routine, ifStillAt: id == nil ? nil : form.revision)
             } catch StoreError.changedElsewhere(let reason) {
                 // Saving again applies these changes over the routine as it is now.
-                form.revision = try services.database.routine(id: routine.id).map(QuestDatabase.revision(of:))
+                form.revision = try services.routines.routine(id: routine.id).map(QuestDatabase.revision(of:))
                 let problem = FieldProblem(field: "", message: "Not saved: \(reason). Your changes are still here; save again to apply them.")
                 return try page(request, form: form, problem: problem, id: id, status: .conflict)
             } catch StoreError.invalid(let message) {

@@ -111,7 +111,7 @@ struct SettingsController {
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { _, _ in
-            SettingsList(settings: SettingsCatalog.list(try services.database.settings(), routines: try services.database.routines()))
+            SettingsList(settings: SettingsCatalog.list(try services.database.settings(), routines: try services.routines.routines()))
         }
         parent.post("settings") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
@@ -119,7 +119,7 @@ struct SettingsController {
             guard let body = strictJSON([String: String].self, from: buffer), !body.isEmpty else {
                 return try APIProblem(field: "", message: "expected {\"key\": \"value\", …} (see GET /api/v1/parent/settings)").json(status: .badRequest)
             }
-            let routines = try services.database.routines()
+            let routines = try services.routines.routines()
             for key in body.keys.sorted() {
                 if let problem = SettingsCatalog.problem(setting: key, to: body[key] ?? "", routines: routines) {
                     return try APIProblem(field: key, message: problem).json(status: .unprocessableContent)
@@ -128,7 +128,7 @@ struct SettingsController {
             try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: services.database)
             let box = await services.box.reload().appliedText
             return try SettingsList(
-                settings: SettingsCatalog.list(try services.database.settings(), routines: try services.database.routines()), box: box
+                settings: SettingsCatalog.list(try services.database.settings(), routines: try services.routines.routines()), box: box
             ).json(status: .ok)
         }
     }

@@ -28,7 +28,7 @@ struct QuestsController {
             let quest = try ownQuest(context)
             _ = try await services.changeForm(request)
             // Set aside, never deleted: her plays stay, and a parent can bring it back.
-            try services.database.setRoutineActive(false, id: quest.id)
+            try services.routines.setRoutineActive(false, id: quest.id)
             let box = await services.box.reload().appliedText
             return Response.redirect(to: LocalLink.to("/me", [("removed", quest.id.uuidString), ("box", box)]))
         }
@@ -36,7 +36,7 @@ struct QuestsController {
             // The quest named by its id and read from the store: no text from the address
             // is shown (#31).
             let id = request.uri.queryParameters["quest"].flatMap { UUID(uuidString: String($0)) }
-            let quest = try id.flatMap { try services.database.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
+            let quest = try id.flatMap { try services.routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
             let box = request.uri.queryParameters["box"].map(String.init) ?? ""
             return try services.resources.page("quest-saved", QuestSavedView(name: quest?.displayName, box: box))
         }
@@ -65,7 +65,7 @@ struct QuestsController {
     /// Saves the quest and asks the box to offer it (the same for the form and the API).
     /// The player's own quests are bounded (#31): how many, how long, how fast.
     func store(_ draft: QuestDraft) async throws -> SavedQuest {
-        let routine = try services.playerQuests.save { try draft.save(in: services.database) }
+        let routine = try services.playerQuests.save { try draft.save(in: services.routines) }
         return SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText)
     }
 
@@ -105,7 +105,7 @@ struct QuestsController {
     /// The player's own quest named in the address; a parent's routine, or none, is 404.
     func ownQuest(_ context: WebRequestContext) throws -> Routine {
         guard let text = context.parameters.get("id"), let id = UUID(uuidString: text),
-              let quest = try services.database.routine(id: id), quest.createdBy == .player, quest.isActive
+              let quest = try services.routines.routine(id: id), quest.createdBy == .player, quest.isActive
         else { throw HTTPError(.notFound, message: "No quest of yours has that address.") }
         return quest
     }
@@ -118,7 +118,7 @@ struct QuestsController {
             return try page(request, draft: draft, problem: nil, editing: quest)
         }
         do {
-            let saved = try services.playerQuests.save(.changed) { try draft.save(in: services.database, editing: quest, revision: form.value("revision")) }
+            let saved = try services.playerQuests.save(.changed) { try draft.save(in: services.routines, editing: quest, revision: form.value("revision")) }
             let box = await services.box.reload().appliedText
             return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.id.uuidString), ("box", box)]))
         } catch let problem as FieldProblem {
@@ -181,7 +181,7 @@ struct QuestDraft: Codable, Sendable {
     /// kept (by the row's id, else by name; an id not of this quest is ignored), so her
     /// history stays with it; `revision` is the quest as the page showed it (a change made
     /// meanwhile elsewhere is not overwritten).
-    func save(in database: QuestDatabase, editing: Routine? = nil, revision: String? = nil) throws -> Routine {
+    func save(in library: any RoutineLibrary, editing: Routine? = nil, revision: String? = nil) throws -> Routine {
         // Empty step fields are the form's spare rows, not steps.
         let sent = tasks.enumerated().filter { !$0.element.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let object: [String: JSONValue] = [
@@ -198,7 +198,7 @@ struct QuestDraft: Codable, Sendable {
         if sent.count > PlayerQuestLimits.maximumSteps {
             throw FieldProblem(field: "tasks", message: "Steps: \(sent.count) steps; a quest of your own has at most \(PlayerQuestLimits.maximumSteps)")
         }
-        let routines = try database.routines()
+        let routines = try library.routines()
         // One name for one quest: a player's quest never takes a name the box already
         // shows (a parent's routine's name or display name, or another quest's), nor one
         // that reads the same (#47: TR39's skeleton, so no "Mοrning Quest" with an omicron).
@@ -216,7 +216,7 @@ struct QuestDraft: Codable, Sendable {
             let claimed = sent.map { $0.offset < taskIDs.count ? UUID(uuidString: taskIDs[$0.offset]) : nil }
             var routine = document.routine(existing: editing, claimedTaskIDs: claimed, newID: UUID.init)
             if let editing { routine.isActive = editing.isActive }
-            try database.saveRoutine(routine, ifStillAt: revision)
+            try library.saveRoutine(routine, ifStillAt: revision)
             return routine
         } catch StoreError.changedElsewhere(let reason) {
             throw FieldProblem(field: "name", message: "Not saved: \(reason). Your changes are still here; save again to keep them.")

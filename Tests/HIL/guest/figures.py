@@ -210,7 +210,8 @@ for task in range(TASKS):
     t = tap_lock(); offers.append(t)                   # next: white; no sound: the task and guess said
     time.sleep(3.8)
 realtime(False)
-phase("reading the quest's trace", 60)
+# A diagnosis's trace holds every process's system calls: reading it takes minutes here.
+phase("reading the quest's trace", 900 if diagnosis else 60)
 quest_calls = tracing(False)
 traced = press_to_output(quest_calls, led_calls, {new_pid})
 results["questbox"]["led_traced"] = [x for x in traced if x is not None]
