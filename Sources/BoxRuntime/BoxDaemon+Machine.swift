@@ -123,6 +123,26 @@ extension BoxDaemon {
         memory.nextID = Self.randomID()
     }
 
+    /// What the next press of each button lights, once the state has settled in a tick
+    /// (after its sound, store write and socket: none of that waits for this).
+    /// The board is armed with it: a press's edge sets its first colour as it is read.
+    func workOutReflex() {
+        guard memory.reflex == nil else { return }
+        let reflex = QuestMachine.pressReflex(state, env: environment(), at: clock.monotonicNanos())
+        memory.reflex = reflex
+        hardware.board.armPressLights(reflex.presses.compactMap { press in
+            press.pattern.steps.first.map { (press.role, $0.color, press.fromNanos) }
+        })
+    }
+
+    /// The board lit a press the reflex does not hold (a defect: the two are armed together):
+    /// the machine's pattern comes back, and the step sets its own.
+    func pressLitWithoutReflex(_ color: LEDColor) {
+        memory.reflexMisses += 1
+        logger.warning("press reflex missed", metadata: ["lit": "\(color)", "step": "not asked"])
+        hardware.outputs.showMachine(hardware.outputs.machineLED, at: clock.monotonicNanos())
+    }
+
     /// The reflex and the step disagreed (the step's pattern is what shows): a defect of
     /// `PressReflex`, one line for the tests and the journal to find.
     func reflexMissed(lit: LEDPattern, step: LEDPattern?) {

@@ -213,26 +213,6 @@ public final class BoxDaemon: @unchecked Sendable {
         return true
     }
 
-    /// What the next press of each button lights, once the state has settled in a tick
-    /// (after its sound, store write and socket: none of that waits for this).
-    /// The board is armed with it: a press's edge sets its first colour as it is read.
-    func workOutReflex() {
-        guard memory.reflex == nil else { return }
-        let reflex = QuestMachine.pressReflex(state, env: environment(), at: clock.monotonicNanos())
-        memory.reflex = reflex
-        hardware.board.armPressLights(reflex.presses.compactMap { press in
-            press.pattern.steps.first.map { (press.role, $0.color, press.fromNanos) }
-        })
-    }
-
-    /// The board lit a press the reflex does not hold (a defect: the two are armed together):
-    /// the machine's pattern comes back, and the step sets its own.
-    func pressLitWithoutReflex(_ color: LEDColor) {
-        memory.reflexMisses += 1
-        logger.warning("press reflex missed", metadata: ["lit": "\(color)", "step": "not asked"])
-        hardware.outputs.showMachine(hardware.outputs.machineLED, at: clock.monotonicNanos())
-    }
-
     // MARK: the loop's work
 
     func startUp() {
