@@ -197,7 +197,8 @@ TASKS = 30                                   # 60 presses; the routine has as ma
 diagnosis = os.environ.get("FIGURES_SYSCALLS") == "1"
 tracing(True, functions=(RAISE,) + SETS + (SYSCALLS if diagnosis else ()), events=("sched:sched_switch", "sched:sched_waking"),
         filters=(("events/sched/sched_waking/filter", f"pid == {new_pid}"),
-                 ("events/sched/sched_switch/filter", f"prev_pid == {new_pid} || next_pid == {new_pid}")))
+                 ("events/sched/sched_switch/filter", f"prev_pid == {new_pid} || next_pid == {new_pid}")),
+        only_of=(SYSCALLS, new_pid))
 # Paced so that, with the voice on (#35), the reveal's words and the next task's name and
 # guess end before the next press: each press is then made in silence, its first sample its own.
 phase("the quest", int(TASKS * 13.2) + 60)

@@ -66,7 +66,7 @@ def arm(syscalls=False):
     if not os.path.exists(f"{TRACE}/trace_clock"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], check=True)
     for name, value in (("tracing_on", "0"), ("current_tracer", "nop"), ("trace_clock", "mono"),
-                        ("buffer_size_kb", "65536" if syscalls else "16384"), ("set_ftrace_filter", " ".join((RAISE,) + SETS)),
+                        ("buffer_size_kb", "32768" if syscalls else "16384"), ("set_ftrace_filter", " ".join((RAISE,) + SETS)),
                         ("set_ftrace_pid", "")):
         _write(name, value)
     for call in SYSCALLS if syscalls else ():
@@ -92,10 +92,12 @@ def events_on():
 _ASKED = {}
 
 
-def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
+def tracing(on, functions=(RAISE,), pid=None, events=(), filters=(), only_of=((), None)):
     """Starts recording calls of `functions` (only by `pid`, if given) and `events` (with
     their `filters`), or stops and returns them as (tid, CLOCK_MONOTONIC s, function or
-    event, event payload or ""). `arm` must have run."""
+    event, event payload or ""). `only_of` (functions, tid): those functions kept for that
+    thread only (a diagnosis's system calls: every process's did not fit the guest's memory).
+    `arm` must have run."""
     if on:
         with open(f"{TRACE}/current_tracer") as f:
             assert f.read().strip() == "function", "kernel_trace.arm() did not run before the measured programs started"
@@ -105,7 +107,8 @@ def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
         for name, value in (*(NO_EVENTS if events else ()), *filters):
             _write(name, value)
         _write("trace", "")
-        _ASKED.update(functions=set(functions), pid=pid, events={e.split(":")[-1] for e in events})
+        _ASKED.update(functions=set(functions), pid=pid, events={e.split(":")[-1] for e in events},
+                      only=set(only_of[0]), only_tid=only_of[1])
         _write("tracing_on", "1")
         return None
     _write("tracing_on", "0")
@@ -118,6 +121,8 @@ def tracing(on, functions=(RAISE,), pid=None, events=(), filters=()):
             if not m:
                 continue
             c = (int(m.group(1)), float(m.group(2)), m.group(3), (m.group(4) or "").rstrip("\n"))
+            if c[2] in _ASKED["only"] and c[0] != _ASKED["only_tid"]:
+                continue
             if c[2] in _ASKED["events"] or (c[2] in _ASKED["functions"] and (_ASKED["pid"] is None or c[0] == _ASKED["pid"])):
                 out.append(c)
     return out
