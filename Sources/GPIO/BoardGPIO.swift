@@ -93,24 +93,18 @@ public final class BoardGPIO {
         let lighting = lightingAhead ? pressLights : nil
         let (edges, lit) = try live?.readEdges(from: descriptor, lighting: lighting) ?? request.readEdges(from: descriptor, lighting: lighting)
         let roles = edges.compactMap { edge in roleOfInput[chip]?[edge.offset].map { ($0, edge.rising, edge.timestampNanos) } }
-        return (roles, lit.map { armedColors[$0] })
+        return (roles, lit.flatMap { i in pressLights.map { $0.lights[i].color } })
     }
-
-    /// The colours of the lights armed now, by the lights' order.
-    private var armedColors: [LEDColor] = []
 
     /// What a press of each button lights from its edge on (a press stamped before `fromNanos`
     /// is left to the loop), until armed again; an empty list disarms every button.
     public func armPressLights(_ lights: [(role: ButtonRole, color: LEDColor, fromNanos: MonotonicNanos)]) {
         guard let pressLights else { return }
-        var armed: [PressLights.Light] = []
-        armedColors = []
-        for light in lights {
-            guard let input = inputOfRole[light.role] else { continue }
-            armed.append(PressLights.Light(input: input.request, offset: input.offset, fromNanos: light.fromNanos, values: lineValues(light.color)))
-            armedColors.append(light.color)
-        }
-        pressLights.arm(armed)
+        pressLights.arm(lights.compactMap { light in
+            inputOfRole[light.role].map {
+                PressLights.Light(input: $0.request, offset: $0.offset, fromNanos: light.fromNanos, color: light.color, values: lineValues(light.color))
+            }
+        })
     }
 
     /// Whether presses can be lit as their edges are read (the LED's lines on one chip).

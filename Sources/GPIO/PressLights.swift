@@ -10,6 +10,8 @@ final class PressLights {
         let input: GPIORequest
         let offset: UInt32
         let fromNanos: Int64
+        /// The colour, and its lines' values in `offsets`' order.
+        let color: LEDColor
         let values: [Bool]
     }
 
