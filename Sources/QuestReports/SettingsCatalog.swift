@@ -224,7 +224,7 @@ public enum SettingsCatalog {
     /// line naming it and what is allowed, and nothing is written. Returns the new value.
     @discardableResult
     /// `now`: when the change happens, a calendar fact (STREAK-3 stores a policy switch with it).
-    public static func set(_ key: String, to text: String, in db: QuestDatabase, now: Date = Date()) throws -> SettingValue {
+    public static func set(_ key: String, to text: String, in db: any SettingsStore, now: Date = Date()) throws -> SettingValue {
         let shown = DisplayText.escaped(text)
         if let entry = entries.first(where: { $0.key == key }) {
             let change: @Sendable (inout StoredSettings) -> Void
@@ -232,7 +232,7 @@ public enum SettingsCatalog {
             case .success(let c): change = c
             case .failure(let refusal): throw StoreError.invalid(refusalLine(key, shown, entry, refusal))
             }
-            try db.updateSettings(now: now, change)
+            try db.updateSettings(reminders: [], now: now, change)
         } else if key.hasPrefix(reminderPrefix), key.count > reminderPrefix.count {
             let name = String(key.dropFirst(reminderPrefix.count))
             guard let reminder = ReminderChoice(text) else {
@@ -274,7 +274,7 @@ public enum SettingsCatalog {
 
     /// Several settings at once: every value is checked first and, if one is refused, nothing
     /// is written (its line is thrown); the box's settings then change in one transaction.
-    public static func set(all changes: [(key: String, text: String)], in db: QuestDatabase) throws {
+    public static func set(all changes: [(key: String, text: String)], in db: any SettingsStore, now: Date = Date()) throws {
         let routines = try db.routines()
         for change in changes {
             if let problem = problem(setting: change.key, to: change.text, routines: routines) { throw StoreError.invalid(problem) }
@@ -288,7 +288,7 @@ public enum SettingsCatalog {
             if let reminder = ReminderChoice(change.text) { reminders.append((String(change.key.dropFirst(reminderPrefix.count)), reminder)) }
         }
         guard !edits.isEmpty || !reminders.isEmpty else { return }
-        try db.updateSettings(reminders: reminders) { s in edits.forEach { $0(&s) } }
+        try db.updateSettings(reminders: reminders, now: now) { s in edits.forEach { $0(&s) } }
     }
 
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {

@@ -73,9 +73,17 @@ public struct WebServices: Sendable {
     var routines: any RoutineLibrary
     /// The backups (the store's; tests may give a fake).
     var backups: any BackupShelf
+    /// The settings, the player's switches (the store's; tests may give a fake).
+    var settings: any FamilySettings
+    /// The parent's PIN and its reset (the store's; tests may give a fake).
+    var pins: any ParentPINStore
+    /// The box's start, last play and house (the store's; tests may give a fake).
+    var records: any BoxRecords
+    /// The plays a day of her stats shows (the store's; tests may give a fake).
+    var plays: any PlayHistory
 
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
-    func familyCalendar() throws -> Calendar { try database.settings().calendar(from: calendar) }
+    func familyCalendar() throws -> Calendar { try settings.settings().calendar(from: calendar) }
 
     /// The player's home, read at most once per 2 s.
     func playerHome() async throws -> PlayerHome {
@@ -108,9 +116,9 @@ public struct WebServices: Sendable {
     /// session of the old PIN ends. The last reset, as it is after that (nil: none).
     @discardableResult
     func settlePINReset() throws -> PINReset? {
-        let last = try database.pinReset()
+        let last = try pins.pinReset()
         guard let reset = last, reset.state == .waiting else { return last }
-        let now = try database.settlePINReset(clock: pinResetClock())
+        let now = try pins.settlePINReset(clock: pinResetClock())
         if now?.state == .applied {
             parents.closeAll()
             logger.notice("parent PIN replaced: a reset's 24 hours are over", metadata: ["from": "\(reset.from)"])
@@ -138,6 +146,10 @@ public struct WebServices: Sendable {
         self.pairedBrowsers = pairedBrowsers
         routines = database
         backups = database
+        settings = database
+        pins = database
+        records = database
+        plays = database
         pinChecks = PINChecks(database: database, clock: clock)
         let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
         let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)

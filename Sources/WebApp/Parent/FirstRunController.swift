@@ -22,7 +22,7 @@ struct FirstRunController {
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/first-run/board") { request, _ in
             let form = try await services.changeForm(request, limit: 1024)
-            let settings = try services.database.settings()
+            let settings = try services.settings.settings()
             // #48: a board the box could not start with may be chosen again (the list stays).
             var chosenFailed = false
             if let chosen = settings.boardName { chosenFailed = try await Self.startFailed(services, board: chosen) }
@@ -34,7 +34,7 @@ struct FirstRunController {
             guard name != "none", SettingsCatalog.problem(setting: "board", to: name, routines: []) == nil else {
                 return try await Self.page(services, request, problem: SettingsController.pageProblem(setting: "board", value: name), status: .unprocessableContent)
             }
-            try SettingsCatalog.set("board", to: name, in: services.database)
+            try SettingsCatalog.set("board", to: name, in: services.settings)
             services.logger.notice("board chosen on the first run", metadata: ["board": "\(name)"])
             return .redirect(to: "/parent")
         }
@@ -74,20 +74,20 @@ struct FirstRunController {
     /// #48: the box is silent and wrote down that it could not start with `board`.
     static func startFailed(_ services: WebServices, board: String?) async throws -> Bool {
         guard case .offline = await services.box.ask(BoxRequest(command: "state")) else { return false }
-        let record = try services.database.boxStart()
+        let record = try services.records.boxStart()
         return record?.state == .failed && record?.board == board
     }
 
     /// `/parent` before a PIN exists.
     static func page(_ services: WebServices, _ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let stored = try services.database.settings().boardName
+        let stored = try services.settings.settings().boardName
         let running: String? = switch await services.box.ask(BoxRequest(command: "state")) {
         case .online(let reply): reply.box?.board
         case .offline: nil
         }
         // #48: what the silent box wrote down of its start (waiting, starting, could not start).
         let down = running == nil && stored != nil
-            ? BoxDownWords.of(try services.database.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar, clock: services.clockStyle) : nil
+            ? BoxDownWords.of(try services.records.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar, clock: services.clockStyle) : nil
         let offerBoards = running == nil && (stored == nil || down?.failed == true)
         let view = FirstRunView(
             // Real boards first (those with a header to wire); the simulated ones after them.

@@ -33,12 +33,12 @@ struct HealthController {
         // Asked anew, not the state kept for the kiosk's flood: this page must say what is now
         // (a parent's page, its checks one run at a time).
         let state = await services.box.ask(BoxRequest(command: "state"))
-        let board = try? services.database.settings().boardName
-        let lastPlay = try? services.database.lastPlayedAt()
+        let board = try? services.settings.settings().boardName
+        let lastPlay = try? services.records.lastPlayedAt()
         var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
-            now: Date(), calendar: services.calendar, clock: services.clockStyle, start: (try? services.database.boxStart()) ?? nil)
-        if let link = try? services.database.homeLink.status() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
+            now: Date(), calendar: services.calendar, clock: services.clockStyle, start: (try? services.records.boxStart()) ?? nil)
+        if let link = try? services.records.houseLinkStatus() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
         return (status, await report)
     }
 }

@@ -28,7 +28,7 @@ struct ParentController {
     func addSignedInRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("pin-reset/cancel") { request, _ in
             _ = try await services.changeForm(request)
-            if try services.database.cancelPINReset(at: Date()) {
+            if try services.pins.cancelPINReset(at: Date()) {
                 services.logger.notice("parent PIN reset cancelled with the current PIN")
             }
             return Response.redirect(to: "/parent?done=\(StatusLine.pinResetCancelled.rawValue)")
@@ -53,7 +53,7 @@ struct ParentController {
     }
 
     func home(_ request: Request) async throws -> Response {
-        guard try services.database.settings().hasPIN else {
+        guard try services.settings.settings().hasPIN else {
             return try await FirstRunController.page(services, request)
         }
         let reset = try services.settlePINReset()
@@ -69,15 +69,15 @@ struct ParentController {
             .text(routine: try routineID.flatMap { try services.routines.routine(id: $0) })
         // PAR-2: a reset waiting (with its cancel), or one applied, said once.
         let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
-        if reset?.state == .applied, reset?.shown == false { try services.database.markPINResetShown(at: now) }
+        if reset?.state == .applied, reset?.shown == false { try services.pins.markPINResetShown(at: now) }
         let box = request.uri.queryParameters["box"].map(String.init)
         let state = await services.box.state()
         let board: String? = switch state {
         case .online(let reply): reply.box?.board
-        case .offline: try services.database.settings().boardName
+        case .offline: try services.settings.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
-        let others = ((try? services.database.homeLink.houseBoxes()) ?? []).map { box in
+        let others = ((try? services.records.houseBoxes()) ?? []).map { box in
             // #47: the one address rule again on what the store holds (written before it, or by hand).
             let address = box.web.flatMap(HouseWebAddress.parse)
             return ParentHome.OtherBox(
@@ -87,7 +87,7 @@ struct ParentController {
         // #48: the parent home says when the box is down, and why as far as the box wrote it.
         var boxDown: String?
         if case .offline = state, board != nil {
-            boxDown = BoxDownWords.of(try services.database.boxStart(), storedBoard: board, now: now, calendar: services.calendar, clock: services.clockStyle).line
+            boxDown = BoxDownWords.of(try services.records.boxStart(), storedBoard: board, now: now, calendar: services.calendar, clock: services.clockStyle).line
         }
         let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state, calendar: services.calendar)
         return try services.formPage("parent-home", for: request) {

@@ -136,7 +136,7 @@ struct RoutinesController {
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         try services.formPage("parent-routine", for: request, status: status) { csrf in
-            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.database.settings().game.reminderTime, clock: services.clockStyle)
+            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.settings.settings().game.reminderTime, clock: services.clockStyle)
         }
     }
 }

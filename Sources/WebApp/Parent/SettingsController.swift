@@ -103,7 +103,7 @@ struct SettingsController {
             }
             guard problems.isEmpty else { return try page(request, sent: sent, problems: problems, status: .unprocessableContent) }
             guard !changes.isEmpty else { return .redirect(to: "/parent/settings") }
-            try SettingsCatalog.set(all: changes, in: services.database)
+            try SettingsCatalog.set(all: changes, in: services.settings)
             let box = await services.box.reload().appliedText
             return .redirect(to: LocalLink.to("/parent/settings", [("changed", changes.map(\.key).joined(separator: ",")), ("box", box)]))
         }
@@ -111,7 +111,7 @@ struct SettingsController {
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { _, _ in
-            SettingsList(settings: SettingsCatalog.list(try services.database.settings(), routines: try services.routines.routines()))
+            SettingsList(settings: SettingsCatalog.list(try services.settings.settings(), routines: try services.routines.routines()))
         }
         parent.post("settings") { request, _ in
             try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
@@ -125,18 +125,17 @@ struct SettingsController {
                     return try APIProblem(field: key, message: problem).json(status: .unprocessableContent)
                 }
             }
-            try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: services.database)
+            try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: services.settings)
             let box = await services.box.reload().appliedText
             return try SettingsList(
-                settings: SettingsCatalog.list(try services.database.settings(), routines: try services.routines.routines()), box: box
+                settings: SettingsCatalog.list(try services.settings.settings(), routines: try services.routines.routines()), box: box
             ).json(status: .ok)
         }
     }
 
     func page(_ request: Request, sent: [String: String], problems: [String: String], status: HTTPResponse.Status = .ok) throws -> Response {
-        let values = SettingsCatalog.list(try services.database.settings(), routines: [])
-        let world = try services.database.loadWorld(calendar: services.calendar, bootID: "web", taskMemory: false)
-        let streakNow = PlayerStanding.of(world, rules: .standard, today: Date()).streak
+        let values = SettingsCatalog.list(try services.settings.settings(), routines: [])
+        let streakNow = try services.settings.streakToday(calendar: services.calendar, now: Date())
         let changed = request.uri.queryParameters["changed"].map { $0.split(separator: ",").map(String.init) } ?? []
         let box = request.uri.queryParameters["box"].map(String.init)
         return try services.formPage("parent-settings", for: request, status: status) { csrf in

@@ -15,7 +15,7 @@ struct SetupController {
             _ = try await services.changeForm(request, limit: 1024)
             // #47: no PIN lockout stops a claim: the act at the box is how the parent gets in
             // past a stranger's wrong PINs, and a new PIN it asks for waits 24 hours (PAR-2).
-            let reset = try services.database.settings().hasPIN
+            let reset = try services.settings.settings().hasPIN
             switch await services.presence.start(reset: reset, client: context.clientName) {
             case .started(let id):
                 var response = Response.redirect(to: "/parent/setup")
@@ -117,16 +117,16 @@ struct SetupController {
         }
         guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
         guard services.presence.consume(claim) else { return .redirect(to: "/parent/setup") }
-        if try services.database.settings().hasPIN {
+        if try services.settings.settings().hasPIN {
             // PAR-2: over an existing PIN the new one waits 24 hours; the old one still signs
             // in and may cancel it, and the parent's phone is told (by questbox-link).
-            try services.database.askPINReset(pin, from: client, clock: services.pinResetClock())
+            try services.pins.askPINReset(pin, from: client, clock: services.pinResetClock())
             services.logger.notice("parent PIN reset asked after the presence check: it waits 24 hours", metadata: ["from": "\(client)"])
             var response = Response.redirect(to: "/parent")
             response.setCookie(PresenceCheck.cookie("", maxAge: 0))
             return response
         }
-        try services.database.setPIN(pin)
+        try services.pins.setPIN(pin, at: Date())
         // A new PIN ends every session opened with the old one.
         services.parents.closeAll()
         services.logger.notice("parent PIN set after the presence check")
@@ -139,7 +139,7 @@ struct SetupController {
     func page(_ request: Request, problem: String?, signInProblem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let claim = PresenceCheck.claim(of: request)
         let phase = services.presence.phase(of: claim)
-        let resetting = try services.database.settings().hasPIN
+        let resetting = try services.settings.settings().hasPIN
         let match = services.presence.match(of: claim).map(ClaimScreen.spaced)
         return try services.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)

@@ -17,7 +17,7 @@ struct MeController {
             guard let playerSwitch = form.value("switch").flatMap(PlayerSwitch.init(rawValue:)),
                   let on = form.value("on").flatMap({ ["true": true, "false": false][$0] })
             else { throw HTTPError(.badRequest, message: "A switch is its name and on=true or on=false.") }
-            guard try services.database.setPlayerSwitch(playerSwitch, on: on) else {
+            guard try services.settings.setPlayerSwitch(playerSwitch, on: on) else {
                 return try page(request, problem: "\(SwitchView.label(playerSwitch)) is locked by a parent.", status: .conflict)
             }
             let box = await services.box.reload().appliedText
@@ -26,7 +26,7 @@ struct MeController {
     }
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let settings = try services.database.settings()
+        let settings = try services.settings.settings()
         let quests = try services.routines.routines().filter { $0.createdBy == .player && $0.isActive }
         let switched = request.uri.queryParameters["switched"].flatMap { PlayerSwitch(rawValue: String($0)) }
         let removed = request.uri.queryParameters["removed"].flatMap { UUID(uuidString: String($0)) }

@@ -19,7 +19,7 @@ struct StatsController {
             guard let text = context.parameters.get("date"), let day = StatsDay.date(text, calendar: calendar, now: Date()) else {
                 throw HTTPError(.notFound, message: "No such day.")
             }
-            let view = try await BackgroundRead.run { Result { try StatsDay(day: day, database: services.database, calendar: calendar) } }.get()
+            let view = try await BackgroundRead.run { Result { try StatsDay(day: day, plays: services.plays, calendar: calendar) } }.get()
             return try services.resources.page("stats-day", view)
         }
     }
@@ -61,15 +61,15 @@ struct StatsDay: Encodable {
         return date
     }
 
-    init(day: Date, database: QuestDatabase, calendar: Calendar) throws {
+    init(day: Date, plays: any PlayHistory, calendar: Calendar) throws {
         let end = calendar.date(byAdding: .day, value: 1, to: day) ?? day.addingTimeInterval(86_400)
         // A quest counts on the day it was finished (as the calendar and the streak count it);
         // one started the evening before is read too.
         let from = calendar.date(byAdding: .day, value: -1, to: day) ?? day
-        let finished = try database.sessions(startedIn: from..<end).filter { s in
+        let finished = try plays.sessions(startedIn: from..<end).filter { s in
             s.status == .completed && s.completedAt.map { $0 >= day && $0 < end } == true
         }
-        let estimations = Dictionary(grouping: try database.estimations(ofSessions: finished.map(\.id)), by: \.sessionID)
+        let estimations = Dictionary(grouping: try plays.estimations(ofSessions: finished.map(\.id)), by: \.sessionID)
         let c = calendar.dateComponents([.weekday, .day, .month], from: day)
         title = "\(CalendarWords.weekday(c.weekday)) \(c.day ?? 1) \(CalendarWords.month(c.month))"
         quests = finished.map { session in
