@@ -211,6 +211,13 @@ for task in range(TASKS):
     t = tap_lock(); offers.append(t)                   # next: white; no sound: the task and guess said
     time.sleep(3.8)
 realtime(False)
+quest_end = time.monotonic()
+# #36: what the box holds once a quest has been played (its code mapped again, the world read
+# again after the quest's writes), beside what it holds idle after start (section 1). Read
+# before the trace: reading it takes a minute or more, and the pages go back a minute after
+# the summary (both reads once fell after that).
+time.sleep(3)
+results["questbox"]["after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 # A diagnosis's trace holds every process's system calls: reading it takes minutes here.
 phase("reading the quest's trace", 900 if diagnosis else 60)
 quest_calls = tracing(False)
@@ -221,15 +228,11 @@ results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
 if diagnosis:
     results["questbox"]["led_timeline"] = loop_timeline(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid
-# #36: what the box holds once a quest has been played (its code mapped again, the world read
-# again after the quest's writes), beside what it holds idle after start (section 1).
-time.sleep(3)
-results["questbox"]["after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 # And once the summary has timed out (30 s) and the box, idle for a minute, has handed back
-# the pages the quest mapped: what it then holds for the rest of the day (3 s after the
-# press, the summary's words are still being played).
+# the pages the quest mapped: what it then holds for the rest of the day (103 s after the
+# last press, however long the trace took to read).
 phase("the box idle after the quest", 160)
-time.sleep(100)
+time.sleep(max(0.0, quest_end + 103 - time.monotonic()))
 results["questbox"]["idle_after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 results["audio_presses"] = presses
 results["offer_presses"] = offers[:-1]       # the last "next" ends the quest: the summary
