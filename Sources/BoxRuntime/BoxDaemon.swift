@@ -141,9 +141,7 @@ public final class BoxDaemon: @unchecked Sendable {
             arm()
             var (fds, wantWrite) = pollSet()
             var ready = [Int32](repeating: 0, count: fds.count)
-            // The button edges are read, and a press lit, by the poll's call as it returns.
-            let ahead = hardware.intake.readAheadOnPoll(lighting: memory.reflex != nil)
-            let n = qb_poll_then(&fds, &wantWrite, Int32(fds.count), -1, &ready, ahead?.after, ahead?.context)
+            let n = qb_poll(&fds, &wantWrite, Int32(fds.count), -1, &ready)
             loop.countWakeup()
             guard n >= 0 else { throw GPIOFailure("poll failed: \(String(cString: strerror(errno)))") }
             let wakes = fds.indices.filter { ready[$0] != 0 }.map { wake(for: fds[$0], ready: ready[$0]) }
@@ -151,9 +149,7 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         _ = qb_sd_notify("STOPPING=1")
         let lit = pressesLitAhead
-        logger.info("presses lit ahead", metadata: [
-            "lit": "\(lit.lit)", "as-read": "\(lit.asRead)", "by-poll": "\(hardware.intake.pressesLitByPoll)", "missed": "\(lit.missed)",
-        ])
+        logger.info("presses lit ahead", metadata: ["lit": "\(lit.lit)", "as-read": "\(lit.asRead)", "missed": "\(lit.missed)"])
         if !persist.isEmpty { retryWrites(at: clock.monotonicNanos()) }
         if !persist.isEmpty {
             logger.error("plays not saved at shutdown", metadata: ["requests": "\(persist.waiting)"])
