@@ -274,7 +274,7 @@ public enum SettingsCatalog {
 
     /// Several settings at once: every value is checked first and, if one is refused, nothing
     /// is written (its line is thrown); the box's settings then change in one transaction.
-    public static func set(all changes: [(key: String, text: String)], in db: any SettingsStore, now: Date = Date()) throws {
+    public static func set(all changes: [(key: String, text: String)], in db: any SettingsStore) throws {
         let routines = try db.routines()
         for change in changes {
             if let problem = problem(setting: change.key, to: change.text, routines: routines) { throw StoreError.invalid(problem) }
@@ -288,7 +288,7 @@ public enum SettingsCatalog {
             if let reminder = ReminderChoice(change.text) { reminders.append((String(change.key.dropFirst(reminderPrefix.count)), reminder)) }
         }
         guard !edits.isEmpty || !reminders.isEmpty else { return }
-        try db.updateSettings(reminders: reminders, now: now) { s in edits.forEach { $0(&s) } }
+        try db.updateSettings(reminders: reminders, now: Date()) { s in edits.forEach { $0(&s) } }
     }
 
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {

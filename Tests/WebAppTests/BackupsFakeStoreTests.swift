@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import QuestStore
 import Synchronization
 import Testing
@@ -38,9 +37,7 @@ struct BackupsFakeStoreTests {
         try db.setPIN("2468")
         let old = BackupInfo(path: "/nowhere/questbox-2026-11-01.sqlite", createdAt: Date(timeIntervalSince1970: 1_793_000_000), sizeBytes: 4096, kind: .automatic)
         let fake = FakeShelf([old])
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.backups = fake
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.backups = fake }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             let (_, page) = try await browser.get(client, "/parent/backups")

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import QuestStore
 import Synchronization
 import Testing
@@ -41,9 +40,7 @@ struct KiosksFakeStoreTests {
             $0 = [PairedKiosk(id: 1, name: "Kitchen display", pairedAt: Date(timeIntervalSince1970: 1_795_000_000), canPress: true),
                   PairedKiosk(id: 2, name: "Her phone", pairedAt: Date(timeIntervalSince1970: 1_795_000_000), canPress: false)]
         }
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.pairedBrowsers = fake
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.pairedBrowsers = fake }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             let (_, page) = try await browser.get(client, "/parent/kiosks")

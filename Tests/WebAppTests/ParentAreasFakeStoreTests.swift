@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import QuestCore
 @testable import QuestStore
 import Synchronization
@@ -79,9 +78,7 @@ struct ParentAreasFakeStoreTests {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("2468")
         let fake = FakeSettings(try db.settings(), streak: 12)
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.settings = fake
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.settings = fake }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             let (status, page) = try await browser.get(client, "/parent/settings")
@@ -99,9 +96,7 @@ struct ParentAreasFakeStoreTests {
     func lockedMeanwhile() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         let fake = FakeSettings(try db.settings(), streak: 0)
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.settings = fake
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.settings = fake }
         try await app.test(.router) { client in
             var browser = BrowserSession()
             let (_, page) = try await browser.get(client, "/me")
@@ -121,9 +116,7 @@ struct ParentAreasFakeStoreTests {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("2468")
         let pins = FakePINs()
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.pins = pins
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.pins = pins }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             var (_, page) = try await browser.get(client, "/parent")
@@ -149,10 +142,8 @@ struct ParentAreasFakeStoreTests {
     func healthWithUnreadableRecords() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("2468")
-        var services = try await makeServices(args, logger: Logger(label: "test"))
         let records = FakeRecords(lastPlay: Date().addingTimeInterval(-3 * 86_400))
-        services.records = records
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.records = records }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             var (status, page) = try await browser.get(client, "/parent/health")

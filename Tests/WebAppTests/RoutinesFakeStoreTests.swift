@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import QuestCore
 import QuestStore
 import Synchronization
@@ -64,9 +63,7 @@ struct RoutinesFakeStoreTests {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.setPIN("2468")
         let fake = FakeLibrary([Self.fakeMorning])
-        var services = try await makeServices(args, logger: Logger(label: "test"))
-        services.routines = fake
-        let app = Application(router: buildRouter(services))
+        let app = try await application(args) { $0.routines = fake }
         let id = Self.fakeMorning.id.uuidString
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)

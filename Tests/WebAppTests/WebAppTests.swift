@@ -1,6 +1,7 @@
 import BoxProtocol
 import Foundation
 import Hummingbird
+import Logging
 import HTTPTypes
 import HummingbirdTesting
 import QuestCore
@@ -452,4 +453,12 @@ struct WebAppTests {
         }
         #expect(!FileManager.default.fileExists(atPath: (args.databasePath as NSString).deletingLastPathComponent))
     }
+}
+
+/// The web app on the store's own services with some areas swapped for fakes (#49: the
+/// fake-store tests), as `buildApplication` would route them.
+func application(_ args: TestArguments, fakes: (inout WebServices) -> Void) async throws -> some ApplicationProtocol {
+    var services = try await makeServices(args, logger: Logger(label: "test"))
+    fakes(&services)
+    return Application(router: buildRouter(services))
 }
