@@ -11,8 +11,9 @@ extension BoxDaemon {
     /// Start-up as `run` does it: unfinished quests closed, the daily backup, the first
     /// screen, a task in progress picked up, the day's timer armed.
     public func startDriven() {
-        startUp()
+        let resuming = startUp()
         day.arm(for: state.world)
+        showFirstScreen(resuming: resuming)
     }
 
     /// When something is next due on the monotonic clock (a machine timer, a write retry, a

@@ -114,18 +114,19 @@ public final class BoxDaemon: @unchecked Sendable {
     /// Runs until shutdown (SIGTERM/SIGINT when `handleSignals`, or `requestShutdown`); then
     /// the LED and buzzer are switched off. The caller releases the lines and the database.
     ///
-    /// `loopPriority` above 0 puts this thread on SCHED_FIFO once start-up is done, below the
-    /// audio thread (10): a busy Pi (a kiosk browser, the web app) then cannot hold a press
-    /// off its LED. Where that is not permitted the loop runs at normal priority and says so.
+    /// `loopPriority` above 0 puts this thread on SCHED_FIFO once start-up is done (before the
+    /// first lights ask for a press), below the audio thread (10): a busy Pi (a kiosk browser,
+    /// the web app) then cannot hold a press off its LED. Where that is not permitted the loop runs at normal priority and says so.
     public func run(handleSignals: Bool, loopPriority: Int32 = 0, onReady: (() -> Void)? = nil) throws {
         if handleSignals { try loop.watchSignals() }
         StartUpMemory.readCodeAhead(logger: logger)
-        startUp()
+        let resuming = startUp()
         day.arm(for: state.world)
-        // Ready means a press finds its code mapped: start-up's pages go back first.
+        // Ready means a press finds its code mapped: start-up's pages go back first. The
+        // lights come on after, with the loop already real-time: lit before, they asked for
+        // presses while start-up ran at normal priority, and the HIL's real-time recorder of
+        // those lights held it off half a second (2026-11-30).
         StartUpMemory.release(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger)
-        if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
-        onReady?()
         if loopPriority > 0 {
             let error = qb_loop_realtime(loopPriority)
             if error == 0 {
@@ -136,6 +137,9 @@ public final class BoxDaemon: @unchecked Sendable {
                 ])
             }
         }
+        showFirstScreen(resuming: resuming)
+        if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
+        onReady?()
         loop.startWatchdog(at: clock.monotonicNanos())
         while true {
             arm()
@@ -215,7 +219,10 @@ public final class BoxDaemon: @unchecked Sendable {
 
     // MARK: the loop's work
 
-    func startUp() {
+    /// Start-up's own reads and writes, before anything shows: quests a stopped box left
+    /// open closed, the daily backup, the task in progress read (picked up by
+    /// `showFirstScreen`).
+    func startUp() -> (task: InProgressTask, completed: [TaskEstimation])? {
         // The world was loaded before the times moved: take it again before the first screen.
         if day.wallClockTrusted && day.correctUntrustedTimes(), let world = follower.readWorld() { state.world = world }
         do {
@@ -229,16 +236,23 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         day.backupIfDue(calendar: state.world.calendar)
         offCard?.check()
+        do {
+            return try db.inProgress()
+        } catch {
+            logger.error("reading the task in progress failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The first screen and lights, and the task in progress picked up: the box asks for
+    /// presses only once its loop is about to answer them.
+    func showFirstScreen(resuming: (task: InProgressTask, completed: [TaskEstimation])?) {
         let (next, effects) = QuestMachine.start(state, env: environment())
         state = next
         perform(effects)
-        do {
-            if let (task, done) = try db.inProgress() {
-                logger.info("resuming the task in progress", metadata: ["session": "\(task.session.id)", "task": "\(task.taskIndex)"])
-                step(.restoreInProgress(task, completedEstimations: done, atNanos: clock.monotonicNanos()))
-            }
-        } catch {
-            logger.error("reading the task in progress failed", metadata: ["error": "\(error)"])
+        if let (task, done) = resuming {
+            logger.info("resuming the task in progress", metadata: ["session": "\(task.session.id)", "task": "\(task.taskIndex)"])
+            step(.restoreInProgress(task, completedEstimations: done, atNanos: clock.monotonicNanos()))
         }
         workOutReflex()
     }

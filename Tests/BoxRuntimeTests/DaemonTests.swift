@@ -1,3 +1,4 @@
+import AudioTestSupport
 import BoardProfile
 @testable import BoxRuntime
 import CEventLoop
@@ -69,7 +70,7 @@ struct DaemonTests {
     /// `prepare` writes to the store before the daemon opens it.
     func rig(
         routines: [Routine], control: ((String) -> BoxDaemon.ControlOptions)? = nil, loopPriority: Int32 = 0,
-        pagesBackAfterQuestNanos: MonotonicNanos? = nil, firstQuestIntro: Bool = false, driven: Bool = false,
+        pagesBackAfterQuestNanos: MonotonicNanos? = nil, firstQuestIntro: Bool = false, driven: Bool = false, logLines: LogLines? = nil,
         prepare: (QuestDatabase, LiveSystemClock) throws -> Void = { _, _ in }
     ) throws -> Rig {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
@@ -88,8 +89,8 @@ struct DaemonTests {
         let board = try BoardGPIO(profile: try BoardProfile.load(path: boards + "/questbox-sim.yaml"), backend: gpio)
         var rules = GameRules()
         rules.accidentalStopGuardMs = 100
-        var logger = Logger(label: "test")
-        logger.logLevel = ProcessInfo.processInfo.environment["RIG_LOG"] == nil ? .error : .debug
+        var logger = logLines?.logger ?? Logger(label: "test")
+        if logLines == nil { logger.logLevel = ProcessInfo.processInfo.environment["RIG_LOG"] == nil ? .error : .debug }
         let sound = LoggingSoundOutput(logger: logger)
         let display = LoggingDisplayOutput(logger: logger)
         let daemon = try BoxDaemon(
@@ -137,11 +138,35 @@ struct DaemonTests {
         return out
     }
 
+    @Test("#49: the first screen and lights come after start-up's pages went back, when the loop is about to answer a press")
+    func firstScreenWhenReady() throws {
+        let lines = LogLines()
+        let rig = try rig(routines: [Self.everyDay], loopPriority: 1, logLines: lines)
+        defer { rig.stop() }
+        // Lit before the release, its rehearsal and the loop's real-time priority, the
+        // quest-available light asked for a press the loop took half a second later on the
+        // emulated box (HIL `quest`: start-up at normal priority behind real-time threads).
+        let log = lines.all
+        let firstScreen = try #require(log.firstIndex { $0.hasPrefix("debug screen") })
+        for before in ["info memory released", "info event loop runs SCHED_FIFO", "warning event loop runs at normal priority"] {
+            guard let index = log.firstIndex(where: { $0.hasPrefix(before) }) else { continue }
+            #expect(index < firstScreen, "\(before): \(log[min(index, firstScreen)...max(index, firstScreen)])")
+        }
+        #expect(log.contains { $0.hasPrefix("info memory released") })
+        #expect(log.contains { $0.contains("event loop runs") })
+        // … and the press it asks for starts the quest.
+        try rig.press("BTN_LOCK")
+        func estimating() -> Bool { if case .estimating? = rig.display.lastShown { true } else { false } }
+        let pressed = Date()
+        while !estimating() && Date().timeIntervalSince(pressed) < 30 { usleep(10_000) }
+        #expect(estimating(), "no estimating screen after the lock press")
+    }
+
     @Test("the loop runs SCHED_FIFO when asked and permitted, a quest still plays, and threads it starts run at normal priority")
     func realtimeLoop() throws {
         let before = Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys)
         let rig = try rig(routines: [Self.everyDay], loopPriority: 1)
-        // The loop turns real-time after its first screen (start-up done): look until it has,
+        // The loop turns real-time just before its first screen (start-up done): look until it has,
         // however busy the machine (reading once right after that screen raced it under load).
         func newFIFO() -> Set<Int> { Set(Self.threadPolicies().filter { $0.value == Int(SCHED_FIFO) }.keys).subtracting(before) }
         var fifo = newFIFO()
