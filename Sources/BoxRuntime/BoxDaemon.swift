@@ -116,7 +116,8 @@ public final class BoxDaemon: @unchecked Sendable {
     ///
     /// `loopPriority` above 0 puts this thread on SCHED_FIFO once start-up is done (before the
     /// first lights ask for a press), below the audio thread (10): a busy Pi (a kiosk browser,
-    /// the web app) then cannot hold a press off its LED. Where that is not permitted the loop runs at normal priority and says so.
+    /// the web app) then cannot hold a press off its LED. Where that is not permitted the loop
+    /// runs at normal priority and says so.
     public func run(handleSignals: Bool, loopPriority: Int32 = 0, onReady: (() -> Void)? = nil) throws {
         if handleSignals { try loop.watchSignals() }
         StartUpMemory.readCodeAhead(logger: logger)
