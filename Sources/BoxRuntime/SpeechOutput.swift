@@ -234,8 +234,8 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
 
 extension RenderedSpeech {
     /// The box's voice as `run` starts it: eSpeak NG in its own process (`questbox voice
-    /// serve`, at idle priority: its CPU time, heap and page faults never touch the box's
-    /// threads), keeping clips in `cache`; eSpeak NG's data from
+    /// serve`, at nice 10: its heap and page faults never touch the box's threads, and its
+    /// CPU time gives way to theirs), keeping clips in `cache`; eSpeak NG's data from
     /// `$QUESTBOX_ESPEAK_DATA` (or its own folder); the voice for the box's locale unless the
     /// parent chose one.
     public static func espeak(

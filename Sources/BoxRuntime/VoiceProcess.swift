@@ -12,7 +12,7 @@ import Glibc
 /// HIL rig a renderer inside the box stalled its real-time audio thread for up to 160 ms.
 ///
 /// The process renders each phrase into the `PhraseCache` and answers one line; it runs at
-/// idle priority and ends when its standard input closes (the box stopped).
+/// nice 10 and ends when its standard input closes (the box stopped).
 /// Requests: `say\tTEXT` (render it unless a sound clip is kept; the clip is then read from
 /// the cache) and `keep\tTEXT` (the same, for later). Answers: `ok` or `error\tWHY`. Its first
 /// line is `ready\tIDENTITY` or `error\tWHY`.

@@ -131,13 +131,6 @@ int qb_nice_this_thread(int nice) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) == 0 ? 0 : errno;
 }
 
-int qb_idle_priority(void) {
-    struct sched_param p = { .sched_priority = 0 };
-    int status = sched_setscheduler(0, SCHED_IDLE, &p) == 0 ? 0 : errno;
-    if (setpriority(PRIO_PROCESS, 0, 19) != 0 && status == 0) status = errno;
-    return status;
-}
-
 void qb_malloc_for_bursts(void) {
 #if defined(__GLIBC__)
     // A fixed mmap threshold: glibc would otherwise raise it to the largest block freed, and

@@ -34,6 +34,20 @@ struct VoiceProcessTests {
         #expect(phrases.has(PhraseCache.Key(voice: voice.identity, text: "Go!")))
     }
 
+    @Test("it renders at nice 10 on the normal scheduler: below the house's work, never starved by it (#49)")
+    func priority() throws {
+        let voice = try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: questbox)
+        let stat = try String(contentsOfFile: "/proc/\(voice.processID)/stat", encoding: .utf8)
+        // The fields after the program's name (in brackets): the 19th of the line is the nice
+        // value, the 41st the scheduling policy (0 SCHED_OTHER, 5 SCHED_IDLE).
+        let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+        #expect(fields.count > 38)
+        errno = 0
+        let ownNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        if ownNice <= 10 { #expect(fields[16] == "10", "nice \(fields[16])") }
+        #expect(fields[38] == "0", "policy \(fields[38])")
+    }
+
     @Test("hostile words: other scripts, emoji, 80 characters, control characters, brackets never end it")
     func hostile() throws {
         let voice = try VoiceProcess(voice: "en-us", rate: 150, cache: cache(), executable: questbox)

@@ -16,10 +16,6 @@ void qb_malloc_for_bursts(void);
 /// Sets the calling thread's nice value (0 or errno).
 int qb_nice_this_thread(int nice);
 
-/// Puts the calling process's thread on SCHED_IDLE at nice 19: it runs only on CPU time nothing
-/// else wants (the box's voice renderer, #35). 0 on success, else the errno.
-int qb_idle_priority(void);
-
 /// Asks the kernel to read the process's executable and libraries into the page cache
 /// (POSIX_FADV_WILLNEED), so the first reveal does not wait on code paged in from the SD
 /// card. Resident memory is unchanged: pages are cached, not mapped. Returns the number of
