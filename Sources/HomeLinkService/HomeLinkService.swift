@@ -70,6 +70,11 @@ public final class HomeLinkService {
     private var factsChanged = true
     private var facts: BoxFacts?
     private var lastWeek: (day: Date, completed: Date?, reflection: WeeklyReflection?)?
+    /// What the last gathering read from the store, and the store's stamp before it.
+    private var lastRead: (stamp: QuestDatabase.ChangeStamp, at: Date, world: QuestWorld, sessions: [GameSession])?
+    /// Gatherings, and how many of them read the store (logged when the link stops).
+    private var gatherings = 0
+    private var storeReads = 0
     /// The retained payload last handed over per topic, and whether everything must go again.
     private var sent: [String: String] = [:]
     private var configTopics: Set<String> = []
@@ -197,7 +202,7 @@ public final class HomeLinkService {
         notifier.stop()
         if configuration != nil { record(mqtt: "the link stopped") }
         disconnect()
-        logger.info("link stopped")
+        logger.info("link stopped", metadata: ["gatherings": "\(gatherings)", "store_reads": "\(storeReads)"])
     }
 
     // MARK: the box
@@ -487,10 +492,8 @@ public final class HomeLinkService {
         let gathered: BoxFacts
         let cal: Calendar
         do {
-            let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
+            let (world, sessions) = try storeRead(at: date)
             cal = world.calendar
-            let today = world.calendar.dateInterval(of: .day, for: date).map { $0.start..<$0.end }
-            let sessions = try database.sessions(startedIn: today).filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
             gathered = BoxFacts.gather(
                 world: world, sessions: sessions, screenKind: screenKind, screenQuest: screenQuest,
                 lastWeek: try lastWeekReflection(world: world, now: date), now: date)
@@ -546,6 +549,26 @@ public final class HomeLinkService {
                 logger.warning("MQTT: an event was dropped (the broker is behind)", metadata: ["event": "\(happening.eventType)"])
             }
         }
+    }
+
+    /// The world and today's sessions, read again only when the store has moved since the last
+    /// read (anyone's commit) or the day has changed: a gathering of an unchanged store (every
+    /// `refreshSeconds`, every box message) costs no reads (#49: the whole world each second
+    /// took the HIL house's link a third of a vCPU under emulation). The time-dependent facts
+    /// are worked out from it at each gathering.
+    private func storeRead(at date: Date) throws -> (QuestWorld, [GameSession]) {
+        // The stamp before the read: a commit made while reading is seen at the next gathering.
+        let stamp = try database.changeStamp()
+        gatherings += 1
+        if let lastRead, lastRead.stamp == stamp, lastRead.world.calendar.isDate(lastRead.at, inSameDayAs: date) {
+            return (lastRead.world, lastRead.sessions)
+        }
+        let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
+        let today = world.calendar.dateInterval(of: .day, for: date).map { $0.start..<$0.end }
+        let sessions = try database.sessions(startedIn: today).filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
+        lastRead = (stamp, date, world, sessions)
+        storeReads += 1
+        return (world, sessions)
     }
 
     /// Last week's reflection, computed again only when the day or the last completed quest

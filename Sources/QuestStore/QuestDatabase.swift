@@ -230,4 +230,18 @@ public final class QuestDatabase: Sendable {
     public func dataVersion() throws -> Int {
         try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }
+
+    /// What moves whenever anything commits to the store: another connection's commit moves
+    /// `data_version`, this process's own writes the writer's change count. A reader that
+    /// keeps what it read (the link's facts) reads again only when the stamp has moved.
+    public struct ChangeStamp: Equatable, Sendable {
+        let others: Int
+        let own: Int
+    }
+
+    public func changeStamp() throws -> ChangeStamp {
+        try pool.writeWithoutTransaction { db in
+            ChangeStamp(others: try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0, own: db.totalChangesCount)
+        }
+    }
 }

@@ -253,6 +253,32 @@ struct LinkEndToEndTests {
         #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil)
     }
 
+    @Test("#49: gatherings of an unchanged store read nothing from it; a change made by another process is read and told")
+    func readsOnlyWhatChanged() throws {
+        let rig = try LinkRig()
+        defer { rig.stop() }
+        let broker = try Broker(directory: rig.directory)
+        try rig.startLinked(to: broker)   // gathers every second
+        let base = try base(rig)
+        let observer = try Observer(port: broker.port)
+        #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil, "\(rig.linkLog)")
+        usleep(6_000_000)   // five gatherings or so of a store nobody changed
+        let db = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
+        let routineTopic = base + "/routine/" + (try #require(try db.routines().first)).id.uuidString.lowercased().prefix(8)
+        for routine in try db.routines() { _ = try db.removeRoutine(id: routine.id) }
+        #expect(observer.wait(for: routineTopic, seconds: 10) { $0.isEmpty } != nil, "the change was not read: \(rig.linkLog)")
+        let link = try #require(rig.link)
+        link.terminate()
+        link.waitUntilExit()
+        let stopped = try #require(rig.linkLog.split(separator: "\n").last { $0.contains("link stopped") }, "\(rig.linkLog)")
+        func count(_ name: String) -> Int? {
+            stopped.split(separator: " ").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
+        let gatherings = try #require(count("gatherings")), reads = try #require(count("store_reads"))
+        #expect(reads >= 2, "the first read and the change's: \(stopped)")
+        #expect(gatherings - reads >= 3, "\(gatherings) gatherings read the store \(reads) times: \(stopped)")
+    }
+
     @Test("a broker that floods the command topics, stops reading (SIGSTOP), or is gone: the link lives on, the box plays on")
     func hostileBroker() throws {
         let rig = try LinkRig()

@@ -137,6 +137,23 @@ struct StoreTests {
         #expect(try db.sessions(startedIn: day.addingTimeInterval(90_000)..<day.addingTimeInterval(99_000)).isEmpty)
     }
 
+    @Test("#49: the change stamp moves on another connection's commit and on this one's own write, never on a read")
+    func changeStamp() throws {
+        let (db, dir) = try freshDatabase()
+        let first = try db.changeStamp()
+        _ = try db.loadWorld(calendar: Calendar(identifier: .gregorian), bootID: "", taskMemory: false)
+        _ = try db.sessions()
+        #expect(try db.changeStamp() == first, "a read moved it")
+        // Another process's commit, as the CLI's or the web app's.
+        let other = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
+        try other.apply(.reflectionDismissed(weekIdentifier: "2026-W22"), wallClockTrusted: true)
+        let afterOther = try db.changeStamp()
+        #expect(afterOther != first)
+        #expect(try db.changeStamp() == afterOther, "it moved again without a commit")
+        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
+        #expect(try db.changeStamp() != afterOther, "this connection's own write")
+    }
+
     @Test("REFL-1: the store offers last week's reflection (learning quests count as quests, not for accuracy) until it is dismissed")
     func pendingReflection() throws {
         let (db, _) = try freshDatabase()
