@@ -29,7 +29,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -68,6 +67,9 @@ let package = Package(
         // The running box's local socket: its JSON-lines messages and a client (docs/box-protocol.md).
         .target(name: "BoxProtocol", dependencies: ["QuestCore", "CEventLoop"]),
         .target(name: "CSystemClock"),
+        // SHA-256, HMAC and scrypt from OpenSSL's libcrypto, opened at first use (see its header).
+        .target(name: "CLibCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "Hashing", dependencies: ["CLibCrypto"]),
         .target(name: "SystemClock", dependencies: ["CSystemClock"]),
         .target(
             name: "QuestStore",
@@ -75,8 +77,7 @@ let package = Package(
                 "QuestCore", "SystemClock", "InputFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
             ]),
         // What every surface shows from the store: the stats report, the settings catalog.
         .target(name: "QuestReports", dependencies: ["QuestCore", "QuestStore", "BoardProfile", "HomeLink"]),
@@ -124,7 +125,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,6 +155,7 @@ let package = Package(
         .testTarget(name: "QuestCoreTests", dependencies: ["QuestCore"]),
         .testTarget(name: "SystemClockTests", dependencies: ["SystemClock", "QuestCore"]),
         .testTarget(name: "CEventLoopTests", dependencies: ["CEventLoop"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "ScreenRender", "BoardProfile", "QuestCore"]),
         .testTarget(name: "ScreenRenderTests", dependencies: ["ScreenRender", "QuestCore"], exclude: ["Frames"]),
         // #32: a family's weeks through the daemon on a fake clock (scenario files in Tests/Family/Scenarios).

@@ -158,8 +158,14 @@ shlibdeps=(dpkg-shlibdeps)
 [[ -z $cross ]] || shlibdeps=(arm64_shlibdeps)
 depends=$(cd "$stage/src" && "${shlibdeps[@]}" -O -e"$root/usr/bin/questbox" -e"$root/usr/bin/questbox-web" -e"$root/usr/bin/questbox-link" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
-# The voice's library is opened when the box first speaks (dlopen), so no program names it.
-depends="$depends, libespeak-ng1"
+# The voice's library is opened when the box first speaks, libcrypto when a PIN or a form's
+# token is first hashed (dlopen), so no program names them: by package (trixie's t64 name).
+if [[ -n $cross ]]; then
+    libssl=libssl3t64
+else
+    libssl=$(dpkg-query -S "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libcrypto.so.3" | cut -d: -f1)
+fi
+depends="$depends, libespeak-ng1, $libssl"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" deploy/debian/control.in > "$root/DEBIAN/control"

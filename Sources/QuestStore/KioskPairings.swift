@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hashing
 import GRDB
 import QuestCore
 
@@ -53,7 +53,7 @@ public struct KioskPairingStore: Sendable {
             }
             try db.execute(
                 sql: "INSERT INTO pairedKiosk (name, tokenHash, pairedAt, canPress) VALUES (?, ?, ?, ?)",
-                arguments: [name, Self.tokenHash(token), now.timeIntervalSince1970, canPress])
+                arguments: [name, try Self.tokenHash(token), now.timeIntervalSince1970, canPress])
         }
     }
 
@@ -70,7 +70,7 @@ public struct KioskPairingStore: Sendable {
         return try pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT id, name, pairedAt, canPress FROM pairedKiosk WHERE tokenHash = ? AND \(RowRules.valid("pairedKiosk"))",
-                arguments: [Self.tokenHash(token)])
+                arguments: [try Self.tokenHash(token)])
             .map(Self.pairedKiosk(row:))
         }
     }
@@ -92,7 +92,7 @@ public struct KioskPairingStore: Sendable {
         token.utf8.count == 64 && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    static func tokenHash(_ token: String) throws -> String {
+        do { return Hashing.hex(try Hashing.sha256(Array(token.utf8))) } catch { throw StoreError.io("kiosk token: \(error)") }
     }
 }

@@ -1,7 +1,6 @@
-import Crypto
-import _CryptoExtras
 import Foundation
 import GRDB
+import Hashing
 
 /// PAR-1: the parent area's PIN, kept as a salted scrypt hash with rate-limited attempts.
 public enum PINCheck: Equatable, Sendable {
@@ -52,21 +51,22 @@ public enum PINHasher {
         return (n, r, p, salt, key)
     }
 
-    /// False for a wrong PIN and for a stored hash outside the accepted costs.
-    static func verify(_ pin: String, against stored: String) -> Bool {
-        guard let h = parameters(stored),
-              let key = try? derive(pin, salt: [UInt8](h.salt), rounds: h.n, blockSize: h.r, parallelism: h.p, keyBytes: h.key.count)
-        else { return false }
+    /// False for a wrong PIN and for a stored hash outside the accepted costs. Throws when the
+    /// hash cannot be computed at all (libcrypto missing): that is no try, and counts as none.
+    static func verify(_ pin: String, against stored: String) throws -> Bool {
+        guard let h = parameters(stored) else { return false }
+        let key = try derive(pin, salt: [UInt8](h.salt), rounds: h.n, blockSize: h.r, parallelism: h.p, keyBytes: h.key.count)
         // Constant-time comparison.
         guard key.count == h.key.count else { return false }
         return zip(key, h.key).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     static func derive(_ pin: String, salt: [UInt8], rounds: Int, blockSize: Int, parallelism: Int, keyBytes: Int = keyBytes) throws -> Data {
-        let key = try KDF.Scrypt.deriveKey(
-            from: Array(pin.utf8), salt: salt, outputByteCount: keyBytes, rounds: rounds, blockSize: blockSize,
-            parallelism: parallelism)
-        return key.withUnsafeBytes { Data($0) }
+        // The bound leaves room for scrypt's own buffers beside N·r·128 (`parameters` keeps that ≤ 64 MiB).
+        let key = try Hashing.scrypt(
+            password: Array(pin.utf8), salt: salt, rounds: rounds, blockSize: blockSize, parallelism: parallelism, keyBytes: keyBytes,
+            maximumMemoryBytes: maximumMemoryBytes + (1 << 20))
+        return Data(key)
     }
 }
 
@@ -130,7 +130,7 @@ extension QuestDatabase {
         case .closed(let verdict): return verdict
         case .open(let stored, _, _): hash = stored
         }
-        let right = PINHasher.verify(pin, against: hash)
+        let right = try PINHasher.verify(pin, against: hash)
         return try pool.write { db in
             let failures: Int, lockouts: Int
             switch try Self.pinGate(db, monotonicNanos: now, bootID: bootID, ignoringLockout: atTheBox) {

@@ -1,6 +1,7 @@
 import BoxProtocol
 import CEventLoop
 import Foundation
+import Hashing
 import InputFiles
 import Hummingbird
 import Logging
@@ -198,6 +199,8 @@ func makeServices(_ arguments: some AppArguments, logger: Logger, clock: any Sys
     // install it may start first: it then creates the store as the box does, with the same
     // migrations under the same folder lock (#32: the first run is done from a phone).
     let database = try QuestDatabase(path: arguments.databasePath, footprint: .small)
+    // Forms' tokens and the PIN need libcrypto: without it the app says so now, not at a form.
+    try Hashing.load()
     return WebServices(
         database: database, box: BoxLink(socketPath: arguments.socketPath),
         resources: try await WebResources(directory: arguments.resourcesDirectory), calendar: .current, logger: logger, clock: clock, clockStyle: clockStyle)

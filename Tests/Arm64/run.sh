@@ -31,7 +31,7 @@ say "package made in $((SECONDS - started)) s: $(basename "$deb"), $(du -h "$deb
 # 1. What dpkg says.
 [[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || fail "Architecture is $(dpkg-deb -f "$deb" Architecture)"
 depends=$(dpkg-deb -f "$deb" Depends)
-for needed in "libgpiod3" "libasound2t64" "libsqlite3-0" "libc6 (>= " "libmosquitto1" "libespeak-ng1"; do
+for needed in "libgpiod3" "libasound2t64" "libsqlite3-0" "libc6 (>= " "libmosquitto1" "libespeak-ng1" "libssl3t64"; do
     [[ $depends == *"$needed"* ]] || fail "Depends lacks $needed: $depends"
 done
 [[ $depends != *libgpiod2* ]] || fail "Depends names bookworm's libgpiod2: $depends"
@@ -74,6 +74,11 @@ cmp -s "$unpacked/arm64.txt" "$unpacked/native.txt" \
     || { diff "$unpacked/native.txt" "$unpacked/arm64.txt" | head -n 20 >&2; fail "the arm64 quest's trace differs from this machine's"; }
 grep -q '"effect":"sound"' "$unpacked/arm64.txt" || fail "the traced quest played no sound"
 say "the example quest on arm64: $(wc -l < "$unpacked/arm64.txt") traced lines, the same as $(uname -m)"
+# The PIN's scrypt from trixie's arm64 libcrypto (opened when first needed).
+pin_data=$(mktemp -d -p "$unpacked")
+echo 2468 | qb pin set --data "$pin_data" >/dev/null || fail "pin set (arm64)"
+echo 2468 | qb pin check --data "$pin_data" >/dev/null || fail "pin check (arm64) refused the PIN just set"
+if echo 2469 | qb pin check --data "$pin_data" >/dev/null 2>&1; then fail "pin check (arm64) took a wrong PIN"; fi
 
 # questbox-web answers its first page.
 port=$((20000 + RANDOM % 20000))

@@ -96,6 +96,9 @@ in_root sh -c "cd / && questbox routine import /usr/share/doc/questbox/examples/
 in_root sh -c "cd / && questbox simulate --events /usr/share/doc/questbox/examples/example-quest.events --data /tmp/try" > "$root/tmp/quest.txt" 2>&1 \
     || { cat "$root/tmp/quest.txt" >&2; fail "simulate --events failed"; }
 grep -q "estimations\? saved" "$root/tmp/quest.txt" || { cat "$root/tmp/quest.txt" >&2; fail "the simulated quest did not finish"; }
+# PAR-1's scrypt from libcrypto, which the program opens when a PIN is first hashed (Depends names it).
+in_root sh -c "cd / && echo 2468 | questbox pin set --data /tmp/try >/dev/null && echo 2468 | questbox pin check --data /tmp/try >/dev/null" \
+    || fail "pin set and check with the installed package (libcrypto)"
 in_root questbox boards wiring rpi4 > "$root/tmp/wiring.svg" && grep -q "^<svg" "$root/tmp/wiring.svg" || fail "boards wiring rpi4"
 in_root sh -c "man -w questbox >/dev/null 2>&1 || test -f /usr/share/man/man1/questbox.1.gz" || fail "no man page"
 

@@ -527,10 +527,19 @@ struct StoreTests {
         for (n, r, p) in [("1073741824", "8", "1"), ("16384", "1024", "1"), ("16384", "8", "64"), ("16385", "8", "1"), ("-1", "8", "1"), ("65536", "16", "1")] {
             let crafted = ["scrypt", n, r, p, parts[4], parts[5]].joined(separator: "$")
             let start = ContinuousClock.now
-            #expect(!PINHasher.verify("2468", against: crafted), "N=\(n) r=\(r) p=\(p)")
+            #expect(try !PINHasher.verify("2468", against: crafted), "N=\(n) r=\(r) p=\(p)")
             #expect(ContinuousClock.now - start < .seconds(1))
         }
-        #expect(PINHasher.verify("2468", against: stored))
+        #expect(try PINHasher.verify("2468", against: stored))
+    }
+
+    @Test("PAR-1: a PIN hash stored before libcrypto (swift-crypto's scrypt) still verifies, a wrong PIN still not")
+    func pinFromEarlierBuilds() throws {
+        // Made by `questbox pin set` (2468) of a build that hashed with swift-crypto.
+        let stored = "scrypt$16384$8$1$0H4DHLHM5oMRhaJbs5P1Rw==$dgBl/h/v7q8hZIjFJGgUA4X0QDs1OhvszCcUYLgfI9s="
+        #expect(try PINHasher.verify("2468", against: stored))
+        #expect(try !PINHasher.verify("2469", against: stored))
+        #expect(try !PINHasher.verify("24680", against: stored))
     }
 }
 

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hashing
 import HTTPTypes
 import Hummingbird
 import QuestStore
@@ -22,14 +22,16 @@ struct CSRFTokens: Sendable {
     /// The token for this browser, and the cookie to set when it has none yet.
     func token(for request: Request) -> (token: String, newCookie: Cookie?) {
         if let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id) {
-            return (token(forID: id), nil)
+            return (token(forID: id) ?? "", nil)
         }
         let id = RandomText.hex(bytes: 24)
-        return (token(forID: id), Cookie(name: Self.cookieName, value: id, path: "/", httpOnly: true, sameSite: .strict))
+        return (token(forID: id) ?? "", Cookie(name: Self.cookieName, value: id, path: "/", httpOnly: true, sameSite: .strict))
     }
 
-    func token(forID id: String) -> String {
-        Self.hex(HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: SymmetricKey(data: key)))
+    /// Nil when it cannot be computed (the app checked libcrypto at its start): then no form
+    /// carries a token and every check refuses.
+    func token(forID id: String) -> String? {
+        (try? Hashing.hmacSHA256(key: key, message: Array(id.utf8))).map(Hashing.hex)
     }
 
     /// 403 unless `sent` is this browser's token. A browser that says the request comes
@@ -37,8 +39,8 @@ struct CSRFTokens: Sendable {
     func check(_ request: Request, sent: String?) throws {
         let refused = HTTPError(.forbidden, message: "This form has expired or came from another page. Reload the page and try again.")
         if request.headers[.secFetchSite] == "cross-site" { throw refused }
-        guard let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id), let sent,
-              Self.equalInConstantTime(token(forID: id), sent)
+        guard let id = request.cookies[Self.cookieName]?.value, Self.isWellFormed(id), let sent, let expected = token(forID: id),
+              Self.equalInConstantTime(expected, sent)
         else { throw refused }
     }
 
@@ -54,10 +56,6 @@ struct CSRFTokens: Sendable {
 
     static func isWellFormed(_ id: String) -> Bool {
         id.utf8.count == 48 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
 
