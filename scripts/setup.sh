@@ -17,8 +17,13 @@ install_missing_packages() {
     echo "setup: installing ${missing[*]}" >&2
     local sudo_cmd=()
     [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+    # CI prepares its later stages beside the first ones (.ci/run): two scripts installing at
+    # once wait for each other here, and for dpkg's own lock, rather than fail on it.
+    (
+        flock 8
+        "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+    ) 8> /tmp/questbox-apt.lock
 }
 install_missing_packages "${APT_PACKAGES[@]}"
 

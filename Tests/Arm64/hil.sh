@@ -30,11 +30,13 @@ cp "$deb" .build/hil-arm64/
 mkdir -p "$root/src"
 failed=0
 for s in "${scenarios[@]}"; do
+    began=$SECONDS
     # Booting and installing take about a minute under emulation, a quest's attempts several.
     unshare --mount --propagation private /usr/bin/env CHECKOUT="$checkout" ROOT="$root" DEB="/src/.build/hil-arm64/$(basename "$deb")" S="$s" \
         bash -euo pipefail -c 'mount --bind "$CHECKOUT" "$ROOT/src"
             HIL_ARCH=arm64 HIL_ROOTFS="$ROOT" HIL_CWD=/src Tests/HIL/vm.sh -t 900 -- Tests/HIL/guest/arm64 "$DEB" "$S"' \
         || failed=$((failed + 1))
+    echo "arm64 hil: $s took $((SECONDS - began)) s" >&2
 done
 echo "arm64 hil: ${#scenarios[@]} scenario(s) in the arm64 VM, $failed failed ($((SECONDS - started)) s)"
 ((failed == 0))

@@ -29,7 +29,7 @@ sudo_cmd=()
 export DEBIAN_FRONTEND=noninteractive
 abi=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-//p' | head -n1)
 if [[ -z "$abi" ]]; then
-    "${sudo_cmd[@]}" apt-get update -qq
+    (flock 8; "${sudo_cmd[@]}" apt-get update -qq) 8> /tmp/questbox-apt.lock
     abi=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: linux-image-//p' | head -n1)
 fi
 echo "hil: kernel $abi" >&2
@@ -37,8 +37,12 @@ need=(qemu-system-x86 busybox-static gpiod alsa-utils gcc make libc6-dev kmod xz
 missing=()
 for p in "${need[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
 if ((${#missing[@]})); then
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # One installer at a time (scripts/setup.sh's lock): CI prepares this beside its unit tests.
+    (
+        flock 8
+        "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 update -qq
+        "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    ) 8> /tmp/questbox-apt.lock
 fi
 
 # The kernel and its modules, unpacked here (never installed on the host).

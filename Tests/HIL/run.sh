@@ -32,7 +32,9 @@ for s in "${scenarios[@]}"; do
     # stalled bounce attempts went past vm.sh's 4 minutes in a CI run.
     programs=$bin
     [[ $s != house ]] || programs=$release_bin
+    began=$SECONDS
     Tests/HIL/vm.sh -t 600 -- Tests/HIL/guest/scenarios "$programs" "$s" || failed=$((failed + 1))
+    echo "hil: $s took $((SECONDS - began)) s" >&2
 done
 echo "hil: ${#scenarios[@]} scenario(s), $failed failed"
 ((failed == 0))

@@ -49,6 +49,10 @@ else
     console=ttyAMA0
     modules=$cache/kernel/usr/lib/modules/$abi
 fi
+# Nothing of the host's left to write while it runs: on these hosts the host's disk writes
+# stall the whole VM (a nice-19 `dd` beside the quest: sampler stalls up to 141 ms, 58
+# underruns; two busy loops: none over 31 ms), so a build's writeback ends before it boots.
+sync
 status=0
 timeout --foreground "$timeout_s" "${priority[@]}" "${machine[@]}" -accel tcg,thread=multi -smp "${HIL_CPUS:-2}" \
     -name questbox-hil,debug-threads=on \

@@ -35,16 +35,7 @@ lintian --fail-on error,warning "$deb" 2>&1 | grep -v "running with root privile
 lintian --fail-on error,warning "$deb" >/dev/null 2>&1 || fail "lintian reports errors or warnings (above)"
 
 # A fresh root per run from a cached debootstrap of bookworm (minbase).
-cache=${PACKAGE_CACHE:-/tmp/questbox-package}/bookworm-minbase.tar
-mkdir -p "$(dirname "$cache")"
-if [[ ! -f $cache ]]; then
-    echo "package: debootstrap bookworm (once; cached in $cache)" >&2
-    base=$(mktemp -d)
-    chmod 755 "$base"  # a root's / that only root may enter locks out _apt and the service's user
-    debootstrap --variant=minbase bookworm "$base" http://deb.debian.org/debian >&2
-    tar -C "$base" -cf "$cache.tmp" . && mv "$cache.tmp" "$cache"
-    rm -rf "$base"
-fi
+cache=$(Tests/Package/prepare.sh)
 roots=()
 sticks=()
 cleanup() {
