@@ -87,6 +87,10 @@ if [[ ! -f "$job/rc" ]]; then
 fi
 # HIL_KEEP=DIR: what the scenario kept of attempts that did not pass (captures, logs).
 if [[ -n ${HIL_KEEP:-} && -d "$job/keep" ]]; then mkdir -p "$HIL_KEEP" && cp -r "$job/keep"/. "$HIL_KEEP/"; fi
+# HIL_VOICE_SEED=DIR: the voice clips the scenario rendered ($HIL_JOB/voice), kept for the next.
+if [[ -n ${HIL_VOICE_SEED:-} && -d "$job/voice" ]]; then
+    mkdir -p "$HIL_VOICE_SEED" && cp -n "$job/voice"/*.clip "$HIL_VOICE_SEED/" 2>/dev/null || true
+fi
 # HIL_OUT=DIR: what a scenario made to be looked at ($HIL_JOB/out in the guest: decoded frames).
 if [[ -n ${HIL_OUT:-} && -d "$job/out" ]]; then mkdir -p "$HIL_OUT" && cp -r "$job/out"/. "$HIL_OUT/"; fi
 cat "$job/stdout"
