@@ -257,7 +257,7 @@ public struct BoxMessage: Codable, Equatable, Sendable {
         case .buzzer(let pattern): [.event("buzzer") { $0.pattern = pattern.name }]
         case .persist(.reminderSounded(_, let name, _)): [.event("reminder") { $0.routine = name }]
         case .claimChanged(let update): [.event("claim") { $0.claim = update }]
-        case .speak(let words): [.event("speak") { $0.words = words }]
+        case .speak(let words, _): [.event("speak") { $0.words = words }]
         case .cutSpeech: [.event("speech-cut")]
         case .persist, .scheduleTimer, .cancelTimer, .readButton: []
         }

@@ -93,8 +93,8 @@ extension BoxDaemon {
         // The words after the sound they follow (the mixer holds them until it ends).
         for effect in effects {
             switch effect {
-            case .speak(let words):
-                speech?.say(words)
+            case .speak(let words, let until):
+                speech?.say(words, notAfter: until)
                 logger.debug("speak", metadata: ["words": "\(words)"])
             case .cutSpeech: speech?.cut()
             default: break

@@ -10,8 +10,9 @@ import Synchronization
 /// Where the machine's words go (#35): the mixer's speech lane through a renderer on a worker
 /// (`RenderedSpeech`), and a terminal's note of them in `simulate`.
 public protocol SpeechOutput: AnyObject {
-    /// Instead of whatever the voice was saying, after a sound now playing.
-    func say(_ words: String)
+    /// Instead of whatever the voice was saying, after a sound now playing; with `notAfter`
+    /// (CLOCK_MONOTONIC ns), not at all unless they are handed to the sound by then.
+    func say(_ words: String, notAfter: Int64?)
     /// The voice stops mid-word.
     func cut()
     /// The parent's settings: voice, rate, loudness beside the sounds, and whether the box
@@ -20,6 +21,10 @@ public protocol SpeechOutput: AnyObject {
     /// Phrases the box will say (`VoicePhrases.knownAhead`): rendered into the cache in the
     /// background, so saying them later reads a clip.
     func prepare(_ phrases: [String])
+}
+
+extension SpeechOutput {
+    public func say(_ words: String) { say(words, notAfter: nil) }
 }
 
 /// The box's voice: each phrase put together on a worker thread, never on the event loop (in
@@ -56,11 +61,12 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         var unavailable = false
     }
     private let current: Mutex<Current>
-    /// Phrases handed over, those that could not be said, and pieces read from the cache or
-    /// rendered (for saying or for the cache), for tests and figures.
+    /// Phrases handed over, those that could not be said, those whose moment passed before
+    /// they were ready, and pieces read from the cache or rendered (for saying or for the
+    /// cache), for tests and figures.
     private let counts = Mutex(Counts())
     public struct Counts: Sendable, Equatable {
-        public var said = 0, failed = 0, piecesRead = 0, piecesRendered = 0, piecesPrepared = 0
+        public var said = 0, failed = 0, late = 0, piecesRead = 0, piecesRendered = 0, piecesPrepared = 0
     }
 
     public init(engine: AudioEngine, choice: VoiceChoice, cache: PhraseCache? = nil, logger: Logger, makeRenderer: @escaping MakeRenderer) {
@@ -71,7 +77,7 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
         current = Mutex(Current(choice: choice, gain: Self.gain(choice)))
     }
 
-    public func say(_ words: String) {
+    public func say(_ words: String, notAfter deadline: Int64?) {
         let requested = questbox_monotonic_nanos()
         let generation = current.withLock { c in
             c.generation += 1
@@ -91,6 +97,15 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                     counts.withLock { $0.failed += 1 }
                     logger.warning("a phrase could not be said", metadata: ["error": "\(error)"])
                     dropIfUnusable(renderer)
+                    return
+                }
+                // Words for a moment that has passed (a "Go!" held while the voice process
+                // started) would be heard out of place: not said at all.
+                if index == 0, let deadline, questbox_monotonic_nanos() > deadline {
+                    counts.withLock { $0.late += 1 }
+                    logger.info("words not said: their moment had passed", metadata: [
+                        "words": "\(piece)", "lateMs": "\((questbox_monotonic_nanos() - deadline) / 1_000_000)",
+                    ])
                     return
                 }
                 // Handed over under the lock a cut takes: a cut after this point comes after
@@ -252,7 +267,7 @@ extension RenderedSpeech {
 public final class SpeechOutputs: SpeechOutput {
     let outputs: [SpeechOutput]
     public init(_ outputs: [SpeechOutput]) { self.outputs = outputs }
-    public func say(_ words: String) { for o in outputs { o.say(words) } }
+    public func say(_ words: String, notAfter: Int64?) { for o in outputs { o.say(words, notAfter: notAfter) } }
     public func cut() { for o in outputs { o.cut() } }
     public func apply(_ choice: VoiceChoice, speaking: Bool) { for o in outputs { o.apply(choice, speaking: speaking) } }
     public func prepare(_ phrases: [String]) { for o in outputs { o.prepare(phrases) } }

@@ -180,8 +180,8 @@ public final class TerminalOutput: DisplayOutput, SoundOutput, SpeechOutput {
         write("  ♪ \(text)")
     }
 
-    /// #35: the voice's words, as the sounds are noted.
-    public func say(_ words: String) {
+    /// #35: the voice's words, as the sounds are noted (at once: a terminal is never late).
+    public func say(_ words: String, notAfter: Int64?) {
         let text = "🗣 " + DisplayText.escaped(words)
         if let view { return view.sound(text) }
         write("  \(text)")

@@ -236,7 +236,7 @@ struct EffectPrinter {
             print(TraceLine.json(line))
             return
         }
-        if case .speak(let words) = effect {
+        if case .speak(let words, _) = effect {
             print(String(format: "%9.3fs", Double(t) / 1e9) + " 🗣 " + DisplayText.escaped(words))
         }
         if case .display(let screen) = effect {
@@ -309,8 +309,10 @@ enum TraceLine {
             var f: [String: Value] = ["effect": .string("claim"), "claim": .string(update.id), "progress": .string(update.progress.rawValue)]
             if let reason = update.reason { f["reason"] = .string(reason.rawValue) }
             return f
-        case .speak(let words):
-            return ["effect": .string("speak"), "text": .string(words)]
+        case .speak(let words, let until):
+            var f: [String: Value] = ["effect": .string("speak"), "text": .string(words)]
+            if let until { f["untilMs"] = .number(Double(until / 1_000_000)) }
+            return f
         case .cutSpeech:
             return ["effect": .string("speechCut")]
         }

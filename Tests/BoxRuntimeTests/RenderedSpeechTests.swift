@@ -5,6 +5,7 @@ import Foundation
 import QuestCore
 import Speech
 import Synchronization
+import SystemClock
 import Testing
 
 /// A renderer that says each phrase as a known clip, optionally slowly, and notes what it rendered.
@@ -95,6 +96,34 @@ struct RenderedSpeechTests {
         voice.cut()
         voice.settle()
         #expect(voice.phrasesSaid == 1, "cut while it rendered: not handed over")
+    }
+
+    @Test("GAME-2: words for a moment that passed while the voice started (a Go! at boot) are not said late")
+    func momentPassed() {
+        let engine = AudioEngine(candidates: ["null"], latencyMs: 20, logger: quiet)
+        engine.start()
+        defer { engine.stop() }
+        let logs = LogLines()
+        let renderer = ScriptedRenderer(clip: rampClip(frames: 480))
+        // The voice process takes 150 ms to start, as eSpeak NG's does at boot (8 s under emulation).
+        let voice = RenderedSpeech(engine: engine, choice: VoiceChoice(), logger: logs.logger) { _ throws(SpeechError) in
+            usleep(150_000)
+            return renderer
+        }
+        voice.say("Go!", notAfter: LiveSystemClock().monotonicNanos() + 50_000_000)
+        voice.settle()
+        #expect(voice.phrasesSaid == 0, "a Go! 100 ms past its moment is not handed over")
+        #expect(voice.statistics.late == 1)
+        #expect(engine.statistics.handoffs.isEmpty)
+        let lines = logs.all.filter { $0.contains("their moment had passed") }
+        #expect(lines.count == 1 && lines.first?.contains("Go!") == true, "\(logs.all)")
+        // Ready now: the same words in their moment are said, and words with no moment always.
+        voice.say("Go!", notAfter: LiveSystemClock().monotonicNanos() + 5_000_000_000)
+        voice.settle()
+        #expect(voice.phrasesSaid == 1 && voice.statistics.late == 1)
+        voice.say("Noted.")
+        voice.settle()
+        #expect(voice.phrasesSaid == 2)
     }
 
     @Test("a voice that cannot start is one log line, once; nothing is said and nothing stops")

@@ -89,7 +89,7 @@ struct RevealPatternTests {
     func spoken() throws {
         var box = Self.box(plays: 4, speaks: true)
         _ = try #require(Self.reveal(&box))
-        let said = box.sim.allEffects.compactMap { if case .speak(let words) = $0 { words } else { nil } }
+        let said = box.sim.allEffects.compactMap { if case .speak(let words, _) = $0 { words } else { nil } }
         #expect(said.last == "Curious! It felt different. It took three minutes. Your guess was one minute short."
             + " Tooth Time usually takes about one minute longer than you think.", "\(said)")
     }

@@ -99,8 +99,9 @@ public enum QuestEffect: Codable, Equatable, Sendable {
     /// PAR-2: a claim moved on; the asker is told.
     case claimChanged(ClaimUpdate)
     /// #35: the voice says these words instead of whatever it was saying, after a sound this
-    /// step started (`VoiceSchedule`).
-    case speak(String)
+    /// step started (`VoiceSchedule`). `until`: words for a moment (lock-in's "Go!") are
+    /// handed to the sound by then or not said at all.
+    case speak(String, until: MonotonicNanos? = nil)
     /// #35: the voice stops mid-word (an estimate step).
     case cutSpeech
 }

@@ -1,7 +1,7 @@
 /// #35: when the box speaks. The machine follows its own screens: each new screen's words
 /// (`Screen.spoken`) are said once; a run of estimate steps says the guess once, 600 ms after
-/// the last step (each step cuts what was being said); lock-in says "Go!" and then nothing
-/// until the stop (GAME-2); the idle screen speaks only for a reminder (REM-1) or a moved
+/// the last step (each step cuts what was being said); lock-in says "Go!" (within a second,
+/// or not at all) and then nothing until the stop (GAME-2); the idle screen speaks only for a reminder (REM-1) or a moved
 /// selection. A `.speak` replaces whatever the voice was saying and follows a sound the same
 /// step started (the reveal's sound, then its words).
 public struct VoiceSchedule: Codable, Equatable, Sendable {
@@ -15,6 +15,9 @@ public struct VoiceSchedule: Codable, Equatable, Sendable {
 
     /// How long after the last step the guess is said.
     public static let settleMs: Int64 = 600
+    /// How late lock-in's "Go!" may still start: later, it would be words while the task
+    /// runs (GAME-2). A voice still starting at boot held one 2.3 s in the HIL rig.
+    public static let goMomentMs: Int64 = 1000
 
     public init(speaks: Bool = false) {
         self.speaks = speaks
@@ -62,6 +65,8 @@ extension Reducer {
             emit(.scheduleTimer(.voiceSettle, atNanos: now + ms(VoiceSchedule.settleMs)))
         case (.idle, _):
             if let reminded { say(VoicePhrases.reminder(questName: reminded)) } else if state.voice.settling != nil { dropSettling() }
+        case (.screen(kind: "active", _), _):
+            if let words = shown.spoken { say(words, until: now + ms(VoiceSchedule.goMomentMs)) }
         default:
             if let words = shown.spoken { say(words) }
         }
@@ -75,9 +80,9 @@ extension Reducer {
         emit(.speak(words))
     }
 
-    private mutating func say(_ words: String) {
+    private mutating func say(_ words: String, until: MonotonicNanos? = nil) {
         if state.voice.settling != nil { dropSettling() }
-        emit(.speak(words))
+        emit(.speak(words, until: until))
     }
 
     private mutating func dropSettling() {
