@@ -42,8 +42,10 @@ struct VoiceProcessTests {
         // value, the 41st the scheduling policy (0 SCHED_OTHER, 5 SCHED_IDLE).
         let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
         #expect(fields.count > 38)
+        // -1 is a nice value too: only errno, cleared first, tells getpriority's failure.
         errno = 0
         let ownNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #expect(ownNice != -1 || errno == 0, "getpriority failed: errno \(errno)")
         if ownNice <= 10 { #expect(fields[16] == "10", "nice \(fields[16])") }
         #expect(fields[38] == "0", "policy \(fields[38])")
     }
