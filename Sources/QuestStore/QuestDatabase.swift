@@ -228,7 +228,12 @@ public final class QuestDatabase: Sendable {
     /// connection (another process: the CLI, the web app, a restore) commits, never for this
     /// one's own writes. The daemon compares it to know when to re-read the store.
     public func dataVersion() throws -> Int {
-        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        try pool.writeWithoutTransaction(Self.dataVersion(in:))
+    }
+
+    /// `data_version` as the connection `db` sees it (0 if SQLite returned no row).
+    private static func dataVersion(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }
 
     /// What moves whenever anything commits to the store: another connection's commit moves
@@ -241,7 +246,7 @@ public final class QuestDatabase: Sendable {
 
     public func changeStamp() throws -> ChangeStamp {
         try pool.writeWithoutTransaction { db in
-            ChangeStamp(others: try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0, own: db.totalChangesCount)
+            ChangeStamp(others: try Self.dataVersion(in: db), own: db.totalChangesCount)
         }
     }
 }
