@@ -101,10 +101,10 @@ public final class RenderedSpeech: SpeechOutput, @unchecked Sendable {
                 }
                 // Words for a moment that has passed (a "Go!" held while the voice process
                 // started) would be heard out of place: not said at all.
-                if index == 0, let deadline, questbox_monotonic_nanos() > deadline {
+                if index == 0, let deadline, case let now = questbox_monotonic_nanos(), now > deadline {
                     counts.withLock { $0.late += 1 }
                     logger.info("words not said: their moment had passed", metadata: [
-                        "words": "\(piece)", "lateMs": "\((questbox_monotonic_nanos() - deadline) / 1_000_000)",
+                        "words": "\(piece)", "lateMs": "\((now - deadline) / 1_000_000)",
                     ])
                     return
                 }

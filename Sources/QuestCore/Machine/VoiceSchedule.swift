@@ -1,8 +1,8 @@
 /// #35: when the box speaks. The machine follows its own screens: each new screen's words
 /// (`Screen.spoken`) are said once; a run of estimate steps says the guess once, 600 ms after
 /// the last step (each step cuts what was being said); lock-in says "Go!" (within a second,
-/// or not at all) and then nothing until the stop (GAME-2); the idle screen speaks only for a reminder (REM-1) or a moved
-/// selection. A `.speak` replaces whatever the voice was saying and follows a sound the same
+/// or not at all) and then nothing until the stop (GAME-2); the idle screen speaks only for a
+/// reminder (REM-1) or a moved selection. A `.speak` replaces whatever the voice was saying and follows a sound the same
 /// step started (the reveal's sound, then its words).
 public struct VoiceSchedule: Codable, Equatable, Sendable {
     /// Whether the box speaks: the shell's decision from the `voice` setting, the board (a box
