@@ -1,8 +1,19 @@
 import QuestCore
 
-/// What `run`'s `poll` waits on, and what each ready descriptor is for (`tick` takes it from
-/// there).
+/// What `run`'s `poll` waits on, what each ready descriptor is for (`tick` takes it from
+/// there), and what the loop counted.
 extension BoxDaemon {
+    /// Times `poll` returned: the measure of wake-ups (0 while idle).
+    public var wakeups: Int { loop.wakeups }
+    /// Presses whose LED was set from the reflex before their step, those whose line the read
+    /// of their edge set, by the poll's own call, and those whose step then lit another
+    /// pattern (#49; a defect, logged).
+    public var pressesLitAhead: (lit: Int, asRead: Int, byPoll: Int, missed: Int) {
+        (memory.litAhead, memory.litAsRead, hardware.intake.pressesLitByPoll, memory.reflexMisses)
+    }
+    /// How many times a quest's pages went back since start (#36).
+    public var memoryReleasesAfterQuests: Int { loop.releases }
+
     /// What woke the loop: a ready descriptor, by what it is for. Naming one reads nothing:
     /// `tick` reads and drains each after the button edges are stepped.
     enum Wake {

@@ -100,14 +100,6 @@ public final class BoxDaemon: @unchecked Sendable {
         set { memory.pagesBackAfterQuestNanos = newValue }
     }
 
-    /// Times `poll` returned: the measure of wake-ups (0 while idle).
-    public var wakeups: Int { loop.wakeups }
-    /// Presses whose LED was set from the reflex before their step, and those whose step then
-    /// lit another pattern (#49; a defect, logged).
-    public var pressesLitAhead: (lit: Int, asRead: Int, missed: Int) { (memory.litAhead, memory.litAsRead, memory.reflexMisses) }
-    /// How many times a quest's pages went back since start (#36).
-    public var memoryReleasesAfterQuests: Int { loop.releases }
-
     /// Ends `run` from another thread.
     public func requestShutdown() { qb_eventfd_signal(loop.wakeFD) }
 
@@ -146,7 +138,9 @@ public final class BoxDaemon: @unchecked Sendable {
             arm()
             var (fds, wantWrite) = pollSet()
             var ready = [Int32](repeating: 0, count: fds.count)
-            let n = qb_poll(&fds, &wantWrite, Int32(fds.count), -1, &ready)
+            // The button edges are read, and a press lit, by the poll's call as it returns.
+            let ahead = hardware.intake.readAheadOnPoll(lighting: memory.reflex != nil)
+            let n = qb_poll_then(&fds, &wantWrite, Int32(fds.count), -1, &ready, ahead?.after, ahead?.context)
             loop.countWakeup()
             guard n >= 0 else { throw GPIOFailure("poll failed: \(String(cString: strerror(errno)))") }
             let wakes = fds.indices.filter { ready[$0] != 0 }.map { wake(for: fds[$0], ready: ready[$0]) }
@@ -154,7 +148,9 @@ public final class BoxDaemon: @unchecked Sendable {
         }
         _ = qb_sd_notify("STOPPING=1")
         let lit = pressesLitAhead
-        logger.info("presses lit ahead", metadata: ["lit": "\(lit.lit)", "as-read": "\(lit.asRead)", "missed": "\(lit.missed)"])
+        logger.info("presses lit ahead", metadata: [
+            "lit": "\(lit.lit)", "as-read": "\(lit.asRead)", "by-poll": "\(lit.byPoll)", "missed": "\(lit.missed)",
+        ])
         if !persist.isEmpty { retryWrites(at: clock.monotonicNanos()) }
         if !persist.isEmpty {
             logger.error("plays not saved at shutdown", metadata: ["requests": "\(persist.waiting)"])

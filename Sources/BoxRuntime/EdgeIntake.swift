@@ -21,6 +21,13 @@ struct EdgeIntake {
     /// The descriptors `poll` watches for edges.
     var descriptors: [Int32] { board.pollDescriptors }
 
+    /// The read the loop's poll makes of the lines as it returns (the edges then taken by
+    /// `edges(from:)`), lighting a press when `lighting`.
+    func readAheadOnPoll(lighting: Bool) -> PollReadAhead? { board.readAheadOnPoll(lighting: lighting) }
+
+    /// Presses whose LED the poll's read set.
+    var pressesLitByPoll: Int { board.pressesLitByPoll }
+
     /// The edges waiting on one line's descriptor (a read that fails is one log line). With
     /// `lightingAhead`, a first edge that is a press the board's armed lights cover has its LED
     /// set by the read itself (`litAhead`: the colour).
@@ -42,8 +49,11 @@ struct EdgeIntake {
     func waitingEdges() -> [ButtonEdge] {
         var fds = board.pollDescriptors
         var ready = [Int32](repeating: 0, count: fds.count)
-        guard qb_poll_readable(&fds, Int32(fds.count), 0, &ready) > 0 else { return [] }
-        return fds.indices.filter { ready[$0] != 0 }.flatMap { edges(from: fds[$0]).edges }
+        guard qb_poll_readable(&fds, Int32(fds.count), 0, &ready) > 0 || fds.contains(where: board.holdsReadAhead) else { return [] }
+        // What the poll's read holds first (older), then what came since.
+        return fds.indices.flatMap { i in
+            (board.holdsReadAhead(fds[i]) ? edges(from: fds[i]).edges : []) + (ready[i] != 0 ? edges(from: fds[i]).edges : [])
+        }
     }
 
     /// The button's level now: its line, or held over the socket.

@@ -8,6 +8,11 @@
 // One poll over every descriptor the loop watches.
 
 int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready) {
+    return qb_poll_then(fds, want_write, count, timeout_ms, ready, NULL, NULL);
+}
+
+int qb_poll_then(const int *fds, const int *want_write, int count, int timeout_ms, int *ready, qb_after_poll after,
+                 void *context) {
     struct pollfd stack[64];
     if (count > 64) {
         errno = EINVAL;
@@ -26,6 +31,11 @@ int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, in
     if (n <= 0) return n;
     for (int i = 0; i < count; i++) {
         ready[i] = ((stack[i].revents & (POLLIN | POLLPRI | POLLHUP | POLLERR | POLLNVAL)) ? 1 : 0) | ((stack[i].revents & POLLOUT) ? 2 : 0);
+    }
+    if (after) {
+        int saved = errno;
+        after(fds, ready, count, context);
+        errno = saved;
     }
     return n;
 }

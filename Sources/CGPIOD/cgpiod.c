@@ -400,3 +400,22 @@ int qb_read_events_lighting(qb_request *request, int fd, qb_edge_event *events, 
     }
     return n;
 }
+
+void qb_read_ready_edges(const int *fds, const int *ready, int count, void *context) {
+    qb_reads_ahead *ahead = context;
+    if (!ahead) return;
+    const qb_press_lights *plan = ahead->plan;
+    for (int i = 0; i < count; i++) {
+        if (!(ready[i] & 1)) continue;
+        for (size_t k = 0; k < ahead->entry_count && k < QB_READ_AHEAD_FDS; k++) {
+            qb_read_ahead *entry = &ahead->entries[k];
+            if (entry->fd != fds[i] || !entry->request || entry->state != QB_READ_AHEAD_EMPTY) continue;
+            entry->count = qb_read_events_lighting(entry->request, entry->fd, entry->events, QB_READ_AHEAD_EVENTS, plan, &entry->lit);
+            entry->error = entry->count < 0 ? errno : 0;
+            entry->state = QB_READ_AHEAD_FULL;
+            // As the loop does: only the tick's first edge may be lit by its read.
+            if (entry->count > 0) plan = NULL;
+            break;
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import BoardProfile
+import CGPIOD
 import Foundation
 import QuestCore
 
@@ -14,6 +15,8 @@ public final class BoardGPIO {
     /// The LED's lines a press sets as its edge is read (nil: the LED's lines are on more than
     /// one chip, and the loop sets them).
     private var pressLights: PressLights?
+    /// The edges the loop's poll reads as it returns (nil: no libgpiod lines, the fakes).
+    private var readAhead: EdgeReadAhead?
 
     /// Finds every line of the profile by name, refuses lines another process holds, and
     /// requests them: buttons as inputs with both edges, the LED and buzzer as outputs (off).
@@ -68,6 +71,7 @@ public final class BoardGPIO {
             let request = try backend.requestOutputs(chipPath: chip, offsets: lines.map(\.1), activeLow: profile.outputsActiveLow, consumer: consumer)
             for (role, offset) in lines { outputs[role] = (request, offset) }
         }
+        readAhead = EdgeReadAhead(requestOfDescriptor.sorted { $0.key < $1.key }.compactMap { fd, entry in entry.live.map { (fd, $0) } })
         let ledLines = ["led", "led.red", "led.green", "led.blue"].compactMap { outputs[$0] }
         if let first = ledLines.first, ledLines.allSatisfy({ $0.request === first.request }) {
             pressLights = PressLights(outputs: first.request, offsets: ledLines.map(\.offset))
@@ -91,10 +95,27 @@ public final class BoardGPIO {
     {
         guard let (request, chip, live) = requestOfDescriptor[descriptor] else { return ([], nil) }
         let lighting = lightingAhead ? pressLights : nil
-        let (edges, lit) = try live?.readEdges(from: descriptor, lighting: lighting) ?? request.readEdges(from: descriptor, lighting: lighting)
+        // Read by the poll's own call, its light set there (as `lightingAhead` was then), or now.
+        let (edges, lit) = try readAhead?.take(descriptor)
+            ?? live?.readEdges(from: descriptor, lighting: lighting) ?? request.readEdges(from: descriptor, lighting: lighting)
         let roles = edges.compactMap { edge in roleOfInput[chip]?[edge.offset].map { ($0, edge.rising, edge.timestampNanos) } }
         return (roles, lit.flatMap { i in pressLights.map { $0.lights[i].color } })
     }
+
+    /// The read the loop's poll makes as it returns, lighting a press when `lighting` (as
+    /// `readButtonEdges(from:lightingAhead:)` would): nil when the lines are not libgpiod's.
+    public func readAheadOnPoll(lighting: Bool) -> PollReadAhead? {
+        guard let readAhead else { return nil }
+        readAhead.prepare(plan: lighting ? pressLights?.table : nil)
+        return PollReadAhead(after: qb_read_ready_edges, context: UnsafeMutableRawPointer(readAhead.table))
+    }
+
+    /// Whether the poll's read holds edges of `descriptor` the loop has not taken (a level read
+    /// must come after them).
+    public func holdsReadAhead(_ descriptor: Int32) -> Bool { readAhead?.holds(descriptor) ?? false }
+
+    /// Presses whose LED the poll's own read set (the loop's shutdown line).
+    public var pressesLitByPoll: Int { readAhead?.pressesLit ?? 0 }
 
     /// What a press of each button lights from its edge on (a press stamped before `fromNanos`
     /// is left to the loop), until armed again; an empty list disarms every button.
@@ -102,7 +123,7 @@ public final class BoardGPIO {
         guard let pressLights else { return }
         pressLights.arm(lights.compactMap { light in
             inputOfRole[light.role].map {
-                PressLights.Light(input: $0.request, offset: $0.offset, fromNanos: light.fromNanos, color: light.color, values: lineValues(light.color))
+                PressLights.Light(input: $0.request, offset: $0.offset, fromNanos: light.fromNanos, color: light.color, values: ledLineValues(light.color).map(\.on))
             }
         })
     }
@@ -110,11 +131,12 @@ public final class BoardGPIO {
     /// Whether presses can be lit as their edges are read (the LED's lines on one chip).
     public var canLightPresses: Bool { pressLights != nil }
 
-    /// The LED lines' values for a colour, in `PressLights`' order (led, or red, green, blue).
-    private func lineValues(_ color: LEDColor) -> [Bool] {
-        if outputs["led"] != nil { return [color != .off] }
+    /// The LED's lines and their values for a colour, in `PressLights`' order (led, or red,
+    /// green, blue): the one plan `setLED` and the armed lights share.
+    private func ledLineValues(_ color: LEDColor) -> [(role: String, on: Bool)] {
+        if outputs["led"] != nil { return [("led", color != .off)] }
         let (r, g, b) = color.rgb
-        return [r, g, b]
+        return [("led.red", r), ("led.green", g), ("led.blue", b)]
     }
 
     /// Whether a button is held now (its line's level, polarity applied).
@@ -130,10 +152,9 @@ public final class BoardGPIO {
     /// The LED's colour: an RGB LED mixes its three lines; a single LED is on for any colour.
     public func setLED(_ color: LEDColor) throws {
         if let single = outputs["led"] { return try single.request.setValue(color != .off, offset: single.offset) }
-        let (r, g, b) = color.rgb
         // One change per request: no passing through other colours on the way.
         var batches: [ObjectIdentifier: (request: GPIORequest, values: [(offset: UInt32, value: Bool)])] = [:]
-        for (role, on) in [("led.red", r), ("led.green", g), ("led.blue", b)] {
+        for (role, on) in ledLineValues(color) {
             guard let line = outputs[role] else { continue }
             batches[ObjectIdentifier(line.request), default: (line.request, [])].values.append((line.offset, on))
         }

@@ -12,4 +12,13 @@ int qb_poll_readable(const int *fds, int count, int timeout_ms, int *ready);
 /// to write. ready[i]: bit 1 readable (or hung up, or in error), bit 2 writable.
 int qb_poll(const int *fds, const int *want_write, int count, int timeout_ms, int *ready);
 
+/// Work done in the same C call the moment poll returns, before the caller's code runs (#49:
+/// a press's edge read, and its LED set, without waiting for the loop's Swift). It is given
+/// the descriptors and their ready flags as qb_poll writes them.
+typedef void (*qb_after_poll)(const int *fds, const int *ready, int count, void *context);
+
+/// qb_poll, then `after(fds, ready, count, context)` when something is ready (NULL: nothing).
+int qb_poll_then(const int *fds, const int *want_write, int count, int timeout_ms, int *ready, qb_after_poll after,
+                 void *context);
+
 #endif

@@ -78,6 +78,32 @@ typedef struct {
 int qb_read_events_lighting(qb_request *request, int fd, qb_edge_event *events, size_t max, const qb_press_lights *plan,
                             int *lit);
 
+/// Edges read the moment poll returns (#49), in the poll's own C call (CEventLoop's
+/// `qb_poll_then` calls `qb_read_ready_edges` with this as its context): each readable input
+/// descriptor read into its entry, the first press among them lit by `plan` as
+/// `qb_read_events_lighting` would. The loop's Swift then takes the entries in place of reading.
+enum { QB_READ_AHEAD_FDS = 16, QB_READ_AHEAD_EVENTS = 16 };
+enum { QB_READ_AHEAD_EMPTY = 0, QB_READ_AHEAD_FULL = 1 };
+typedef struct {
+    qb_request *request;       // the descriptor's request (NULL: an unused entry)
+    int fd;
+    int state;                 // FULL: read, not yet taken (a FULL entry is not read again)
+    int count;                 // events read, or -1 (the read failed: errno in `error`)
+    int error;
+    int lit;                   // the light `plan` set for its first event, or -1
+    qb_edge_event events[QB_READ_AHEAD_EVENTS];
+} qb_read_ahead;
+
+typedef struct {
+    qb_read_ahead entries[QB_READ_AHEAD_FDS];
+    size_t entry_count;
+    const qb_press_lights *plan; // NULL: read without lighting
+} qb_reads_ahead;
+
+/// A `qb_after_poll`: reads every EMPTY entry whose descriptor poll found readable, in the
+/// poll set's order; the plan lights at most the first read that brings events.
+void qb_read_ready_edges(const int *fds, const int *ready, int count, void *context);
+
 /// Sets an output line (logical value). Returns 0 or -1.
 int qb_set_value(qb_request *request, unsigned int offset, int value);
 /// Several lines of one request in one step (an RGB LED changes colour at once).
