@@ -28,6 +28,8 @@ public struct VoiceSchedule: Codable, Equatable, Sendable {
         case idle(selected: String?)
         /// A task's guess screen at this guess.
         case estimate(quest: String, task: Int, seconds: Int)
+        /// A task's running screen: its "Go!", once per task whatever note it shows later.
+        case running(quest: String, task: Int)
         /// Any other screen, by its words.
         case screen(kind: String, words: String)
     }
@@ -65,7 +67,7 @@ extension Reducer {
             emit(.scheduleTimer(.voiceSettle, atNanos: now + ms(VoiceSchedule.settleMs)))
         case (.idle, _):
             if let reminded { say(VoicePhrases.reminder(questName: reminded)) } else if state.voice.settling != nil { dropSettling() }
-        case (.screen(kind: "active", _), _):
+        case (.running, _):
             if let words = shown.spoken { say(words, until: now + ms(VoiceSchedule.goMomentMs)) }
         default:
             if let words = shown.spoken { say(words) }
@@ -98,8 +100,7 @@ extension Reducer {
         case .estimating(let s):
             return .estimate(quest: s.questName, task: s.taskNumber, seconds: s.estimateSeconds)
         case .active(let s):
-            // One "Go!" per task, whatever note the screen shows later.
-            return .screen(kind: "active", words: "\(s.questName)/\(s.taskNumber)")
+            return .running(quest: s.questName, task: s.taskNumber)
         default:
             return .screen(kind: screen.kind, words: screen.spoken ?? "")
         }
