@@ -26,7 +26,8 @@ extension AppArguments {
     public var connectionLimits: ConnectionLimits { ConnectionLimits() }
 }
 
-/// Everything a controller needs; one per process.
+/// Everything the app's parts are made from, one per process; `buildRouter` gives each
+/// controller only what it uses (#49).
 public struct WebServices: Sendable {
     public let database: QuestDatabase
     public let box: BoxLink
@@ -60,11 +61,8 @@ public struct WebServices: Sendable {
     let hostNames: AllowedHostNames
     /// How many quests of her own the player makes, and how fast (#31).
     let playerQuests: PlayerQuestLimits
-    /// The player's home and stats as last read: each read serves every page for 2 s (a
-    /// flood of requests reads five years of history once per 2 s, not once each). Plays on
-    /// the box show within 2 s; this process's own changes at once (`ForgetRecentReads`).
-    let recentHome: RecentValue<Result<PlayerHome, any Error>>
-    let recentStats: RecentValue<Result<RenderedStats, any Error>>
+    /// The player's home and stats as last read (at most once per 2 s).
+    let reads: PlayerPageReads
     /// BACK-1: the USB sticks mounted now (tests give a folder standing in for one).
     var sticks: @Sendable () -> [RemovableVolume]
     /// The paired browsers' records (the store's; tests may give a fake to the pages, while the
@@ -83,54 +81,18 @@ public struct WebServices: Sendable {
     /// The plays a day of her stats shows (the store's; tests may give a fake).
     var plays: any PlayHistory
 
-    /// The family's calendar: the week starts on the stored first weekday, as on the box.
-    func familyCalendar() throws -> Calendar { try settings.settings().calendar(from: calendar) }
+    /// The templates and the forms' CSRF key, for controllers with pages.
+    var forms: PageForms { PageForms(resources: resources, csrf: csrf) }
 
-    /// The player's home, read at most once per 2 s.
-    func playerHome() async throws -> PlayerHome {
-        try await recentHome.get { [self] in
-            await BackgroundRead.run { Result { try PlayerHome.load(from: database, calendar: calendar, clock: clockStyle, now: Date()) } }
-        }.get()
-    }
+    /// The page her pages give a browser that is not paired.
+    var pairedOnly: PairedOnlyPage { PairedOnlyPage(forms: forms, kioskPairing: kioskPairing, phonePairing: phonePairing) }
 
-    /// The stats and their page, read and rendered at most once per 2 s: the page is the
-    /// same for every visitor, so a flood of requests costs one render per read.
-    func stats() async throws -> RenderedStats {
-        try await recentStats.get { [self] in
-            await BackgroundRead.run {
-                Result {
-                    let report = try StatsReport.load(from: database, now: Date(), calendar: calendar)
-                    let letters = StatsPage.weekdayLetters(try database.settings().calendar(from: calendar))
-                    return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report, weekdayLetters: letters)))
-                }
-            }
-        }.get()
-    }
-
-    /// The clocks a PIN reset's 24 hours are judged on (PAR-2).
-    func pinResetClock() -> PINResetClock {
-        let clock = presence.clock
-        return PINResetClock(monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, wall: clock.wallNow(), wallTrusted: clock.isWallClockTrusted())
-    }
-
-    /// PAR-2: a waiting PIN reset whose 24 hours are over replaces the PIN now, and every
-    /// session of the old PIN ends. The last reset, as it is after that (nil: none).
-    @discardableResult
-    func settlePINReset() throws -> PINReset? {
-        let last = try pins.pinReset()
-        guard let reset = last, reset.state == .waiting else { return last }
-        let now = try pins.settlePINReset(clock: pinResetClock())
-        if now?.state == .applied {
-            parents.closeAll()
-            logger.notice("parent PIN replaced: a reset's 24 hours are over", metadata: ["from": "\(reset.from)"])
-        }
-        return now
-    }
+    /// PAR-2's resets as the parent's pages and the first-run page settle them.
+    var pinResets: PINResets { PINResets(pins: pins, parents: parents, clock: presence.clock, logger: logger) }
 
     /// This process changed the store: the next pages read it anew.
     func forgetRecentReads() {
-        recentHome.forget()
-        recentStats.forget()
+        reads.forget()
         playerPages.forget()
     }
 
@@ -152,16 +114,13 @@ public struct WebServices: Sendable {
         records = database
         plays = database
         pinChecks = PINChecks(database: database, clock: clock)
-        let recentHome = RecentValue<Result<PlayerHome, any Error>>(freshNanos: 2_000_000_000)
-        let recentStats = RecentValue<Result<RenderedStats, any Error>>(freshNanos: 2_000_000_000)
-        self.recentHome = recentHome
-        self.recentStats = recentStats
+        let reads = PlayerPageReads(database: database, resources: resources, calendar: calendar, clockStyle: clockStyle)
+        self.reads = reads
         // #33: a quest that ends on the box (its summary, or the quest list again) was written
         // before the box showed it: the player's pages read the store anew from then on.
         let kioskEvents = BoxEventRelay(socketPath: box.socketPath, channel: .kiosk) { m in
             guard m.event == "screen", let kind = m.screen?.kind, kind == "summary" || kind == "idle" else { return }
-            recentHome.forget()
-            recentStats.forget()
+            reads.forget()
         }
         self.kioskEvents = kioskEvents
         // A wiring page that went away is noticed within 2 s, so the box gets its buttons back.
@@ -211,53 +170,99 @@ func buildRouter(_ services: WebServices) -> Router<WebRequestContext> {
 }
 
 /// The router, with every route in a room (`Rooms.swift`): `open`, `player` or `parent`.
+/// Each controller and the gate is given only what it uses (#49), as in Hummingbird's
+/// examples: what one can touch is read off its fields, and a test can hand it fakes.
 func buildRouter(_ services: WebServices, rooms: RouteRooms) -> Router<WebRequestContext> {
     // HEAD answers as GET without a body, through the same room (#47).
     let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorPageMiddleware(logger: services.logger))
     router.add(middleware: HostCheckMiddleware(names: services.hostNames))
-    router.add(middleware: RoomGate(services: services, rooms: rooms))
+    router.add(middleware: RoomGate(
+        parents: services.parents, playerPages: services.playerPages, pairedBrowsers: services.pairedBrowsers,
+        pinResets: services.pinResets, forgetRecentReads: { services.forgetRecentReads() }, pairedOnly: services.pairedOnly,
+        rooms: rooms
+    ))
     let open = RoomRoutes(.open, in: rooms, on: router.group())
     let player = RoomRoutes(.player, in: rooms, on: router.group())
     let api = open.group("api/v1")
     let playerAPI = player.group("api/v1")
-    PlayerController(services: services).addRoutes(to: player)
-    MeController(services: services).addRoutes(to: player)
-    FirstRunController(services: services).addRoutes(to: open)
-    KioskController(services: services).addRoutes(to: open)
-    PhonePairingController(services: services).addRoutes(to: open)
-    SetupController(services: services).addRoutes(to: open)
-    APIController(services: services).addRoutes(to: api, player: playerAPI)
-    let stats = StatsController(services: services)
+    let firstRun = FirstRunController(
+        box: services.box, forms: services.forms, calendar: services.calendar, clockStyle: services.clockStyle,
+        logger: services.logger, settings: services.settings, records: services.records
+    )
+    PlayerController(resources: services.resources, reads: services.reads).addRoutes(to: player)
+    MeController(box: services.box, forms: services.forms, routines: services.routines, settings: services.settings).addRoutes(to: player)
+    firstRun.addRoutes(to: open)
+    KioskController(
+        box: services.box, forms: services.forms, kioskEvents: services.kioskEvents, presence: services.presence,
+        kioskPairing: services.kioskPairing, kioskPresses: services.kioskPresses, pairedBrowsers: services.pairedBrowsers
+    ).addRoutes(to: open)
+    PhonePairingController(
+        forms: services.forms, logger: services.logger, phonePairing: services.phonePairing,
+        pairedBrowsers: services.pairedBrowsers, forgetRecentReads: { services.forgetRecentReads() },
+        pairedOnly: services.pairedOnly
+    ).addRoutes(to: open)
+    SetupController(
+        forms: services.forms, logger: services.logger, parents: services.parents, pinChecks: services.pinChecks,
+        presence: services.presence, settings: services.settings, pins: services.pins, pinResets: services.pinResets
+    ).addRoutes(to: open)
+    APIController(box: services.box, forms: services.forms, reads: services.reads).addRoutes(to: api, player: playerAPI)
+    let stats = StatsController(
+        resources: services.resources, calendar: services.calendar, reads: services.reads, settings: services.settings,
+        plays: services.plays
+    )
     stats.addRoutes(to: player)
     stats.addAPIRoutes(to: playerAPI)
-    let quests = QuestsController(services: services)
+    let quests = QuestsController(
+        box: services.box, forms: services.forms, calendar: services.calendar, playerQuests: services.playerQuests,
+        routines: services.routines, settings: services.settings
+    )
     quests.addRoutes(to: player)
     quests.addAPIRoutes(to: playerAPI)
-    let parent = ParentController(services: services)
+    let parent = ParentController(
+        box: services.box, forms: services.forms, calendar: services.calendar, clockStyle: services.clockStyle,
+        logger: services.logger, parents: services.parents, pinChecks: services.pinChecks, reads: services.reads,
+        routines: services.routines, settings: services.settings, pins: services.pins, records: services.records,
+        pinResets: services.pinResets, firstRun: firstRun
+    )
     parent.addRoutes(to: open)
     parent.addAPIRoutes(to: api)
     // The parent's area past the PIN: pages and their API.
     let parentRoom = RoomRoutes(.parent, in: rooms, on: router.group())
-    let signedIn = parentRoom.group("parent").add(middleware: ForgetRecentReads(services: services))
-    let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ForgetRecentReads(services: services))
+    let signedIn = parentRoom.group("parent").add(middleware: ForgetRecentReads(forget: { services.forgetRecentReads() }))
+    let signedInAPI = parentRoom.group("api/v1/parent").add(middleware: ForgetRecentReads(forget: { services.forgetRecentReads() }))
     parent.addSignedInRoutes(to: signedIn)
-    let routines = RoutinesController(services: services)
+    let routines = RoutinesController(
+        box: services.box, forms: services.forms, calendar: services.calendar, clockStyle: services.clockStyle,
+        routines: services.routines, settings: services.settings
+    )
     routines.addRoutes(to: signedIn)
     routines.addAPIRoutes(to: signedInAPI)
-    let settings = SettingsController(services: services)
+    let settings = SettingsController(
+        box: services.box, forms: services.forms, calendar: services.calendar, routines: services.routines,
+        settings: services.settings
+    )
     settings.addRoutes(to: signedIn)
     settings.addAPIRoutes(to: signedInAPI)
-    let backups = BackupsController(services: services)
+    let backups = BackupsController(
+        box: services.box, forms: services.forms, calendar: services.calendar, clockStyle: services.clockStyle,
+        logger: services.logger, sticks: services.sticks, backups: services.backups
+    )
     backups.addRoutes(to: signedIn)
     backups.addAPIRoutes(to: signedInAPI)
-    let wiring = WiringController(services: services)
+    let wiring = WiringController(box: services.box, forms: services.forms, wiringEvents: services.wiringEvents)
     wiring.addRoutes(to: signedIn)
     wiring.addAPIRoutes(to: signedInAPI)
-    ScreensController(services: services).addRoutes(to: signedIn)
-    KiosksController(services: services).addRoutes(to: signedIn)
-    let health = HealthController(services: services)
+    ScreensController(resources: services.resources).addRoutes(to: signedIn)
+    KiosksController(
+        forms: services.forms, calendar: services.calendar, logger: services.logger, kioskPairing: services.kioskPairing,
+        kioskPresses: services.kioskPresses, pairedBrowsers: services.pairedBrowsers
+    ).addRoutes(to: signedIn)
+    let health = HealthController(
+        box: services.box, resources: services.resources, calendar: services.calendar, clockStyle: services.clockStyle,
+        doctor: services.doctor, settings: services.settings, records: services.records
+    )
     health.addRoutes(to: signedIn)
     health.addAPIRoutes(to: signedInAPI)
     OpenAPIController(resources: services.resources).addRoutes(to: open)

@@ -18,19 +18,19 @@ struct PageCacheTests {
         try await app.test(.router) { client in
             var browser = BrowserSession()
             _ = try await browser.get(client, "/stats")
-            let before = services.recentStats.forgotten
+            let before = services.reads.recentStats.forgotten
             _ = try await client.execute(uri: "/quests", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "name=x"))
             _ = try await browser.post(client, "/quests", [("name", "x")], csrf: "0123")
             _ = try await client.execute(uri: "/api/v1/quests", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
             _ = try await browser.post(client, "/parent/sign-in", [("pin", "0000")])
             _ = try await browser.post(client, "/parent/settings", [("hints", "false")])   // not signed in: to /parent
-            #expect(services.recentStats.forgotten == before, "a refused post emptied the cache")
+            #expect(services.reads.recentStats.forgotten == before, "a refused post emptied the cache")
             _ = try await browser.get(client, "/quests/new?template=Homework%20Session")
             let saved = try await browser.post(client, "/quests", [
                 ("name", "Homework Session"), ("day", "2"), ("day", "4"), ("task", "Get materials"), ("task", "Work time"), ("action", "save"),
             ])
             #expect(saved.status == .seeOther)
-            #expect(services.recentStats.forgotten > before, "a saved quest did not show at once")
+            #expect(services.reads.recentStats.forgotten > before, "a saved quest did not show at once")
         }
         #expect(PageChanges.changes(.post, status: .seeOther))
         #expect(!PageChanges.changes(.post, status: .forbidden))

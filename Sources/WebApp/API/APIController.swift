@@ -4,15 +4,17 @@ import Hummingbird
 
 /// `/api/v1`: what the pages show, as JSON.
 struct APIController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let reads: PlayerPageReads
 
     /// `open`: the box's state and the session token; `player`: her home as JSON.
     func addRoutes(to group: RoomRoutes<WebRequestContext>, player: RoomRoutes<WebRequestContext>) {
         group.get("state") { _, _ in await state() }
-        player.get("player") { _, _ in try await services.playerHome() }
+        player.get("player") { _, _ in try await reads.playerHome() }
         // A program's way to the token every change needs (X-CSRF-Token), with its cookie.
         group.get("session") { request, _ in
-            let (token, cookie) = services.csrf.token(for: request)
+            let (token, cookie) = forms.csrf.token(for: request)
             var response = try Session(csrf: token).json(status: .ok)
             if let cookie { response.setCookie(cookie) }
             return response
@@ -33,7 +35,7 @@ struct APIController {
     }
 
     func state() async -> State {
-        switch await services.box.state() {
+        switch await self.box.state() {
         // PRIV-1: a phone's pairing code never leaves the box's own surfaces.
         case .online(let reply): State(online: true, screen: reply.screen.map { ScreenPayload($0.screen.withoutSecrets) }, box: reply.box)
         case .offline(let reason): State(online: false, reason: reason)

@@ -8,23 +8,29 @@ import QuestStore
 /// shown is the one the daemon sends, which has no elapsed time while a task runs; nothing
 /// here adds one.
 struct KioskController {
-    let services: WebServices
-    var events: BoxEventRelay { services.kioskEvents }
+    let box: BoxLink
+    let forms: PageForms
+    let kioskEvents: BoxEventRelay
+    let presence: PresenceCheck
+    let kioskPairing: KioskPairingRequests
+    let kioskPresses: KioskPresses
+    let pairedBrowsers: any PairedBrowserStore
+    var events: BoxEventRelay { kioskEvents }
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/kiosk") { request, _ in try await kiosk(request) }
         // #33: this browser asks to be paired as a touch kiosk; a parent enters its code.
         router.post("/kiosk/pair") { request, context in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             // Back to the player's page that asked, or to the kiosk (never elsewhere).
             let back = PhonePairingController.back(form, otherwise: "/kiosk")
             var response = Response.redirect(to: back)
-            if try services.pairedKiosk(request) == nil {
+            if try pairedBrowsers.pairedKiosk(request) == nil {
                 // #47: a token this web app did not hand out for a waiting code (one planted in
                 // the browser before) is never kept: a new one is made.
-                let token = KioskPairingRequests.token(of: request).flatMap { services.kioskPairing.isWaiting($0) ? $0 : nil }
+                let token = KioskPairingRequests.token(of: request).flatMap { kioskPairing.isWaiting($0) ? $0 : nil }
                     ?? KioskPairingStore.newToken()
-                guard services.kioskPairing.ask(token: token, client: context.clientName) != nil else {
+                guard kioskPairing.ask(token: token, client: context.clientName) != nil else {
                     throw HTTPError(.tooManyRequests, headers: [.retryAfter: "600"], message: "Too many screens are asking to be paired right now. Try again in 10 minutes.")
                 }
                 response.setCookie(KioskPairingRequests.cookie(token))
@@ -34,20 +40,20 @@ struct KioskController {
         // While its code shows, the kiosk asks whether a parent has entered it.
         router.get("/kiosk/pairing") { request, _ in
             let token = KioskPairingRequests.token(of: request)
-            return PairingState(paired: try services.pairedKiosk(request) != nil, code: token.flatMap(services.kioskPairing.code(for:)))
+            return PairingState(paired: try pairedBrowsers.pairedKiosk(request) != nil, code: token.flatMap(kioskPairing.code(for:)))
         }
         // A paired kiosk's button: the same press as the box's own, through its socket, in
         // the order the kiosk's presses came (`KioskPresses`).
         router.post("/kiosk/press") { request, _ in
-            let form = try await services.changeForm(request, limit: 256)
-            guard try services.pairedKiosk(request)?.canPress == true, let token = KioskPairingRequests.token(of: request) else {
+            let form = try await forms.changeForm(request, limit: 256)
+            guard try pairedBrowsers.pairedKiosk(request)?.canPress == true, let token = KioskPairingRequests.token(of: request) else {
                 throw Self.notPaired
             }
             guard let button = form.value("button").flatMap(ButtonRole.init(rawValue:)),
                   let action = form.value("action").flatMap(SocketPress.init(rawValue:))
             else { throw HTTPError(.badRequest, message: "Send a button (lock, stop, up, down) and an action (down, up, tap).") }
-            let browsers = services.pairedBrowsers
-            switch try await services.kioskPresses.press(button, action, kiosk: { try browsers.paired(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
+            let browsers = pairedBrowsers
+            switch try await kioskPresses.press(button, action, kiosk: { try browsers.paired(token: token).flatMap { $0.canPress ? $0.id : nil } }) {
             case nil: throw Self.notPaired
             case .success: return Response(status: .noContent)
             case .failure(.refused(let reason)): throw HTTPError(.conflict, message: reason)
@@ -57,7 +63,7 @@ struct KioskController {
         // The set-up code (PresenceCheck) for the box's own glass only: a kiosk a parent paired
         // to press the box's buttons (#47: never by address; loopback is any local user).
         router.get("/kiosk/setup-code") { request, _ in
-            guard try services.pairedKiosk(request)?.canPress == true, let code = services.presence.waitingCode else {
+            guard try pairedBrowsers.pairedKiosk(request)?.canPress == true, let code = presence.waitingCode else {
                 throw HTTPError(.notFound, message: "No set-up code here.")
             }
             return SetupCode(code: code)
@@ -65,7 +71,7 @@ struct KioskController {
         // PRIV-1: a phone's code for the box's own glass only (a kiosk paired to press; the
         // events and every other page leave it out), while the box gives one.
         router.get("/kiosk/pairing-code") { request, _ in
-            guard try services.pairedKiosk(request)?.canPress == true, let code = Self.pairingCode(await services.box.state()) else {
+            guard try pairedBrowsers.pairedKiosk(request)?.canPress == true, let code = Self.pairingCode(await box.state()) else {
                 throw HTTPError(.notFound, message: "No phone's code here.")
             }
             return SetupCode(code: code)
@@ -87,17 +93,17 @@ struct KioskController {
     static let notPaired = HTTPError(.forbidden, message: "This screen may not press the box: a parent pairs it as a kiosk in the parent area (Paired screens).")
 
     func kiosk(_ request: Request) async throws -> Response {
-        let state = await services.box.state()
+        let state = await box.state()
         var view = KioskView(state)
-        if let paired = try services.pairedKiosk(request) {
+        if let paired = try pairedBrowsers.pairedKiosk(request) {
             view.touch = paired.canPress ? true : nil
-            view.setupCode = paired.canPress ? services.presence.waitingCode : nil
+            view.setupCode = paired.canPress ? presence.waitingCode : nil
             view.pairingCode = paired.canPress ? Self.pairingCode(state) : nil
         } else {
-            view.pairCode = KioskPairingRequests.token(of: request).flatMap(services.kioskPairing.code(for:))
+            view.pairCode = KioskPairingRequests.token(of: request).flatMap(kioskPairing.code(for:))
             view.canPair = view.pairCode == nil
         }
-        return try services.formPage("kiosk", for: request) { csrf in
+        return try forms.formPage("kiosk", for: request) { csrf in
             var v = view
             v.csrf = csrf
             return v

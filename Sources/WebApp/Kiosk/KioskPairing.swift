@@ -84,10 +84,10 @@ final class KioskPairingRequests: Sendable {
     }
 }
 
-extension WebServices {
+extension PairedBrowserStore {
     /// The kiosk this request's browser is, when a parent paired it.
     func pairedKiosk(_ request: Request) throws -> PairedKiosk? {
         guard let token = KioskPairingRequests.token(of: request) else { return nil }
-        return try pairedBrowsers.paired(token: token)
+        return try paired(token: token)
     }
 }

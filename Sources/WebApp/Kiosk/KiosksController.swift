@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import QuestCore
 import QuestStore
 
@@ -7,47 +8,52 @@ import QuestStore
 /// kiosk by the code it shows (the Pi's own touch display included), or pairs the browser in
 /// hand, and unpairs any of them; an unpaired browser sees the box and presses nothing.
 struct KiosksController {
-    let services: WebServices
+    let forms: PageForms
+    let calendar: Calendar
+    let logger: Logger
+    let kioskPairing: KioskPairingRequests
+    let kioskPresses: KioskPresses
+    let pairedBrowsers: any PairedBrowserStore
 
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("kiosks") { request, _ in try page(request) }
         parent.post("kiosks/pair") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
-            guard let token = services.kioskPairing.token(forCode: form.value("code") ?? "") else {
+            let form = try await forms.changeForm(request, limit: 1024)
+            guard let token = kioskPairing.token(forCode: form.value("code") ?? "") else {
                 return try page(request, problem: "No kiosk shows that code now. Tap “Use this screen's buttons” on the kiosk, then enter the six digits it shows (within 10 minutes).", status: .unprocessableContent)
             }
             return try pair(request, token: token, name: form.value("name") ?? "", canPress: form.value("press") == "on")
         }
         parent.post("kiosks/this") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             // #47 (token fixation): a cookie planted in this browser before is never the one
             // paired; a fresh token is, unless this browser is a paired kiosk already.
-            let kept = try services.pairedKiosk(request) != nil ? KioskPairingRequests.token(of: request) : nil
+            let kept = try pairedBrowsers.pairedKiosk(request) != nil ? KioskPairingRequests.token(of: request) : nil
             let token = kept ?? KioskPairingStore.newToken()
             var response = try pair(request, token: token, name: form.value("name") ?? "")
             response.setCookie(KioskPairingRequests.cookie(token))
             return response
         }
         parent.post("kiosks/:id/unpair") { request, context in
-            _ = try await services.changeForm(request, limit: 1024)
-            guard let id = context.parameters.get("id").flatMap(Int64.init), try services.pairedBrowsers.unpair(id: id) else {
+            _ = try await forms.changeForm(request, limit: 1024)
+            guard let id = context.parameters.get("id").flatMap(Int64.init), try pairedBrowsers.unpair(id: id) else {
                 throw HTTPError(.notFound, message: "No paired kiosk of that number.")
             }
             // Whatever it held down on the box goes up: its "up" would now be refused.
-            await services.kioskPresses.letGo(kiosk: id)
-            services.logger.notice("touch kiosk unpaired", metadata: ["kiosk": "\(id)"])
+            await kioskPresses.letGo(kiosk: id)
+            logger.notice("touch kiosk unpaired", metadata: ["kiosk": "\(id)"])
             return Response.redirect(to: "/parent/kiosks?done=unpaired")
         }
     }
 
     private func pair(_ request: Request, token: String, name: String, canPress: Bool = true) throws -> Response {
         do {
-            try services.pairedBrowsers.pair(name: name, token: token, now: Date(), canPress: canPress)
-            services.kioskPairing.paired(token: token)
+            try pairedBrowsers.pair(name: name, token: token, now: Date(), canPress: canPress)
+            kioskPairing.paired(token: token)
         } catch StoreError.invalid(let why) {
             return try page(request, problem: Self.words(why), status: .unprocessableContent)
         }
-        services.logger.notice(canPress ? "touch kiosk paired" : "screen paired to show the player's pages")
+        logger.notice(canPress ? "touch kiosk paired" : "screen paired to show the player's pages")
         // #48: the banner says what was paired (a phone shows her pages and presses nothing).
         return Response.redirect(to: canPress ? "/parent/kiosks?done=paired" : "/parent/kiosks?done=shows")
     }
@@ -60,10 +66,10 @@ struct KiosksController {
     }
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let mine = try services.pairedKiosk(request)?.id
-        let kiosks = try services.pairedBrowsers.all().map {
+        let mine = try pairedBrowsers.pairedKiosk(request)?.id
+        let kiosks = try pairedBrowsers.all().map {
             KiosksView.Kiosk(
-                id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: services.calendar), thisBrowser: $0.id == mine,
+                id: $0.id, name: $0.name, paired: Self.dateWords($0.pairedAt, calendar: self.calendar), thisBrowser: $0.id == mine,
                 role: $0.canPress ? "presses the box's buttons" : "shows the player's pages")
         }
         let done: String? = switch request.uri.queryParameters["done"].map(String.init) {
@@ -72,7 +78,7 @@ struct KiosksController {
         case "unpaired": "Unpaired: that screen shows the box and presses nothing."
         default: nil
         }
-        return try services.formPage("parent-kiosks", for: request, status: status) { csrf in
+        return try forms.formPage("parent-kiosks", for: request, status: status) { csrf in
             KiosksView(csrf: csrf, kiosks: kiosks, hasKiosks: !kiosks.isEmpty, thisPaired: mine != nil, done: done, problem: problem)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Hummingbird
 import InputFiles
+import Logging
 import NIOCore
 import QuestCore
 import QuestStore
@@ -12,7 +13,13 @@ import QuestStore
 /// current data is backed up first, and a refused file changes nothing). Uploads are streamed
 /// to a private file within a stated cap, never held in memory.
 struct BackupsController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let clockStyle: ClockStyle
+    let logger: Logger
+    let sticks: @Sendable () -> [RemovableVolume]
+    let backups: any BackupShelf
 
     /// An upload's cap: five years of play make about 3 MiB.
     static let maximumUploadBytes = 64 << 20
@@ -20,17 +27,17 @@ struct BackupsController {
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("backups") { request, _ in try page(request, problem: nil) }
         parent.post("backups") { request, _ in
-            _ = try await services.changeForm(request, limit: 1024)
-            let made = try services.backups.backup(kind: .manual, now: Date())
+            _ = try await forms.changeForm(request, limit: 1024)
+            let made = try self.backups.backup(kind: .manual, now: Date())
             return done(.backupMade, made.fileName)
         }
         parent.get("backups/:name") { _, context in try await download(context) }
         // The form is multipart (a file, without JavaScript), so its token comes in the query.
         parent.post("backups/restore") { request, _ in
-            try services.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
+            try forms.csrf.check(request, sent: request.uri.queryParameters["csrf"].map(String.init))
             let upload: Upload
             do {
-                upload = try await Upload.receive(request, into: services.backups, limit: Self.maximumUploadBytes)
+                upload = try await Upload.receive(request, into: self.backups, limit: Self.maximumUploadBytes)
             } catch let problem as FieldProblem {
                 return try page(request, problem: problem.message, status: .unprocessableContent)
             }
@@ -40,9 +47,9 @@ struct BackupsController {
         // BACK-1: a copy on a stick plugged into the box, chosen by the stick's mount and the
         // file's name as the page listed them (never a path from the browser).
         parent.post("backups/restore-stick") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             let stick = form.value("stick").flatMap(Int.init)
-            guard let volume = services.sticks().first(where: { $0.mountID == stick }),
+            guard let volume = self.sticks().first(where: { $0.mountID == stick }),
                   let copy = QuestDatabase.offCardCopies(on: volume).first(where: { $0.fileName == form.value("file") })
             else {
                 return try page(request, problem: "That copy is not on a stick in the box any more; plug it in again.", status: .unprocessableContent)
@@ -54,16 +61,16 @@ struct BackupsController {
     /// The restore behind both forms: the box holds its buttons while the store is replaced;
     /// during a quest the restore is refused, so a quest is never cut in half (#31).
     func restore(_ request: Request, from path: String, named name: String) async throws -> Response {
-        let socket = services.box.socketPath
+        let socket = self.box.socketPath
         let hold = await BackgroundRead.run { HeldBox(BoxHold.take(socketPath: socket)) }
         if case .refused(let reason) = hold.outcome {
             return try page(request, problem: "Not restored: \(reason).", status: .conflict)
         }
         defer { hold.release() }
         do {
-            let safety = try services.backups.restore(from: path, now: Date())
+            let safety = try self.backups.restore(from: path, now: Date())
             hold.release()
-            let box = await services.box.reload().appliedText
+            let box = await self.box.reload().appliedText
             return done(.restored, safety.fileName, box: box)
         } catch let error as StoreError {
             // The CLI's line, naming the file as the parent chose it.
@@ -73,11 +80,11 @@ struct BackupsController {
     }
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
-        parent.get("backups") { _, _ in try BackupList(services.backups) }
+        parent.get("backups") { _, _ in try BackupList(self.backups) }
         parent.post("backups") { request, _ in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
-            try services.backups.backup(kind: .manual, now: Date())
-            return try BackupList(services.backups).json(status: .created)
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try self.backups.backup(kind: .manual, now: Date())
+            return try BackupList(self.backups).json(status: .created)
         }
     }
 
@@ -90,15 +97,15 @@ struct BackupsController {
     /// backup at once took the web app from 46 to 232 MiB, past its unit's MemoryMax).
     func download(_ context: WebRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let backup = try services.backups.backups().first(where: { $0.fileName == name }),
+        guard let backup = try self.backups.backups().first(where: { $0.fileName == name }),
               FileManager.default.fileExists(atPath: backup.path)
         else {
             throw HTTPError(.notFound, message: "No such backup.")
         }
         let file = try InputFileStream(path: backup.path)
         // BACK-1: a download is a copy off the box (the weekly reminder waits a week again).
-        do { try services.backups.recordBackupDownload(backup, now: Date()) } catch {
-            services.logger.error("recording a backup's download failed", metadata: ["error": "\(error)"])
+        do { try self.backups.recordBackupDownload(backup, now: Date()) } catch {
+            logger.error("recording a backup's download failed", metadata: ["error": "\(error)"])
         }
         return Response(
             status: .ok,
@@ -112,17 +119,17 @@ struct BackupsController {
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let list = try services.backups.backups()
+        let list = try self.backups.backups()
         // What the last change did: a word from a fixed list, a file only if it is listed.
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(backup: request.uri.queryParameters["file"].map(String.init), listed: list.map(\.fileName))
         let box = request.uri.queryParameters["box"].map(String.init)
-        let sticks = try services.backups.offCardStatuses()
-        let plugged = services.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
-        return try services.formPage("parent-backups", for: request, status: status) { csrf in
+        let sticks = try self.backups.offCardStatuses()
+        let plugged = self.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
+        return try forms.formPage("parent-backups", for: request, status: status) { csrf in
             var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) },
-                                   calendar: services.calendar, clock: services.clockStyle)
-            view.offCard = OffCardView(statuses: sticks, plugged: plugged, calendar: services.calendar, clock: services.clockStyle)
+                                   calendar: self.calendar, clock: clockStyle)
+            view.offCard = OffCardView(statuses: sticks, plugged: plugged, calendar: self.calendar, clock: clockStyle)
             return view
         }
     }

@@ -2,6 +2,7 @@ import BoardProfile
 import BoxProtocol
 import Foundation
 import Hummingbird
+import Logging
 import QuestCore
 import QuestReports
 import QuestStore
@@ -17,25 +18,31 @@ import QuestStore
 /// a PIN nor a board (a fresh install; the box cannot ask for the act at its buttons before
 /// it knows them). From then on the board is a parent's setting.
 struct FirstRunController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let clockStyle: ClockStyle
+    let logger: Logger
+    let settings: any FamilySettings
+    let records: any BoxRecords
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/first-run/board") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
-            let settings = try services.settings.settings()
+            let form = try await forms.changeForm(request, limit: 1024)
+            let settings = try self.settings.settings()
             // #48: a board the box could not start with may be chosen again (the list stays).
             var chosenFailed = false
-            if let chosen = settings.boardName { chosenFailed = try await Self.startFailed(services, board: chosen) }
+            if let chosen = settings.boardName { chosenFailed = try await startFailed(board: chosen) }
             guard !settings.hasPIN, settings.boardName == nil || chosenFailed else {
                 throw HTTPError(.forbidden, message: "The board is chosen now; a parent changes it in the settings (Board).")
             }
             let name = form.value("board") ?? ""
             // The settings' own check (a profile the box can find), in the page's words.
             guard name != "none", SettingsCatalog.problem(setting: "board", to: name, routines: []) == nil else {
-                return try await Self.page(services, request, problem: SettingsController.pageProblem(setting: "board", value: name), status: .unprocessableContent)
+                return try await page(request, problem: SettingsController.pageProblem(setting: "board", value: name), status: .unprocessableContent)
             }
-            try SettingsCatalog.set("board", to: name, in: services.settings)
-            services.logger.notice("board chosen on the first run", metadata: ["board": "\(name)"])
+            try SettingsCatalog.set("board", to: name, in: self.settings)
+            logger.notice("board chosen on the first run", metadata: ["board": "\(name)"])
             return .redirect(to: "/parent")
         }
         // A board's wiring picture, drawn from its profile (an <img>, so nothing in it runs).
@@ -72,29 +79,29 @@ struct FirstRunController {
     }
 
     /// #48: the box is silent and wrote down that it could not start with `board`.
-    static func startFailed(_ services: WebServices, board: String?) async throws -> Bool {
-        guard case .offline = await services.box.ask(BoxRequest(command: "state")) else { return false }
-        let record = try services.records.boxStart()
+    func startFailed(board: String?) async throws -> Bool {
+        guard case .offline = await box.ask(BoxRequest(command: "state")) else { return false }
+        let record = try records.boxStart()
         return record?.state == .failed && record?.board == board
     }
 
     /// `/parent` before a PIN exists.
-    static func page(_ services: WebServices, _ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let stored = try services.settings.settings().boardName
-        let running: String? = switch await services.box.ask(BoxRequest(command: "state")) {
+    func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let stored = try self.settings.settings().boardName
+        let running: String? = switch await box.ask(BoxRequest(command: "state")) {
         case .online(let reply): reply.box?.board
         case .offline: nil
         }
         // #48: what the silent box wrote down of its start (waiting, starting, could not start).
         let down = running == nil && stored != nil
-            ? BoxDownWords.of(try services.records.boxStart(), storedBoard: stored, now: Date(), calendar: services.calendar, clock: services.clockStyle) : nil
+            ? BoxDownWords.of(try records.boxStart(), storedBoard: stored, now: Date(), calendar: calendar, clock: clockStyle) : nil
         let offerBoards = running == nil && (stored == nil || down?.failed == true)
         let view = FirstRunView(
             // Real boards first (those with a header to wire); the simulated ones after them.
             runningBoard: running, storedBoard: stored,
-            boards: offerBoards ? boards().filter { $0.problem == nil }.sorted { $0.hasPicture && !$1.hasPicture } : [],
+            boards: offerBoards ? Self.boards().filter { $0.problem == nil }.sorted { $0.hasPicture && !$1.hasPicture } : [],
             problem: problem, boxDown: down)
-        return try services.formPage("parent-first-run", for: request, status: status) { csrf in
+        return try forms.formPage("parent-first-run", for: request, status: status) { csrf in
             var v = view
             v.csrf = csrf
             return v

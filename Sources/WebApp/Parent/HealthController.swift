@@ -12,12 +12,18 @@ import Synchronization
 /// one, a process of their own: the web links no GPIO or sound code, and a check that hangs
 /// is cut off after a stated time.
 struct HealthController {
-    let services: WebServices
+    let box: BoxLink
+    let resources: WebResources
+    let calendar: Calendar
+    let clockStyle: ClockStyle
+    let doctor: DoctorRunner
+    let settings: any FamilySettings
+    let records: any BoxRecords
 
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("health") { _, _ in
             let (status, report) = await check()
-            return try services.resources.page("parent-health", HealthView(status: status, report: report))
+            return try resources.page("parent-health", HealthView(status: status, report: report))
         }
     }
 
@@ -29,16 +35,16 @@ struct HealthController {
     }
 
     func check() async -> (BoxHealth, DoctorRunner.Report) {
-        async let report = services.doctor.run()
+        async let report = doctor.run()
         // Asked anew, not the state kept for the kiosk's flood: this page must say what is now
         // (a parent's page, its checks one run at a time).
-        let state = await services.box.ask(BoxRequest(command: "state"))
-        let board = try? services.settings.settings().boardName
-        let lastPlay = try? services.records.lastPlayedAt()
+        let state = await box.ask(BoxRequest(command: "state"))
+        let board = try? settings.settings().boardName
+        let lastPlay = try? records.lastPlayedAt()
         var status = BoxHealth(
-            state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(services.doctor.dataDirectory),
-            now: Date(), calendar: services.calendar, clock: services.clockStyle, start: (try? services.records.boxStart()) ?? nil)
-        if let link = try? services.records.houseLinkStatus() { status.house(link, now: Date(), calendar: services.calendar, clock: services.clockStyle) }
+            state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(doctor.dataDirectory),
+            now: Date(), calendar: self.calendar, clock: clockStyle, start: (try? records.boxStart()) ?? nil)
+        if let link = try? records.houseLinkStatus() { status.house(link, now: Date(), calendar: self.calendar, clock: clockStyle) }
         return (status, await report)
     }
 }

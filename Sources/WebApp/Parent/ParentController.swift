@@ -1,6 +1,7 @@
 import Foundation
 import HomeLink
 import Hummingbird
+import Logging
 import QuestCore
 import QuestStore
 
@@ -9,14 +10,27 @@ import QuestStore
 /// an HttpOnly, SameSite=Strict cookie; every change carries the CSRF token. The parent sees
 /// aggregates only ("played 12 times in the last 30 days"), never a task's estimates.
 struct ParentController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let clockStyle: ClockStyle
+    let logger: Logger
+    let parents: ParentSessions
+    let pinChecks: PINChecks
+    let reads: PlayerPageReads
+    let routines: any RoutineLibrary
+    let settings: any FamilySettings
+    let pins: any ParentPINStore
+    let records: any BoxRecords
+    let pinResets: PINResets
+    let firstRun: FirstRunController
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/parent") { request, _ in try await home(request) }
         router.post("/parent/sign-in") { request, context in try await signIn(request, client: context.clientName) }
         router.post("/parent/sign-out") { request, _ in
-            _ = try await services.changeForm(request)
-            services.parents.close(request)
+            _ = try await forms.changeForm(request)
+            parents.close(request)
             var response = Response.redirect(to: "/parent")
             response.setCookie(ParentSessions.expiredCookie)
             return response
@@ -27,9 +41,9 @@ struct ParentController {
     /// (`/parent/pin-reset/cancel`).
     func addSignedInRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("pin-reset/cancel") { request, _ in
-            _ = try await services.changeForm(request)
-            if try services.pins.cancelPINReset(at: Date()) {
-                services.logger.notice("parent PIN reset cancelled with the current PIN")
+            _ = try await forms.changeForm(request)
+            if try pins.cancelPINReset(at: Date()) {
+                logger.notice("parent PIN reset cancelled with the current PIN")
             }
             return Response.redirect(to: "/parent?done=\(StatusLine.pinResetCancelled.rawValue)")
         }
@@ -37,7 +51,7 @@ struct ParentController {
 
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.post("parent/session") { request, context in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A PIN")
             guard let body = strictJSON([String: String].self, from: buffer), let pin = body["pin"] else {
                 return try APIProblem(field: "pin", message: "expected {\"pin\": \"1234\"}").json(status: .badRequest)
@@ -47,50 +61,50 @@ struct ParentController {
             let status = outcome.status == .seeOther ? .conflict : outcome.status
             var response = try APIProblem(field: outcome.signedIn ? "" : "pin", message: outcome.message).json(status: status)
             outcome.headers.forEach { response.headers.append($0) }
-            if outcome.signedIn { response.setCookie(services.parents.open()) }
+            if outcome.signedIn { response.setCookie(parents.open()) }
             return response
         }
     }
 
     func home(_ request: Request) async throws -> Response {
-        guard try services.settings.settings().hasPIN else {
-            return try await FirstRunController.page(services, request)
+        guard try settings.settings().hasPIN else {
+            return try await firstRun.page(request)
         }
-        let reset = try services.settlePINReset()
+        let reset = try pinResets.settlePINReset()
         let now = Date()
-        guard services.parents.isSignedIn(request) else {
-            let waiting = reset.flatMap { PINResetWords.signIn($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
-            return try services.formPage("parent-sign-in", for: request) { SignInView(csrf: $0, resetWaiting: waiting) }
+        guard parents.isSignedIn(request) else {
+            let waiting = reset.flatMap { PINResetWords.signIn($0, now: now, calendar: self.calendar, clock: clockStyle) }
+            return try forms.formPage("parent-sign-in", for: request) { SignInView(csrf: $0, resetWaiting: waiting) }
         }
-        let routines = try ParentHome.routines(services)
+        let routines = try ParentHome.routines(self.routines, calendar: try settings.familyCalendar(from: self.calendar))
         // What the last change did: a word from a fixed list, the routine named by its id.
         let routineID = request.uri.queryParameters["routine"].flatMap { UUID(uuidString: String($0)) }
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
-            .text(routine: try routineID.flatMap { try services.routines.routine(id: $0) })
+            .text(routine: try routineID.flatMap { try self.routines.routine(id: $0) })
         // PAR-2: a reset waiting (with its cancel), or one applied, said once.
-        let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: services.calendar, clock: services.clockStyle) }
-        if reset?.state == .applied, reset?.shown == false { try services.pins.markPINResetShown(at: now) }
+        let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: self.calendar, clock: clockStyle) }
+        if reset?.state == .applied, reset?.shown == false { try pins.markPINResetShown(at: now) }
         let box = request.uri.queryParameters["box"].map(String.init)
-        let state = await services.box.state()
+        let state = await self.box.state()
         let board: String? = switch state {
         case .online(let reply): reply.box?.board
-        case .offline: try services.settings.settings().boardName
+        case .offline: try settings.settings().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
-        let others = ((try? services.records.houseBoxes()) ?? []).map { box in
+        let others = ((try? records.houseBoxes()) ?? []).map { box in
             // #47: the one address rule again on what the store holds (written before it, or by hand).
             let address = box.web.flatMap(HouseWebAddress.parse)
             return ParentHome.OtherBox(
                 name: box.name, state: box.state, web: address?.url, host: address?.shown,
-                seen: CalendarWords.day(box.seenAt, now: now, calendar: services.calendar, clock: services.clockStyle))
+                seen: CalendarWords.day(box.seenAt, now: now, calendar: self.calendar, clock: clockStyle))
         }
         // #48: the parent home says when the box is down, and why as far as the box wrote it.
         var boxDown: String?
         if case .offline = state, board != nil {
-            boxDown = BoxDownWords.of(try services.records.boxStart(), storedBoard: board, now: now, calendar: services.calendar, clock: services.clockStyle).line
+            boxDown = BoxDownWords.of(try records.boxStart(), storedBoard: board, now: now, calendar: self.calendar, clock: clockStyle).line
         }
-        let summary = routines.isEmpty ? nil : FamilySummary(home: try await services.playerHome(), report: try await services.stats().report, box: state, calendar: services.calendar)
-        return try services.formPage("parent-home", for: request) {
+        let summary = routines.isEmpty ? nil : FamilySummary(home: try await reads.playerHome(), report: try await reads.stats().report, box: state, calendar: self.calendar)
+        return try forms.formPage("parent-home", for: request) {
             var home = ParentHome(routines: routines, csrf: $0, done: done, box: box)
             home.gettingStarted = started
             home.summary = summary
@@ -104,14 +118,14 @@ struct ParentController {
     }
 
     func signIn(_ request: Request, client: String) async throws -> Response {
-        let form = try await services.changeForm(request, limit: 1024)
+        let form = try await forms.changeForm(request, limit: 1024)
         let outcome = try await checkPIN(form.value("pin") ?? "", client: client)
         if outcome.signedIn || outcome.status == .seeOther {
             var response = Response.redirect(to: "/parent")
-            if outcome.signedIn { response.setCookie(services.parents.open()) }
+            if outcome.signedIn { response.setCookie(parents.open()) }
             return response
         }
-        var response = try services.formPage("parent-sign-in", for: request, status: outcome.status) {
+        var response = try forms.formPage("parent-sign-in", for: request, status: outcome.status) {
             SignInView(csrf: $0, error: outcome.message)
         }
         outcome.headers.forEach { response.headers.append($0) }
@@ -136,8 +150,8 @@ struct ParentController {
             return Outcome(status: .unauthorized, message: "\(error)")
         }
         // PAR-2: a reset whose 24 hours are over is the PIN from now on.
-        try services.settlePINReset()
-        switch try await services.pinChecks.check(pin, client: client) {
+        try pinResets.settlePINReset()
+        switch try await pinChecks.check(pin, client: client) {
         case .accepted:
             return Outcome(signedIn: true, status: .ok, message: "signed in")
         case .rejected(let left):
@@ -250,12 +264,12 @@ struct ParentHome: Encodable {
         boxNote = done == nil ? nil : BoxNote.text(box)
     }
 
-    static func routines(_ services: WebServices) throws -> [Routine] {
-        let calendar = try services.familyCalendar()
+    /// `calendar`: the family's.
+    static func routines(_ library: any RoutineLibrary, calendar: Calendar) throws -> [Routine] {
         // The summary's window (#48): the 28 days ending today.
         let since = calendar.date(byAdding: .day, value: 1 - FamilySummary.windowDays, to: calendar.startOfDay(for: Date())) ?? Date()
-        let counts = try services.routines.completedPlayCounts(since: since)
-        return try services.routines.routines().map { r in
+        let counts = try library.completedPlayCounts(since: since)
+        return try library.routines().map { r in
             let played = counts[r.id] ?? 0
             return Routine(
                 id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: calendar),

@@ -12,7 +12,12 @@ import RoutineFormat
 /// silently overwritten; the box is asked to re-read the store after every change. Tasks keep
 /// their ids through renames and moves, so their history stays attached.
 struct RoutinesController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let clockStyle: ClockStyle
+    let routines: any RoutineLibrary
+    let settings: any FamilySettings
 
     /// Routes under the parent's signed-in group (`/parent/…`).
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
@@ -28,32 +33,32 @@ struct RoutinesController {
         }
         parent.post("routines/:id") { request, context in try await save(request, id: try stored(context).id) }
         parent.post("routines/:id/active") { request, context in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             let routine = try stored(context)
             let active = form.value("active") == "true"
-            try services.routines.setRoutineActive(active, id: routine.id)
+            try routines.setRoutineActive(active, id: routine.id)
             return await savedRedirect(active ? .routineOffered : .routinePaused, routine.id)
         }
         parent.get("routines/:id/remove") { request, context in
             let routine = try stored(context)
-            let played = try services.routines.completedPlayCounts(since: .distantPast)[routine.id] ?? 0
-            return try services.formPage("parent-routine-remove", for: request) { csrf in
+            let played = try routines.completedPlayCounts(since: .distantPast)[routine.id] ?? 0
+            return try forms.formPage("parent-routine-remove", for: request) { csrf in
                 RemoveRoutineView(id: routine.id.uuidString, displayName: routine.displayName, name: routine.name, played: PlayCountText.times(played), csrf: csrf)
             }
         }
         parent.post("routines/:id/remove") { request, context in
-            _ = try await services.changeForm(request, limit: 1024)
+            _ = try await forms.changeForm(request, limit: 1024)
             let routine = try stored(context)
-            try services.routines.removeRoutine(id: routine.id)
+            try routines.removeRoutine(id: routine.id)
             return await savedRedirect(.routineRemoved, nil)
         }
     }
 
     /// `/api/v1/parent/routines…`: the same, for programs (JSON in the import format).
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
-        parent.get("routines") { _, _ in try ParentHome.routines(services) }
+        parent.get("routines") { _, _ in try ParentHome.routines(routines, calendar: try settings.familyCalendar(from: calendar)) }
         parent.post("routines") { request, _ in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: FormBody.maximumBytes, what: "A routine")
             // The import file's rules and words, for one routine (`questbox routine import`).
             let document: RoutineDocument
@@ -66,42 +71,42 @@ struct RoutinesController {
             } catch let problem as RoutineDocument.Problem {
                 return try APIProblem(field: problem.field, message: problem.problem).json(status: .unprocessableContent)
             }
-            let existing = try services.routines.routine(named: document.name)
+            let existing = try routines.routine(named: document.name)
             let routine = document.routine(existing: existing, newID: UUID.init)
-            try services.routines.saveRoutine(routine, ifStillAt: nil)
-            let box = await services.box.reload().appliedText
+            try routines.saveRoutine(routine, ifStillAt: nil)
+            let box = await self.box.reload().appliedText
             return try RoutineDetail(routine, box: box).json(status: existing == nil ? .created : .ok)
         }
         parent.get("routines/:id") { _, context in RoutineDetail(try stored(context), box: nil) }
         parent.post("routines/:id/active") { request, context in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A change")
             guard let body = strictJSON([String: Bool].self, from: buffer), let active = body["isActive"], body.count == 1 else {
                 return try APIProblem(field: "isActive", message: "expected {\"isActive\": true or false}").json(status: .badRequest)
             }
             let routine = try stored(context)
-            try services.routines.setRoutineActive(active, id: routine.id)
-            let box = await services.box.reload().appliedText
+            try routines.setRoutineActive(active, id: routine.id)
+            let box = await self.box.reload().appliedText
             return try RoutineDetail(try stored(context), box: box).json(status: .ok)
         }
         parent.delete("routines/:id") { request, context in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let routine = try stored(context)
-            try services.routines.removeRoutine(id: routine.id)
-            return try SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText).json(status: .ok)
+            try routines.removeRoutine(id: routine.id)
+            return try SavedQuest(id: routine.id, name: routine.displayName, box: await self.box.reload().appliedText).json(status: .ok)
         }
     }
 
     /// The routine named by the path, or 404.
     func stored(_ context: WebRequestContext) throws -> Routine {
-        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try services.routines.routine(id: id) else {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try routines.routine(id: id) else {
             throw HTTPError(.notFound, message: "No such routine (it may have been removed).")
         }
         return routine
     }
 
     func save(_ request: Request, id: UUID?) async throws -> Response {
-        let submitted = try await services.changeForm(request)
+        let submitted = try await forms.changeForm(request)
         var form = try RoutineForm(submitted)
         let action = submitted.value("action") ?? "save"
         guard action == "save" else {
@@ -110,14 +115,14 @@ struct RoutinesController {
             return try page(request, form: form, problem: nil, id: id)
         }
         do {
-            let existing = try id.flatMap { try services.routines.routine(id: $0) }
+            let existing = try id.flatMap { try routines.routine(id: $0) }
             if id != nil && existing == nil { throw FieldProblem(field: "", message: "This routine was removed meanwhile; save it as a new one from the routines list.") }
             let routine = try form.routine(existing: existing)
             do {
-                try services.routines.saveRoutine(routine, ifStillAt: id == nil ? nil : form.revision)
+                try routines.saveRoutine(routine, ifStillAt: id == nil ? nil : form.revision)
             } catch StoreError.changedElsewhere(let reason) {
                 // Saving again applies these changes over the routine as it is now.
-                form.revision = try services.routines.routine(id: routine.id).map(QuestDatabase.revision(of:))
+                form.revision = try routines.routine(id: routine.id).map(QuestDatabase.revision(of:))
                 let problem = FieldProblem(field: "", message: "Not saved: \(reason). Your changes are still here; save again to apply them.")
                 return try page(request, form: form, problem: problem, id: id, status: .conflict)
             } catch StoreError.invalid(let message) {
@@ -131,12 +136,12 @@ struct RoutinesController {
 
     /// Back to the routines with what happened and when the box takes it up.
     func savedRedirect(_ what: StatusLine, _ routine: UUID?) async -> Response {
-        .redirect(to: LocalLink.to("/parent", [("done", what.rawValue), ("routine", routine?.uuidString), ("box", await services.box.reload().appliedText)]))
+        .redirect(to: LocalLink.to("/parent", [("done", what.rawValue), ("routine", routine?.uuidString), ("box", await self.box.reload().appliedText)]))
     }
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        try services.formPage("parent-routine", for: request, status: status) { csrf in
-            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try services.familyCalendar(), reminderTime: try services.settings.settings().game.reminderTime, clock: services.clockStyle)
+        try forms.formPage("parent-routine", for: request, status: status) { csrf in
+            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try settings.familyCalendar(from: calendar), reminderTime: try settings.settings().game.reminderTime, clock: clockStyle)
         }
     }
 }

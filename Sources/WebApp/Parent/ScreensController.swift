@@ -6,18 +6,18 @@ import QuestCore
 /// page each, so a parent sees what the display beside the box will say (and the browser test
 /// checks that every line of each fits its glass at 800×480, 1024×600 and 1920×1080).
 struct ScreensController {
-    let services: WebServices
+    let resources: WebResources
 
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("screens") { _, _ in
-            try services.resources.page("parent-screens", ["screens": KioskSamples.all.map { ["name": $0.name, "title": $0.title] }])
+            try resources.page("parent-screens", ["screens": KioskSamples.all.map { ["name": $0.name, "title": $0.title] }])
         }
         parent.get("screens/:name") { _, context in
             guard let name = context.parameters.get("name"), var view = KioskSamples.all.first(where: { $0.name == name })?.view else {
                 throw HTTPError(.notFound, message: "No screen of that name.")
             }
             view.preview = true
-            return try services.resources.page("kiosk", view)
+            return try resources.page("kiosk", view)
         }
     }
 }

@@ -10,7 +10,11 @@ import QuestReports
 /// are checked first: one refused value writes nothing, and its problem is shown beside it.
 /// Per-routine reminders live in each routine's editor.
 struct SettingsController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let routines: any RoutineLibrary
+    let settings: any FamilySettings
 
     /// How each setting reads on the page (the CLI's key stays visible for the manual).
     static let labels: [String: (label: String, help: String, choices: [String: String])] = [
@@ -85,7 +89,7 @@ struct SettingsController {
     func addRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { request, _ in try page(request, sent: [:], problems: [:]) }
         parent.post("settings") { request, _ in
-            let form = try await services.changeForm(request)
+            let form = try await forms.changeForm(request)
             // Only what the parent changed on the page: sent value differs from the one shown.
             var sent: [String: String] = [:]
             var changes: [(key: String, text: String)] = []
@@ -103,42 +107,42 @@ struct SettingsController {
             }
             guard problems.isEmpty else { return try page(request, sent: sent, problems: problems, status: .unprocessableContent) }
             guard !changes.isEmpty else { return .redirect(to: "/parent/settings") }
-            try SettingsCatalog.set(all: changes, in: services.settings)
-            let box = await services.box.reload().appliedText
+            try SettingsCatalog.set(all: changes, in: self.settings)
+            let box = await self.box.reload().appliedText
             return .redirect(to: LocalLink.to("/parent/settings", [("changed", changes.map(\.key).joined(separator: ",")), ("box", box)]))
         }
     }
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { _, _ in
-            SettingsList(settings: SettingsCatalog.list(try services.settings.settings(), routines: try services.routines.routines()))
+            SettingsList(settings: SettingsCatalog.list(try self.settings.settings(), routines: try self.routines.routines()))
         }
         parent.post("settings") { request, _ in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 8 * 1024, what: "A settings change")
             guard let body = strictJSON([String: String].self, from: buffer), !body.isEmpty else {
                 return try APIProblem(field: "", message: "expected {\"key\": \"value\", …} (see GET /api/v1/parent/settings)").json(status: .badRequest)
             }
-            let routines = try services.routines.routines()
+            let routines = try self.routines.routines()
             for key in body.keys.sorted() {
                 if let problem = SettingsCatalog.problem(setting: key, to: body[key] ?? "", routines: routines) {
                     return try APIProblem(field: key, message: problem).json(status: .unprocessableContent)
                 }
             }
-            try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: services.settings)
-            let box = await services.box.reload().appliedText
+            try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: self.settings)
+            let box = await self.box.reload().appliedText
             return try SettingsList(
-                settings: SettingsCatalog.list(try services.settings.settings(), routines: try services.routines.routines()), box: box
+                settings: SettingsCatalog.list(try self.settings.settings(), routines: try self.routines.routines()), box: box
             ).json(status: .ok)
         }
     }
 
     func page(_ request: Request, sent: [String: String], problems: [String: String], status: HTTPResponse.Status = .ok) throws -> Response {
-        let values = SettingsCatalog.list(try services.settings.settings(), routines: [])
-        let streakNow = try services.settings.streakToday(calendar: services.calendar, now: Date())
+        let values = SettingsCatalog.list(try self.settings.settings(), routines: [])
+        let streakNow = try self.settings.streakToday(calendar: calendar, now: Date())
         let changed = request.uri.queryParameters["changed"].map { $0.split(separator: ",").map(String.init) } ?? []
         let box = request.uri.queryParameters["box"].map(String.init)
-        return try services.formPage("parent-settings", for: request, status: status) { csrf in
+        return try forms.formPage("parent-settings", for: request, status: status) { csrf in
             SettingsView(
                 csrf: csrf,
                 settings: values.map {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import QuestCore
 import QuestStore
 
@@ -8,15 +9,22 @@ import QuestStore
 /// the code on its own screen. #47: over an existing PIN the act lets its page sign in past
 /// a lockout (3 tries), and a new PIN it asks for waits 24 hours, told to the parent (PAR-2).
 struct SetupController {
-    let services: WebServices
+    let forms: PageForms
+    let logger: Logger
+    let parents: ParentSessions
+    let pinChecks: PINChecks
+    let presence: PresenceCheck
+    let settings: any FamilySettings
+    let pins: any ParentPINStore
+    let pinResets: PINResets
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/claim") { request, context in
-            _ = try await services.changeForm(request, limit: 1024)
+            _ = try await forms.changeForm(request, limit: 1024)
             // #47: no PIN lockout stops a claim: the act at the box is how the parent gets in
             // past a stranger's wrong PINs, and a new PIN it asks for waits 24 hours (PAR-2).
-            let reset = try services.settings.settings().hasPIN
-            switch await services.presence.start(reset: reset, client: context.clientName) {
+            let reset = try settings.settings().hasPIN
+            switch await presence.start(reset: reset, client: context.clientName) {
             case .started(let id):
                 var response = Response.redirect(to: "/parent/setup")
                 response.setCookie(PresenceCheck.cookie(id, maxAge: 20 * 60))
@@ -43,15 +51,15 @@ struct SetupController {
         router.get("/parent/setup") { request, _ in try page(request, problem: nil) }
         // For setup.js: whether the page should reload (the claim moved on).
         router.get("/parent/setup/state") { request, _ in
-            SetupState(phase: Self.name(of: services.presence.phase(of: PresenceCheck.claim(of: request))))
+            SetupState(phase: Self.name(of: presence.phase(of: PresenceCheck.claim(of: request))))
         }
         router.post("/parent/setup/code") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             let claim = PresenceCheck.claim(of: request)
-            switch services.presence.enter(code: form.value("code") ?? "", claim: claim) {
+            switch presence.enter(code: form.value("code") ?? "", claim: claim) {
             case .waiting:
                 return try page(request, problem: "That is not the code on the box's screen.", status: .unprocessableContent)
-            case .failed(let reason) where services.presence.phase(of: claim) == .waiting:
+            case .failed(let reason) where presence.phase(of: claim) == .waiting:
                 // Codes are paused; the claim still waits for the button.
                 return try page(request, problem: reason, status: .tooManyRequests)
             default:
@@ -65,7 +73,7 @@ struct SetupController {
     /// #47: the parent who knows her PIN gets in past a lockout by the act at the box: its
     /// confirmed page tries the PIN with no lockout in the way (3 tries, 10 a day).
     func signInAtTheBox(_ request: Request, client: String) async throws -> Response {
-        let form = try await services.changeForm(request, limit: 1024)
+        let form = try await forms.changeForm(request, limit: 1024)
         let claim = PresenceCheck.claim(of: request)
         let pin = form.value("pin") ?? ""
         do {
@@ -74,7 +82,7 @@ struct SetupController {
             return try page(request, problem: nil, signInProblem: "\(error)", status: .unprocessableContent)
         }
         let left: Int
-        switch services.presence.takePINTry(claim) {
+        switch presence.takePINTry(claim) {
         case .notConfirmed:
             return .redirect(to: "/parent/setup")
         case .used:
@@ -88,13 +96,13 @@ struct SetupController {
         case .allowed(let remaining):
             left = remaining
         }
-        try services.settlePINReset()
-        switch try await services.pinChecks.check(pin, client: client, atTheBox: true) {
+        try pinResets.settlePINReset()
+        switch try await pinChecks.check(pin, client: client, atTheBox: true) {
         case .accepted:
-            _ = services.presence.consume(claim)
-            services.logger.notice("parent signed in after the act at the box")
+            _ = presence.consume(claim)
+            logger.notice("parent signed in after the act at the box")
             var response = Response.redirect(to: "/parent")
-            response.setCookie(services.parents.open())
+            response.setCookie(parents.open())
             response.setCookie(PresenceCheck.cookie("", maxAge: 0))
             return response
         case .notSet:
@@ -106,9 +114,9 @@ struct SetupController {
     }
 
     func setPIN(_ request: Request, client: String) async throws -> Response {
-        let form = try await services.changeForm(request, limit: 1024)
+        let form = try await forms.changeForm(request, limit: 1024)
         let claim = PresenceCheck.claim(of: request)
-        guard services.presence.phase(of: claim) == .confirmed else { return .redirect(to: "/parent/setup") }
+        guard presence.phase(of: claim) == .confirmed else { return .redirect(to: "/parent/setup") }
         let pin = form.value("pin") ?? "", again = form.value("again") ?? ""
         do {
             try PINHasher.validate(pin)
@@ -116,32 +124,32 @@ struct SetupController {
             return try page(request, problem: "\(error)", status: .unprocessableContent)
         }
         guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
-        guard services.presence.consume(claim) else { return .redirect(to: "/parent/setup") }
-        if try services.settings.settings().hasPIN {
+        guard presence.consume(claim) else { return .redirect(to: "/parent/setup") }
+        if try settings.settings().hasPIN {
             // PAR-2: over an existing PIN the new one waits 24 hours; the old one still signs
             // in and may cancel it, and the parent's phone is told (by questbox-link).
-            try services.pins.askPINReset(pin, from: client, clock: services.pinResetClock())
-            services.logger.notice("parent PIN reset asked after the presence check: it waits 24 hours", metadata: ["from": "\(client)"])
+            try pins.askPINReset(pin, from: client, clock: pinResets.pinResetClock())
+            logger.notice("parent PIN reset asked after the presence check: it waits 24 hours", metadata: ["from": "\(client)"])
             var response = Response.redirect(to: "/parent")
             response.setCookie(PresenceCheck.cookie("", maxAge: 0))
             return response
         }
-        try services.pins.setPIN(pin, at: Date())
+        try pins.setPIN(pin, at: Date())
         // A new PIN ends every session opened with the old one.
-        services.parents.closeAll()
-        services.logger.notice("parent PIN set after the presence check")
+        parents.closeAll()
+        logger.notice("parent PIN set after the presence check")
         var response = Response.redirect(to: "/parent")
-        response.setCookie(services.parents.open())
+        response.setCookie(parents.open())
         response.setCookie(PresenceCheck.cookie("", maxAge: 0))
         return response
     }
 
     func page(_ request: Request, problem: String?, signInProblem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let claim = PresenceCheck.claim(of: request)
-        let phase = services.presence.phase(of: claim)
-        let resetting = try services.settings.settings().hasPIN
-        let match = services.presence.match(of: claim).map(ClaimScreen.spaced)
-        return try services.formPage("parent-setup", for: request, status: status) { csrf in
+        let phase = presence.phase(of: claim)
+        let resetting = try settings.settings().hasPIN
+        let match = presence.match(of: claim).map(ClaimScreen.spaced)
+        return try forms.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)
             view.match = match
             view.signInProblem = signInProblem

@@ -9,7 +9,9 @@ import QuestCore
 /// `test-output`, refused while a quest runs). The outputs work without JavaScript; the
 /// live tiles need it.
 struct WiringController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let wiringEvents: BoxEventRelay
 
     /// What the page offers, in the order it shows them.
     static let buttons: [WiringChoice] = [
@@ -77,12 +79,12 @@ struct WiringController {
             return try await page(request, done: trial?.done, problem: nil)
         }
         parent.post("wiring") { request, _ in
-            let form = try await services.changeForm(request)
+            let form = try await forms.changeForm(request)
             switch Trial.from({ form.value($0) }) {
             case .failure(let problem):
                 return try await page(request, done: nil, problem: problem.message, status: .unprocessableContent)
             case .success(let trial):
-                switch await services.box.testOutput(trial.request) {
+                switch await self.box.testOutput(trial.request) {
                 case .success:
                     return .redirect(to: LocalLink.to("/parent/wiring", [(trial.kind, trial.value)]))
                 case .failure(.refused(let reason)):
@@ -96,14 +98,14 @@ struct WiringController {
             Response(
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                body: ResponseBody(asyncSequence: services.wiringEvents.stream(client: context.clientName)))
+                body: ResponseBody(asyncSequence: wiringEvents.stream(client: context.clientName)))
         }
     }
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
-        parent.get("wiring") { _, _ in WiringList(await services.box.state()) }
+        parent.get("wiring") { _, _ in WiringList(await self.box.state()) }
         parent.post("wiring") { request, _ in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: 1024, what: "A wiring check")
             guard let body = strictJSON([String: String].self, from: buffer) else {
                 return try APIProblem(field: "", message: "expected {\"led\": \"red\"}, {\"buzzer\": \"tap\"} or {\"sound\": \"lock_in\"}").json(status: .badRequest)
@@ -113,7 +115,7 @@ struct WiringController {
             case .failure(let problem): return try problem.api.json(status: .unprocessableContent)
             case .success(let t): trial = t
             }
-            switch await services.box.testOutput(trial.request) {
+            switch await self.box.testOutput(trial.request) {
             case .success: return try WiringDone(tested: trial.kind, value: trial.value, message: trial.done).json(status: .ok)
             case .failure(.refused(let reason)): return try APIProblem(field: "", message: reason).json(status: .conflict)
             case .failure(.offline(let reason)): return try APIProblem(field: "", message: "box offline: \(reason)").json(status: .serviceUnavailable)
@@ -122,8 +124,8 @@ struct WiringController {
     }
 
     func page(_ request: Request, done: String?, problem: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let box = await services.box.state()
-        return try services.formPage("parent-wiring", for: request, status: status) { csrf in
+        let box = await self.box.state()
+        return try forms.formPage("parent-wiring", for: request, status: status) { csrf in
             WiringView(csrf: csrf, box: box, done: done, problem: problem)
         }
     }

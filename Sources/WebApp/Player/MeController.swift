@@ -8,31 +8,34 @@ import QuestStore
 /// her quest form it asks no PIN (a page of the box's home network, with the CSRF check);
 /// a locked switch is refused in the same SQL statement that would change it.
 struct MeController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let routines: any RoutineLibrary
+    let settings: any FamilySettings
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/me") { request, _ in try page(request) }
         router.post("/me/switches") { request, _ in
-            let form = try await services.changeForm(request, limit: 1024)
+            let form = try await forms.changeForm(request, limit: 1024)
             guard let playerSwitch = form.value("switch").flatMap(PlayerSwitch.init(rawValue:)),
                   let on = form.value("on").flatMap({ ["true": true, "false": false][$0] })
             else { throw HTTPError(.badRequest, message: "A switch is its name and on=true or on=false.") }
-            guard try services.settings.setPlayerSwitch(playerSwitch, on: on) else {
+            guard try self.settings.setPlayerSwitch(playerSwitch, on: on) else {
                 return try page(request, problem: "\(SwitchView.label(playerSwitch)) is locked by a parent.", status: .conflict)
             }
-            let box = await services.box.reload().appliedText
+            let box = await self.box.reload().appliedText
             return .redirect(to: LocalLink.to("/me", [("switched", playerSwitch.rawValue), ("box", box)]))
         }
     }
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let settings = try services.settings.settings()
-        let quests = try services.routines.routines().filter { $0.createdBy == .player && $0.isActive }
+        let settings = try self.settings.settings()
+        let quests = try routines.routines().filter { $0.createdBy == .player && $0.isActive }
         let switched = request.uri.queryParameters["switched"].flatMap { PlayerSwitch(rawValue: String($0)) }
         let removed = request.uri.queryParameters["removed"].flatMap { UUID(uuidString: String($0)) }
         // The removed quest's name from the store, never from the address (#31).
-        let removedName = try removed.flatMap { try services.routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0.displayName : nil }
-        return try services.formPage("me", for: request, status: status) { csrf in
+        let removedName = try removed.flatMap { try routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0.displayName : nil }
+        return try forms.formPage("me", for: request, status: status) { csrf in
             MeView(
                 csrf: csrf, switches: PlayerSwitch.allCases.map { SwitchView($0, settings: settings.game) },
                 quests: quests.map { MeView.Quest(id: $0.id.uuidString, name: $0.displayName, steps: $0.tasks.map(\.displayName).joined(separator: " · ")) },

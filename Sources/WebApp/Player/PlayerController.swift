@@ -6,15 +6,16 @@ import QuestStore
 /// The player's home: today's quests, level, XP and streak, as the box itself would show
 /// them when idle (the same pure machine decides what is offered).
 struct PlayerController {
-    let services: WebServices
+    let resources: WebResources
+    let reads: PlayerPageReads
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/") { _, _ in try await home() }
     }
 
     func home() async throws -> HTML {
-        let model = try await services.playerHome()
-        return try services.resources.page("home", model)
+        let model = try await reads.playerHome()
+        return try resources.page("home", model)
     }
 }
 

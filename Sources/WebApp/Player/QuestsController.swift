@@ -9,7 +9,12 @@ import RoutineFormat
 /// words. It is stored as hers (`createdBy = player`, one name) and the box is asked to
 /// re-read the store so it is offered at once.
 struct QuestsController {
-    let services: WebServices
+    let box: BoxLink
+    let forms: PageForms
+    let calendar: Calendar
+    let playerQuests: PlayerQuestLimits
+    let routines: any RoutineLibrary
+    let settings: any FamilySettings
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.get("/quests/new") { request, _ in
@@ -26,26 +31,26 @@ struct QuestsController {
         router.post("/quests/:id") { request, context in try await edit(request, quest: try ownQuest(context)) }
         router.post("/quests/:id/remove") { request, context in
             let quest = try ownQuest(context)
-            _ = try await services.changeForm(request)
+            _ = try await forms.changeForm(request)
             // Set aside, never deleted: her plays stay, and a parent can bring it back.
-            try services.routines.setRoutineActive(false, id: quest.id)
-            let box = await services.box.reload().appliedText
+            try self.routines.setRoutineActive(false, id: quest.id)
+            let box = await self.box.reload().appliedText
             return Response.redirect(to: LocalLink.to("/me", [("removed", quest.id.uuidString), ("box", box)]))
         }
         router.get("/quests/saved") { request, _ in
             // The quest named by its id and read from the store: no text from the address
             // is shown (#31).
             let id = request.uri.queryParameters["quest"].flatMap { UUID(uuidString: String($0)) }
-            let quest = try id.flatMap { try services.routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
+            let quest = try id.flatMap { try self.routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
             let box = request.uri.queryParameters["box"].map(String.init) ?? ""
-            return try services.resources.page("quest-saved", QuestSavedView(name: quest?.displayName, box: box))
+            return try forms.page("quest-saved", QuestSavedView(name: quest?.displayName, box: box))
         }
     }
 
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
         group.get("quest-templates") { _, _ in RoutineTemplates.all.map(QuestDraft.init(template:)) }
         group.post("quests") { request, _ in
-            try services.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
+            try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let buffer = try await FormBody.collect(request, limit: FormBody.maximumBytes, what: "A quest")
             guard let draft = strictJSON(QuestDraft.self, from: buffer) else {
                 return try APIProblem(field: "", message: "expected {\"name\": text, \"days\": [1…7], \"tasks\": [text]}").json(status: .badRequest)
@@ -65,12 +70,12 @@ struct QuestsController {
     /// Saves the quest and asks the box to offer it (the same for the form and the API).
     /// The player's own quests are bounded (#31): how many, how long, how fast.
     func store(_ draft: QuestDraft) async throws -> SavedQuest {
-        let routine = try services.playerQuests.save { try draft.save(in: services.routines) }
-        return SavedQuest(id: routine.id, name: routine.displayName, box: await services.box.reload().appliedText)
+        let routine = try playerQuests.save { try draft.save(in: self.routines) }
+        return SavedQuest(id: routine.id, name: routine.displayName, box: await self.box.reload().appliedText)
     }
 
     func create(_ request: Request) async throws -> Response {
-        let form = try await services.changeForm(request)
+        let form = try await forms.changeForm(request)
         var draft = QuestDraft(form: form)
         if form.value("action") == "more" {
             // "More steps" without JavaScript: the same form, three empty steps longer.
@@ -90,8 +95,8 @@ struct QuestsController {
     }
 
     func page(_ request: Request, draft: QuestDraft?, problem: FieldProblem?, editing: Routine? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        try services.formPage("quest-new", for: request, status: status) { csrf in
-            var view = NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: try services.familyCalendar())
+        try forms.formPage("quest-new", for: request, status: status) { csrf in
+            var view = NewQuestView(draft: draft, problem: problem, csrf: csrf, calendar: try settings.familyCalendar(from: calendar))
             if let editing {
                 view.action = "/quests/\(editing.id.uuidString)"
                 view.title = "Change your quest"
@@ -105,21 +110,21 @@ struct QuestsController {
     /// The player's own quest named in the address; a parent's routine, or none, is 404.
     func ownQuest(_ context: WebRequestContext) throws -> Routine {
         guard let text = context.parameters.get("id"), let id = UUID(uuidString: text),
-              let quest = try services.routines.routine(id: id), quest.createdBy == .player, quest.isActive
+              let quest = try self.routines.routine(id: id), quest.createdBy == .player, quest.isActive
         else { throw HTTPError(.notFound, message: "No quest of yours has that address.") }
         return quest
     }
 
     func edit(_ request: Request, quest: Routine) async throws -> Response {
-        let form = try await services.changeForm(request)
+        let form = try await forms.changeForm(request)
         var draft = QuestDraft(form: form)
         if form.value("action") == "more" {
             draft.extraSteps = max(0, min(3, RoutineDocument.maximumTasks - draft.tasks.count))
             return try page(request, draft: draft, problem: nil, editing: quest)
         }
         do {
-            let saved = try services.playerQuests.save(.changed) { try draft.save(in: services.routines, editing: quest, revision: form.value("revision")) }
-            let box = await services.box.reload().appliedText
+            let saved = try playerQuests.save(.changed) { try draft.save(in: self.routines, editing: quest, revision: form.value("revision")) }
+            let box = await self.box.reload().appliedText
             return .redirect(to: LocalLink.to("/quests/saved", [("quest", saved.id.uuidString), ("box", box)]))
         } catch let problem as FieldProblem {
             return try page(request, draft: draft, problem: problem, editing: quest, status: .unprocessableContent)

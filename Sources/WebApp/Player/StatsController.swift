@@ -9,23 +9,27 @@ import QuestReports
 /// from the store at most once per 2 s (`WebServices.stats`). Curiosity framing only: no
 /// comparison with anyone else's times (SPEC §9).
 struct StatsController {
-    let services: WebServices
+    let resources: WebResources
+    let calendar: Calendar
+    let reads: PlayerPageReads
+    let settings: any FamilySettings
+    let plays: any PlayHistory
 
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
-        router.get("/stats") { _, _ in try await services.stats().page }
+        router.get("/stats") { _, _ in try await reads.stats().page }
         // #48: a day of the calendar opens: the quests finished that day, task by task.
         router.get("/stats/day/:date") { _, context in
-            let calendar = try services.familyCalendar()
+            let calendar = try settings.familyCalendar(from: self.calendar)
             guard let text = context.parameters.get("date"), let day = StatsDay.date(text, calendar: calendar, now: Date()) else {
                 throw HTTPError(.notFound, message: "No such day.")
             }
-            let view = try await BackgroundRead.run { Result { try StatsDay(day: day, plays: services.plays, calendar: calendar) } }.get()
-            return try services.resources.page("stats-day", view)
+            let view = try await BackgroundRead.run { Result { try StatsDay(day: day, plays: plays, calendar: calendar) } }.get()
+            return try resources.page("stats-day", view)
         }
     }
 
     func addAPIRoutes(to group: RoomRoutes<WebRequestContext>) {
-        group.get("stats") { _, _ in try await services.stats().report }
+        group.get("stats") { _, _ in try await reads.stats().report }
     }
 }
 

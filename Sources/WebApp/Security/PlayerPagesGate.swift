@@ -36,7 +36,12 @@ final class PlayerPagesSetting: Sendable {
 /// browser gets the page to ask for pairing, a program 403. A change in her room that succeeded empties the page cache
 /// (her home and stats show it).
 struct RoomGate: RouterMiddleware {
-    let services: WebServices
+    let parents: ParentSessions
+    let playerPages: PlayerPagesSetting
+    let pairedBrowsers: any PairedBrowserStore
+    let pinResets: PINResets
+    let forgetRecentReads: @Sendable () -> Void
+    let pairedOnly: PairedOnlyPage
     let rooms: RouteRooms
 
     func handle(_ request: Request, context: WebRequestContext, next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
@@ -48,25 +53,25 @@ struct RoomGate: RouterMiddleware {
             return try await next(request, context)
         case .parent:
             // PAR-2: a reset come due ends the old PIN's sessions before this one is asked.
-            try services.settlePINReset()
-            guard services.parents.isSignedIn(request) else {
+            try pinResets.settlePINReset()
+            guard parents.isSignedIn(request) else {
                 if route.hasPrefix("/api/") { return try APIProblem(field: "", message: "sign in first").json(status: .unauthorized) }
                 return .redirect(to: "/parent")
             }
             return try await next(request, context)
         case .player:
-            if services.playerPages.pairedOnly, try services.pairedKiosk(request) == nil {
+            if playerPages.pairedOnly, try pairedBrowsers.pairedKiosk(request) == nil {
                 // PRIV-1: a box with no parent PIN is not set up: its address leads to the first run.
-                if route == "/", request.method == .get || request.method == .head, !services.playerPages.isSetUp {
+                if route == "/", request.method == .get || request.method == .head, !playerPages.isSetUp {
                     return .redirect(to: "/parent")
                 }
                 if route.hasPrefix("/api/") {
                     throw HTTPError(.forbidden, message: "The player's pages answer only the family's paired screens (web.player-pages).")
                 }
-                return try PairedOnlyView.page(services, request, back: route)
+                return try pairedOnly.page(request, back: route)
             }
             let response = try await next(request, context)
-            if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
+            if PageChanges.changes(request.method, status: response.status) { forgetRecentReads() }
             return response
         }
     }
@@ -82,14 +87,19 @@ struct PairedOnlyView: Encodable {
     var atBox: Bool
     var problem: String?
     var back: String
+}
 
-    static func page(
-        _ services: WebServices, _ request: Request, back: String, problem: String? = nil, status: HTTPResponse.Status = .forbidden
-    ) throws -> Response {
+/// The page her pages give a browser that is not paired (`PairedOnlyView`), with what it needs.
+struct PairedOnlyPage: Sendable {
+    let forms: PageForms
+    let kioskPairing: KioskPairingRequests
+    let phonePairing: PhonePairing
+
+    func page(_ request: Request, back: String, problem: String? = nil, status: HTTPResponse.Status = .forbidden) throws -> Response {
         let token = KioskPairingRequests.token(of: request)
-        let code = token.flatMap(services.kioskPairing.code(for:))
-        let atBox = services.phonePairing.isWaiting(token)
-        return try services.formPage("player-paired-only", for: request, status: status) { csrf in
+        let code = token.flatMap(kioskPairing.code(for:))
+        let atBox = phonePairing.isWaiting(token)
+        return try forms.formPage("player-paired-only", for: request, status: status) { csrf in
             PairedOnlyView(csrf: csrf, code: code, atBox: atBox, problem: problem, back: back)
         }
     }

@@ -33,23 +33,6 @@ extension WebResources {
     }
 }
 
-extension WebServices {
-    /// A page with a form on it: `view` is made with this browser's CSRF token, and a browser
-    /// without the token's cookie gets it with the page.
-    func formPage(_ template: String, for request: Request, status: HTTPResponse.Status = .ok, view: (_ csrf: String) throws -> Any) throws -> Response {
-        let (token, cookie) = csrf.token(for: request)
-        return try resources.page(template, view(token)).response(setting: cookie, status: status)
-    }
-
-    /// The form a page sent to change something: read within `limit` (413 past it) and its
-    /// CSRF token checked (403) before anything else looks at it.
-    func changeForm(_ request: Request, limit: Int = FormBody.maximumBytes) async throws -> FormBody {
-        let form = try await FormBody.read(request, limit: limit)
-        try csrf.check(request, sent: form.value(CSRFTokens.fieldName))
-        return form
-    }
-}
-
 extension Encodable {
     /// This value as a JSON answer with `status` (for answers other than 200).
     func json(status: HTTPResponse.Status, encoder: JSONEncoder = JSONEncoder()) throws -> Response {
@@ -91,11 +74,11 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 /// claim keeps them, so nobody can empty the page cache by posting (#31: /stats fell from
 /// ~1,000 pages in 20 s to 12 while a stranger posted refused forms).
 struct ForgetRecentReads<Context: RequestContext>: RouterMiddleware {
-    let services: WebServices
+    let forget: @Sendable () -> Void
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        if PageChanges.changes(request.method, status: response.status) { services.forgetRecentReads() }
+        if PageChanges.changes(request.method, status: response.status) { forget() }
         return response
     }
 }
