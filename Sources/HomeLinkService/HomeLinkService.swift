@@ -449,12 +449,12 @@ public final class HomeLinkService {
     private func tellPINReset(now date: Date, calendar cal: Calendar) {
         guard let parent = link.notifyParentURL else { return }
         do {
-            guard let reset = try database.pinReset(), reset.state == .waiting, !reset.pushed else { return }
+            guard let reset = try database.parentPIN.pinReset(), reset.state == .waiting, !reset.pushed else { return }
             let message = PushMessage.pinResetAsked(
                 asked: CalendarWords.day(reset.askedAt, now: date, calendar: cal, clock: clockStyle), from: reset.from,
                 effective: CalendarWords.day(reset.takesEffectAt, now: date, calendar: cal, clock: clockStyle))
             notifier.send(message, to: parent)
-            try database.markPINResetPushed(at: date)
+            try database.parentPIN.markPINResetPushed(at: date)
             logger.notice("push: a new parent PIN was asked for", metadata: ["from": "\(reset.from)"])
         } catch {
             logger.error("reading the PIN reset failed", metadata: ["error": "\(error)"])

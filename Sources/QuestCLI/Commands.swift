@@ -444,7 +444,7 @@ struct PINCommand: ParsableCommand {
             if PINInput.isTerminal {
                 guard try PINInput.read(prompt: "The same PIN again: ") == pin else { throw CLIError("PIN: the two entries differ; nothing changed") }
             }
-            try options.open().setPIN(pin)
+            try options.open().parentPIN.setPIN(pin)
             BoxNotifier.reload(options)
             print("PIN set")
         }
@@ -460,9 +460,9 @@ struct PINCommand: ParsableCommand {
             let clock = LiveSystemClock()
             let database = try options.open()
             // PAR-2: a reset whose 24 hours are over is the PIN now, for the CLI as for the pages.
-            try database.settlePINReset(
+            try database.parentPIN.settlePINReset(
                 clock: PINResetClock(monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, wall: clock.wallNow(), wallTrusted: clock.isWallClockTrusted()))
-            switch try database.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
+            switch try database.parentPIN.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID) {
             case .accepted: print("PIN accepted")
             case .rejected(let left):
                 print("wrong PIN; \(CountText.counted(left, "more try", plural: "more tries")) before the parent area locks")

@@ -71,6 +71,15 @@ public enum PINHasher {
 }
 
 extension QuestDatabase {
+    /// The parent's PIN, its lockouts and PAR-2's reset, over the store's one writer.
+    public var parentPIN: ParentPINRecords { ParentPINRecords(pool: pool) }
+}
+
+/// PAR-1, PAR-2: the parent's PIN (a hash in the settings row, with its wrong tries and
+/// lockouts) and the reset waiting to replace it: an area of the store with its own records.
+public struct ParentPINRecords: Sendable {
+    let pool: any DatabaseWriter
+
     /// Twenty wrong PINs in a row, from anywhere, lock the parent area for everyone: 5
     /// minutes, then twice as long at each further lockout, up to a day (20 guesses a day: a
     /// 4-digit PIN would take more than a year on average), until the right PIN is entered.
@@ -95,7 +104,7 @@ extension QuestDatabase {
     public func setPIN(_ pin: String, at now: Date = Date()) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
-            try Self.ensureSettingsRow(db)
+            try QuestDatabase.ensureSettingsRow(db)
             try Self.replacePINHash(db, with: hashed)
             try db.execute(
                 sql: "UPDATE pinReset SET state = 'cancelled', pinHash = NULL, settledAt = ? WHERE id = 1 AND state = 'waiting'",
@@ -172,7 +181,7 @@ extension QuestDatabase {
     /// Whether a PIN may be tried now, with the row's counts, or why not (none set, locked
     /// out). A lockout from another boot starts again in full on this one's clock.
     static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String, ignoringLockout: Bool = false) throws -> PINGate {
-        try ensureSettingsRow(db)
+        try QuestDatabase.ensureSettingsRow(db)
         guard let row = try Row.fetchOne(db, sql: """
                 SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId, pinFailedAttempts FROM settings
                 WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))

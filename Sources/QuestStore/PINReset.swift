@@ -27,7 +27,7 @@ public struct PINReset: Equatable, Sendable {
 
     /// When it takes effect if nothing cancels it (later after a reboot with no trusted
     /// wall clock: the wait then starts again).
-    public var takesEffectAt: Date { askedAt.addingTimeInterval(QuestDatabase.pinResetWaitSeconds) }
+    public var takesEffectAt: Date { askedAt.addingTimeInterval(ParentPINRecords.pinResetWaitSeconds) }
 
     /// Longest address kept.
     static let maximumFromBytes = 64
@@ -50,7 +50,7 @@ public struct PINResetClock: Sendable {
     }
 }
 
-extension QuestDatabase {
+extension ParentPINRecords {
     public static let pinResetWaitSeconds: TimeInterval = 24 * 3600
 
     /// Keeps `pin` (hashed) as the PIN to come in 24 hours, asked from `from`. A reset asked
@@ -59,7 +59,7 @@ extension QuestDatabase {
     public func askPINReset(_ pin: String, from: String, clock: PINResetClock) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
-            try Self.ensureSettingsRow(db)
+            try QuestDatabase.ensureSettingsRow(db)
             guard try Bool.fetchOne(db, sql: "SELECT pinHash IS NOT NULL FROM settings WHERE id = 1") == true else {
                 throw StoreError.invalid("PIN: none is set yet, so there is nothing to reset")
             }
@@ -69,7 +69,7 @@ extension QuestDatabase {
                     VALUES (1, 'waiting', ?, ?, ?, ?, ?, NULL, NULL, NULL)
                     """,
                 arguments: [
-                    clock.wall.timeIntervalSince1970, Self.storable(from, bytes: PINReset.maximumFromBytes), hashed, clock.monotonicNanos, clock.bootID,
+                    clock.wall.timeIntervalSince1970, QuestDatabase.storable(from, bytes: PINReset.maximumFromBytes), hashed, clock.monotonicNanos, clock.bootID,
                 ])
         }
     }

@@ -110,7 +110,7 @@ public struct WebServices: Sendable {
         routines = database
         backups = database
         settings = database
-        pins = database
+        pins = database.parentPIN
         records = database
         plays = database
         pinChecks = PINChecks(database: database, clock: clock)

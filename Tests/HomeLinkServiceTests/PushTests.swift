@@ -92,16 +92,16 @@ struct PushTests {
         try rig.questbox(["settings", "set", "notify.parent-url", "http://127.0.0.1:\(endpoint.port)/parent"])
         try rig.questbox(["settings", "set", "notify.on", "reminder"])
         let store = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
-        try store.setPIN("2468")
-        try store.askPINReset("1357", from: "192.168.1.23", clock: PINResetClock(monotonicNanos: 0, bootID: "b", wall: Date(), wallTrusted: true))
+        try store.parentPIN.setPIN("2468")
+        try store.parentPIN.askPINReset("1357", from: "192.168.1.23", clock: PINResetClock(monotonicNanos: 0, bootID: "b", wall: Date(), wallTrusted: true))
         try rig.startBox()
         try rig.startLink(environment: Self.quickRetries)
         let parent = endpoint.wait { $0.contains { $0["path"] == "/parent" } }.filter { $0["path"] == "/parent" }
         #expect(parent.first?["title"] == "A new parent PIN was asked for", "\(endpoint.pushes) \(rig.linkLog)")
         let body = parent.first?["body"] ?? ""
         #expect(body.contains("held the box's buttons today ") && body.contains("(page at 192.168.1.23)") && body.contains("It replaces yours tomorrow "), "\(body)")
-        for _ in 0..<100 where try store.pinReset()?.pushed != true { usleep(50_000) }
-        #expect(try store.pinReset()?.pushed == true, "kept in the store: a restarted link does not tell it again")
+        for _ in 0..<100 where try store.parentPIN.pinReset()?.pushed != true { usleep(50_000) }
+        #expect(try store.parentPIN.pinReset()?.pushed == true, "kept in the store: a restarted link does not tell it again")
         // Another change makes the link gather again: still one push.
         try rig.questbox(["settings", "set", "notify.on", "reminder quest-paused"])
         usleep(1_500_000)

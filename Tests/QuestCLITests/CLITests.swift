@@ -215,7 +215,7 @@ struct CLITests {
         let good = try run(["pin", "set", "--data", dir], input: "4321\n")
         #expect(good.status == 0)
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-        #expect(try db.verifyPIN("4321", monotonicNanos: 0, bootID: "test") == .accepted)
+        #expect(try db.parentPIN.verifyPIN("4321", monotonicNanos: 0, bootID: "test") == .accepted)
         #expect(!good.stdout.contains("4321") && !good.stderr.contains("4321"))
     }
 

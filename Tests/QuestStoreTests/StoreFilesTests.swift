@@ -41,7 +41,7 @@ struct StoreFilesTests {
         #expect(Self.mode(to) == 0o600)
         // An open writer's WAL and shared memory follow the database's mode.
         let store = try QuestDatabase(path: db)
-        try store.setPIN("246802")
+        try store.parentPIN.setPIN("246802")
         #expect(Self.mode(db + "-wal") == 0o600 && Self.mode(db + "-shm") == 0o600)
         try store.close()
         // A store from before: 0644 on disk, private once a writer opens it.

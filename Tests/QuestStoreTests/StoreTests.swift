@@ -436,59 +436,59 @@ struct StoreTests {
     func pin() throws {
         let (db, _) = try freshDatabase()
         let s: Int64 = 1_000_000_000
-        #expect(try db.verifyPIN("1234", monotonicNanos: 0, bootID: "b") == .notSet)
-        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("12a4") }
-        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.setPIN("123456789") }
-        try db.setPIN("2468")
+        #expect(try db.parentPIN.verifyPIN("1234", monotonicNanos: 0, bootID: "b") == .notSet)
+        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.parentPIN.setPIN("12a4") }
+        #expect(throws: StoreError.invalid("PIN: must be 4 to 8 digits")) { try db.parentPIN.setPIN("123456789") }
+        try db.parentPIN.setPIN("2468")
         let stored = try #require(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") })
         #expect(stored.hasPrefix("scrypt$16384$8$1$") && !stored.contains("2468"))
         #expect(try db.settings().hasPIN)
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         #expect(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") } != stored)  // fresh salt
-        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .accepted)
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .accepted)
         // #47: twenty in a row from anywhere close the area for everyone (the web app pauses
         // one address after its own five).
-        #expect(QuestDatabase.pinAttemptsBeforeLockout == 20)
-        for left in (1..<QuestDatabase.pinAttemptsBeforeLockout).reversed() {
-            #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .rejected(attemptsLeft: left))
+        #expect(ParentPINRecords.pinAttemptsBeforeLockout == 20)
+        for left in (1..<ParentPINRecords.pinAttemptsBeforeLockout).reversed() {
+            #expect(try db.parentPIN.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .rejected(attemptsLeft: left))
         }
-        #expect(try db.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300))
-        #expect(try db.verifyPIN("2468", monotonicNanos: 299 * s, bootID: "b") == .lockedOut(seconds: 1))
-        #expect(try db.verifyPIN("2468", monotonicNanos: 301 * s, bootID: "b") == .accepted)
+        #expect(try db.parentPIN.verifyPIN("0000", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300))
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 299 * s, bootID: "b") == .lockedOut(seconds: 1))
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 301 * s, bootID: "b") == .accepted)
     }
 
     @Test("PAR-1: tries made at once (two processes, a flood from the network) each count: 25 wrong PINs in parallel give 19 tries left, then one lockout")
     func pinTriesAtOnce() throws {
         let (db, dir) = try freshDatabase()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let other = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
         let results = Mutex<[PINCheck]>([])
-        DispatchQueue.concurrentPerform(iterations: QuestDatabase.pinAttemptsBeforeLockout + 5) { i in
-            let check = (try? (i.isMultiple(of: 2) ? db : other).verifyPIN("0000", monotonicNanos: 0, bootID: "b")) ?? .notSet
+        DispatchQueue.concurrentPerform(iterations: ParentPINRecords.pinAttemptsBeforeLockout + 5) { i in
+            let check = (try? (i.isMultiple(of: 2) ? db : other).parentPIN.verifyPIN("0000", monotonicNanos: 0, bootID: "b")) ?? .notSet
             results.withLock { $0.append(check) }
         }
         let all = results.withLock { $0 }
         let rejected = all.compactMap { if case .rejected(let left) = $0 { left } else { nil } }.sorted()
-        #expect(rejected == Array(1..<QuestDatabase.pinAttemptsBeforeLockout), "\(all)")
+        #expect(rejected == Array(1..<ParentPINRecords.pinAttemptsBeforeLockout), "\(all)")
         #expect(all.filter { if case .lockedOut = $0 { true } else { false } }.count == 6, "\(all)")
         #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT pinLockouts FROM settings") } == 1, "one lockout, not one per late try")
-        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300), "the right PIN waits too")
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .lockedOut(seconds: 300), "the right PIN waits too")
     }
 
     @Test("PAR-1: lockouts escalate 5, 10, 20 … minutes up to a day; the right PIN resets them")
     func pinEscalation() throws {
         let (db, _) = try freshDatabase()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let s: Int64 = 1_000_000_000
         var now: Int64 = 0
         var lockouts: [Int] = []
         // The wrong tries before each lockout's last are set in the row (each try is a slow hash).
         func nearlyLocked() throws {
-            try db.pool.write { try $0.execute(sql: "UPDATE settings SET pinFailedAttempts = ?", arguments: [QuestDatabase.pinAttemptsBeforeLockout - 1]) }
+            try db.pool.write { try $0.execute(sql: "UPDATE settings SET pinFailedAttempts = ?", arguments: [ParentPINRecords.pinAttemptsBeforeLockout - 1]) }
         }
         for _ in 0..<12 {
             try nearlyLocked()
-            guard case .lockedOut(let seconds) = try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") else {
+            guard case .lockedOut(let seconds) = try db.parentPIN.verifyPIN("0000", monotonicNanos: now, bootID: "b") else {
                 Issue.record("no lockout")
                 return
             }
@@ -497,31 +497,31 @@ struct StoreTests {
         }
         #expect(lockouts == [5, 10, 20, 40, 80, 160, 320, 640, 1280, 1440, 1440, 1440])
         // Ten thousand 4-digit PINs at twenty a day: more than a year on average.
-        #expect(try db.verifyPIN("2468", monotonicNanos: now, bootID: "b") == .accepted)
-        #expect(try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .rejected(attemptsLeft: QuestDatabase.pinAttemptsBeforeLockout - 1))
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: now, bootID: "b") == .accepted)
+        #expect(try db.parentPIN.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .rejected(attemptsLeft: ParentPINRecords.pinAttemptsBeforeLockout - 1))
         try nearlyLocked()
-        #expect(try db.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .lockedOut(seconds: 300))
+        #expect(try db.parentPIN.verifyPIN("0000", monotonicNanos: now, bootID: "b") == .lockedOut(seconds: 300))
     }
 
     @Test("PAR-1: a lockout survives a restart (same boot) and starts again in full after a reboot; the wall clock plays no part")
     func pinLockoutAcrossRestartAndReboot() throws {
         let (db, dir) = try freshDatabase()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let s: Int64 = 1_000_000_000
-        for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try db.verifyPIN("0000", monotonicNanos: 1_000 * s, bootID: "boot-1") }
+        for _ in 0..<ParentPINRecords.pinAttemptsBeforeLockout { _ = try db.parentPIN.verifyPIN("0000", monotonicNanos: 1_000 * s, bootID: "boot-1") }
         try db.close()
         let reopened = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
-        #expect(try reopened.verifyPIN("2468", monotonicNanos: 1_100 * s, bootID: "boot-1") == .lockedOut(seconds: 200))
+        #expect(try reopened.parentPIN.verifyPIN("2468", monotonicNanos: 1_100 * s, bootID: "boot-1") == .lockedOut(seconds: 200))
         // After a reboot the monotonic clock starts near 0: the lockout is re-armed, not lifted.
-        #expect(try reopened.verifyPIN("2468", monotonicNanos: 5 * s, bootID: "boot-2") == .lockedOut(seconds: 300))
-        #expect(try reopened.verifyPIN("2468", monotonicNanos: 200 * s, bootID: "boot-2") == .lockedOut(seconds: 105))
-        #expect(try reopened.verifyPIN("2468", monotonicNanos: 306 * s, bootID: "boot-2") == .accepted)
+        #expect(try reopened.parentPIN.verifyPIN("2468", monotonicNanos: 5 * s, bootID: "boot-2") == .lockedOut(seconds: 300))
+        #expect(try reopened.parentPIN.verifyPIN("2468", monotonicNanos: 200 * s, bootID: "boot-2") == .lockedOut(seconds: 105))
+        #expect(try reopened.parentPIN.verifyPIN("2468", monotonicNanos: 306 * s, bootID: "boot-2") == .accepted)
     }
 
     @Test("PAR-1: a stored hash asking for an extreme scrypt cost (a crafted backup) is refused at once, not computed")
     func pinCostBounds() throws {
         let (db, _) = try freshDatabase()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let stored = try #require(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") })
         let parts = stored.split(separator: "$").map(String.init)
         for (n, r, p) in [("1073741824", "8", "1"), ("16384", "1024", "1"), ("16384", "8", "64"), ("16385", "8", "1"), ("-1", "8", "1"), ("65536", "16", "1")] {

@@ -34,7 +34,7 @@ struct BackupsFakeStoreTests {
     @Test("BACK-1: the list is the fake's; a backup the card cannot take is a 500 with no redirect; a listed file gone is a 404, no download counted")
     func onAFake() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let old = BackupInfo(path: "/nowhere/questbox-2026-11-01.sqlite", createdAt: Date(timeIntervalSince1970: 1_793_000_000), sizeBytes: 4096, kind: .automatic)
         let fake = FakeShelf([old])
         let app = try await application(args) { $0.backups = fake }

@@ -33,7 +33,7 @@ struct BackupsPageTests {
     @Test("#48: one clock format, the box's locale's: a twelve-hour box says 7:58 AM on every page that tells a time")
     func twelveHourBox() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = .current
         let now = Date()
@@ -57,7 +57,7 @@ struct BackupsPageTests {
     @Test("BACK-1: the backups are listed with the daily backup's status; one made now is listed and downloads as the SQLite file, nothing else does")
     func listMakeDownload() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -95,7 +95,7 @@ struct BackupsPageTests {
     @Test("BACK-1: restoring an uploaded backup replaces the data (the data it replaced is backed up first) and the box reloads", arguments: [TestingSetup.router, .live])
     func restore(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
         let saved = try db.backup(to: NSTemporaryDirectory() + "questbox-upload-\(UUID().uuidString).sqlite", kind: .manual, now: Date())
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 80)], routine: everyDay)
@@ -138,7 +138,7 @@ struct BackupsPageTests {
     ])
     func refused(content: Data, name: String, message: String) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 70)], routine: everyDay)
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
@@ -158,7 +158,7 @@ struct BackupsPageTests {
     @Test("restore: a forged token, another type, an oversized or a broken upload are refused before anything is read")
     func hostileUploads() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -189,7 +189,7 @@ struct BackupsPageTests {
     @Test("BACK-1: the page says what each stick got and restores a copy from a stick in the box, chosen by the listed stick and name only")
     func restoreFromStick() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
         try db.backup(kind: .manual, now: Date())
         let mount = NSTemporaryDirectory() + "questbox-tests-stick-\(UUID().uuidString)/SCHOOLBAG"

@@ -70,7 +70,7 @@ struct FirstRunTests {
     @Test("behind the PIN with no routine: Getting started offers starting points; one fills the editor, nothing is stored until saved")
     func firstRoutine() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try db.updateSettings { $0.boardName = "rpi4" }
         let app = try await buildApplication(args)
         try await app.test(.router) { client in

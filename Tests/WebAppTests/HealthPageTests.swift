@@ -15,7 +15,7 @@ struct HealthPageTests {
     @Test("/parent/health shows the real `questbox doctor --json` checks of this store; the API gives the same report")
     func doctorChecks() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try db.backup(kind: .manual, now: Date())
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
@@ -62,7 +62,7 @@ struct HealthPageTests {
     @Test("#32: the status says what the box is doing (waiting for a board, offline, running), its version, uptime, last play and free disk; never \"cannot run\" while it runs")
     func status() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)

@@ -34,7 +34,7 @@ struct KiosksFakeStoreTests {
     @Test("#33/#48: the list says what each browser does; a failing store pairs nothing and says so; an unpair that finds nothing is a 404")
     func onAFake() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let fake = FakeBrowsers()
         fake.kiosks.withLock {
             $0 = [PairedKiosk(id: 1, name: "Kitchen display", pairedAt: Date(timeIntervalSince1970: 1_795_000_000), canPress: true),

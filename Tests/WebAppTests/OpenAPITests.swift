@@ -108,7 +108,7 @@ struct OpenAPITests {
             var browser = BrowserSession()
             try await browser.openAPISession(client)
             // Signed in as the parent first (the document's example PIN), so every answer is a real one.
-            try db.setPIN("2468")
+            try db.parentPIN.setPIN("2468")
             try await browser.signInThroughAPI(client, pin: "2468")
             #expect(browser.cookies[ParentSessions.cookieName] != nil)
             // Every operation, removals last (they take away the routine the others name).

@@ -12,7 +12,7 @@ import Testing
 struct PINChecksTests {
     static func checks() throws -> (PINChecks, FakeSystemClock, QuestDatabase) {
         let (db, _) = try freshDatabase()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let clock = FakeSystemClock(wall: Date())
         return (PINChecks(database: db, clock: clock), clock, db)
     }
@@ -52,7 +52,7 @@ struct PINChecksTests {
     func manyAddressesCloseTheArea() async throws {
         let (checks, _, db) = try Self.checks()
         var last: PINChecks.Verdict?
-        for i in 0..<QuestDatabase.pinAttemptsBeforeLockout {
+        for i in 0..<ParentPINRecords.pinAttemptsBeforeLockout {
             last = try await checks.check("0000", client: "10.0.1.\(i / 4)")  // four each: no address paused
         }
         #expect(last == .areaClosed(seconds: 300))

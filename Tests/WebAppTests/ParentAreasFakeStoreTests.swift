@@ -76,7 +76,7 @@ struct ParentAreasFakeStoreTests {
     @Test("STREAK-3 on a fake: the help names the fake's streak; a change is written to the fake, not the store")
     func settingsOnAFake() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let fake = FakeSettings(try db.settings(), streak: 12)
         let app = try await application(args) { $0.settings = fake }
         try await app.test(.router) { client in
@@ -114,7 +114,7 @@ struct ParentAreasFakeStoreTests {
     @Test("PAR-2 on a fake: a reset whose day is over ends the signed-in parent's session; the applied reset is said once")
     func resetAppliedWhileSignedIn() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let pins = FakePINs()
         let app = try await application(args) { $0.pins = pins }
         try await app.test(.router) { client in
@@ -141,7 +141,7 @@ struct ParentAreasFakeStoreTests {
     @Test("the health page's last play is the records' (a store with no plays); records that cannot be read give a page still")
     func healthWithUnreadableRecords() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let records = FakeRecords(lastPlay: Date().addingTimeInterval(-3 * 86_400))
         let app = try await application(args) { $0.records = records }
         try await app.test(.router) { client in

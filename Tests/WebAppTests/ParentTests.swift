@@ -34,7 +34,7 @@ struct ParentTests {
     @Test("PAR-1: wrong PINs are 401 with the tries left, the fifth a 429 with Retry-After, and then even the right PIN waits on that device", arguments: [TestingSetup.router, .live])
     func bruteForce(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
             var browser = BrowserSession()
@@ -64,7 +64,7 @@ struct ParentTests {
     @Test("#34: the other boxes the link heard on the broker are listed with their state and a link to their pages (only an http(s) one)")
     func otherBoxes() async throws {
         let (args, db) = try TestArguments.fresh(routines: [])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -94,7 +94,7 @@ struct ParentTests {
             id: UUID(), name: "school-morning", displayName: "Morning Quest", activeDays: [2, 3, 4, 5, 6],
             tasks: [RoutineTask(id: UUID(), name: "teeth", displayName: "Tooth Time", referenceDurationSeconds: 120)])
         let (args, db) = try TestArguments.fresh(routines: [hidden])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         for days in [1, 3] {
             try recordQuest(db, at: Date().addingTimeInterval(-Double(days) * 86_400), durations: [(60, 97)], routine: hidden)
         }
@@ -137,7 +137,7 @@ struct ParentTests {
     @Test("PAR-1: a sign-in without this browser's token is refused (403) and is not counted as a try")
     func signInNeedsToken() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = BrowserSession()
@@ -183,7 +183,7 @@ struct ParentTests {
     @Test("the API: a PIN as JSON signs in (the cookie), a wrong one is 401, the routines need the session")
     func api() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = BrowserSession()

@@ -30,7 +30,7 @@ struct PhonePairingTests {
     @Test("PRIV-1: an unpaired phone gets a code from the box, types it and sees her pages, paired to press nothing; a wrong code says the tries left")
     func pairedAtTheBox() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine], playerPages: "paired")
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -98,7 +98,7 @@ struct PhonePairingTests {
     @Test("PRIV-1: the box's code never leaves the box by the web app: not in /api/v1/state, /kiosk, its events or to a phone; only the box's own glass (a kiosk paired to press) gets it")
     func codeStaysOnTheBox() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine], playerPages: "paired")
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         box.stateScreen.withLock { $0 = #"{"kind":"pairing","code":"538102"}"# }

@@ -75,11 +75,11 @@ struct PresenceTests {
             #expect(try db.settings().hasPIN == false)
             let set = try await browser.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
             #expect(set.status == .seeOther && set.headers[.location] == "/parent")
-            #expect(try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .accepted)
+            #expect(try db.parentPIN.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .accepted)
             let (_, home) = try await browser.get(client, "/parent")
             #expect(home.contains("Daily Quest") && home.contains("Sign out"), "signed in at once")
             let again = try await browser.post(client, "/parent/setup/pin", [("pin", "1111"), ("again", "1111")])
-            let stillOld = try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t")
+            let stillOld = try db.parentPIN.verifyPIN("246802", monotonicNanos: 0, bootID: "t")
             #expect(again.status == .seeOther && stillOld == .accepted, "a claim sets one PIN, once")
         }
     }
@@ -87,7 +87,7 @@ struct PresenceTests {
     @Test("PAR-2: a claim the box ends (a quest started, UP, its 2 minutes) sets nothing and says why; a reset is asked as a reset")
     func endedAtTheBox() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("135790")
+        try db.parentPIN.setPIN("135790")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -107,7 +107,7 @@ struct PresenceTests {
                 let pin = try await browser.post(client, "/parent/setup/pin", [("pin", "0000"), ("again", "0000")])
                 #expect(pin.status == .seeOther && pin.headers[.location] == "/parent/setup")
             }
-            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted)
+            #expect(try db.parentPIN.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted)
         }
     }
 
@@ -166,7 +166,7 @@ struct PresenceTests {
     @Test("PAR-2 (#47): the six-digit code is shown only on the box's own glass (a kiosk paired to press its buttons), never by address (a page from 127.0.0.1 is any local user) nor in the event stream; the right code confirms, and a forgotten PIN is reset the same way (PAR-2: after its 24 hours)", arguments: [TestingSetup.live])
     func codeOnTheBoxScreen(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("1357")
+        try db.parentPIN.setPIN("1357")
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
             var other = BrowserSession()
@@ -203,8 +203,8 @@ struct PresenceTests {
             #expect(gone == .notFound, "no code once confirmed")
             _ = try await parent.post(client, "/parent/setup/pin", [("pin", "24680"), ("again", "24680")])
             // PAR-2: over an existing PIN the new one waits 24 hours (PINResetPageTests).
-            #expect(try db.pinReset()?.state == .waiting)
-            #expect(try db.verifyPIN("1357", monotonicNanos: 0, bootID: "t") == .accepted)
+            #expect(try db.parentPIN.pinReset()?.state == .waiting)
+            #expect(try db.parentPIN.verifyPIN("1357", monotonicNanos: 0, bootID: "t") == .accepted)
             let (_, after) = try await other.get(client, "/parent")
             #expect(after.contains("Daily Quest") && after.contains("from the page at 127.0.0.1"), "the old PIN's session sees the reset")
             let (_, door) = try await parent.get(client, "/parent")
@@ -296,7 +296,7 @@ struct PINResetPageTests {
     @Test("PAR-2: the act's new PIN waits; the door says so without the address, the old PIN signs in and sees when and from where, and cancels it")
     func resetWaitsAndIsCancelled() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("135790")
+        try db.parentPIN.setPIN("135790")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -312,9 +312,9 @@ struct PINResetPageTests {
             let set = try await asker.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
             #expect(set.status == .seeOther && set.headers[.location] == "/parent")
             #expect(!(set.headers[values: .setCookie].joined().contains(ParentSessions.cookieName + "=")), "the asker is not signed in")
-            #expect(try db.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .rejected(attemptsLeft: 19), "not yet the PIN")
-            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the old PIN still is")
-            let reset = try #require(try db.pinReset())
+            #expect(try db.parentPIN.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .rejected(attemptsLeft: 19), "not yet the PIN")
+            #expect(try db.parentPIN.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the old PIN still is")
+            let reset = try #require(try db.parentPIN.pinReset())
             #expect(reset.state == .waiting && reset.from == "127.0.0.1")
             let (_, door) = try await asker.get(client, "/parent")
             #expect(door.contains("A new PIN was asked for at the box today ") && door.contains("It replaces the current PIN tomorrow "))
@@ -325,7 +325,7 @@ struct PINResetPageTests {
             #expect(cancel.status == .seeOther && cancel.headers[.location] == "/parent?done=pin-reset-cancelled")
             let (_, after) = try await parent.get(client, "/parent?done=pin-reset-cancelled")
             #expect(after.contains("The new PIN is cancelled; your PIN stays") && !after.contains("pin-reset/cancel"))
-            #expect(try db.pinReset()?.state == .cancelled)
+            #expect(try db.parentPIN.pinReset()?.state == .cancelled)
             // Cancelling needs the parent's session, as every change of hers.
             var stranger = BrowserSession()
             _ = try await stranger.get(client, "/parent")
@@ -336,7 +336,7 @@ struct PINResetPageTests {
     @Test("PAR-2: once 24 hours are over the new PIN is the PIN: the old one's sessions end, the new one signs in, and the parent area says it once")
     func resetApplied() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("135790")
+        try db.parentPIN.setPIN("135790")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -365,12 +365,12 @@ struct PINResetPageTests {
     @Test("#47: a stranger's wrong PINs never keep the parent out: her claim starts despite the lockout and its confirmed page signs her in (3 tries a claim, 10 a day)")
     func actLiftsTheLockout() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("135790")
+        try db.parentPIN.setPIN("135790")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
-            for _ in 0..<QuestDatabase.pinAttemptsBeforeLockout { _ = try db.verifyPIN("0000", monotonicNanos: 0, bootID: "t") }
+            for _ in 0..<ParentPINRecords.pinAttemptsBeforeLockout { _ = try db.parentPIN.verifyPIN("0000", monotonicNanos: 0, bootID: "t") }
             var parent = BrowserSession()
             _ = try await parent.get(client, "/parent")
             #expect(try await parent.post(client, "/parent/sign-in", [("pin", "135790")]).status == .tooManyRequests)
@@ -388,8 +388,8 @@ struct PINResetPageTests {
             #expect(right.status == .seeOther && right.headers[.location] == "/parent")
             let (_, home) = try await parent.get(client, "/parent")
             #expect(home.contains("Daily Quest") && home.contains("Sign out"))
-            #expect(try db.pinReset() == nil, "signing in asked for no new PIN")
-            #expect(try db.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the right PIN lifted the lockout")
+            #expect(try db.parentPIN.pinReset() == nil, "signing in asked for no new PIN")
+            #expect(try db.parentPIN.verifyPIN("135790", monotonicNanos: 0, bootID: "t") == .accepted, "the right PIN lifted the lockout")
         }
         // The day's bound: 10 tries at the box, whatever the claims.
         let clock = FakeSystemClock(wall: Date())

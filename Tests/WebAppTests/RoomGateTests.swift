@@ -62,7 +62,7 @@ struct RoomGateTests {
     @Test("web.player-pages paired: every route of her room, in every path form (slashes, percent-encoding, case, dot segments) and by GET, HEAD or POST, is refused to an unpaired browser and changes nothing; the router's own forms answer her paired phone, not a parent's session")
     func pathFormsNeverOpenHerRoom() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try SettingsCatalog.set("web.player-pages", to: "paired", in: db)
         let app = try await buildApplication(args)
         let routinesBefore = try db.routines().count
@@ -115,7 +115,7 @@ struct RoomGateTests {
     @Test("the parent's room: every route, in every path form and by GET, HEAD or POST, sends a browser without a session to the sign-in (a page) or answers 401 (the API), never 200, and changes nothing")
     func parentRoomNeedsTheSession() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         let rooms = RouteRooms()
         _ = buildRouter(try await makeServices(args, logger: Logger(label: "test")), rooms: rooms)
@@ -144,6 +144,6 @@ struct RoomGateTests {
         }
         #expect(try db.routines().count == routinesBefore)
         #expect(try db.settings() == settingsBefore, "a refused request changed a setting")
-        #expect(try db.verifyPIN("2468", monotonicNanos: 0, bootID: "test") == .accepted, "the PIN changed")
+        #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 0, bootID: "test") == .accepted, "the PIN changed")
     }
 }

@@ -48,7 +48,7 @@ struct RoutineEditorTests {
     @Test("PAR-1: a new routine from the form, with days, a reminder and hidden usual times, is stored and offered at once", arguments: [TestingSetup.router, .live])
     func create(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
@@ -92,7 +92,7 @@ struct RoutineEditorTests {
                 RoutineTask(id: UUID(), name: "bag", displayName: "Pack the Bag"),
             ], reminder: .off)
         let (args, db) = try TestArguments.fresh(routines: [everyDay, morning])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 70), (120, 100), (30, 40)], routine: morning)
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
@@ -124,7 +124,7 @@ struct RoutineEditorTests {
     @Test("ROUT-1: moving, removing and adding rows work without JavaScript and keep what was typed")
     func rowActions() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -170,7 +170,7 @@ struct RoutineEditorTests {
     ])
     func problems(fields: [(String, String)], field: String, message: String) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -189,7 +189,7 @@ struct RoutineEditorTests {
     @Test("PAR-1: a save over a routine changed meanwhile (by the box, the CLI or another page) is refused with the edits kept; saving again applies them")
     func changedMeanwhile() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -223,7 +223,7 @@ struct RoutineEditorTests {
     @Test("PAR-1: pause, offer again and remove (after a confirmation that says the history stays); the plays stay")
     func pauseAndRemove() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 70)], routine: everyDay)
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
         let box = try FakeBox(path: args.socketPath)
@@ -257,7 +257,7 @@ struct RoutineEditorTests {
     @Test("PAR-1: without a session the editor sends the browser to the PIN and the API says 401; without the CSRF token nothing changes")
     func guarded() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var stranger = BrowserSession()
@@ -287,7 +287,7 @@ struct RoutineEditorTests {
             id: UUID(), name: "<script>alert(1)</script>", displayName: "\"onerror=alert(2) x=\"", activeDays: [1],
             tasks: [RoutineTask(id: UUID(), name: "<img src=x onerror=alert(3)>", displayName: "\"onerror=alert(4)")])
         let (args, db) = try TestArguments.fresh(routines: [hostile])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -303,7 +303,7 @@ struct RoutineEditorTests {
     @Test("the routines API: add or replace in the import format (ids kept by name), read one, pause, remove; problems name the field")
     func api() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             let browser = try await signedInAPIParent(client)

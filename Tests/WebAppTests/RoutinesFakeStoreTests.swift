@@ -61,7 +61,7 @@ struct RoutinesFakeStoreTests {
     @Test("PAR-1: the parent's list, a pause and a stale save go to the fake; a failing store removes nothing and says so; an unknown routine is a 404")
     func onAFake() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let fake = FakeLibrary([Self.fakeMorning])
         let app = try await application(args) { $0.routines = fake }
         let id = Self.fakeMorning.id.uuidString

@@ -23,7 +23,7 @@ struct SettingsPageTests {
     @Test("every setting of `questbox settings` is on the page with its value; a change is written, the box reloads", arguments: [TestingSetup.router, .live])
     func changeSettings(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
@@ -56,7 +56,7 @@ struct SettingsPageTests {
     @Test("only what the parent changed is written: a setting changed meanwhile elsewhere is not put back")
     func onlyChanges() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -83,7 +83,7 @@ struct SettingsPageTests {
     ])
     func refused(key: String, value: String, message: String) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -103,7 +103,7 @@ struct SettingsPageTests {
     @Test("the settings API: read all, change several at once, all or nothing; unknown keys name themselves")
     func api() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             let browser = try await signedInAPIParent(client)

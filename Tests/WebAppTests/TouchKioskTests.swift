@@ -23,7 +23,7 @@ struct TouchKioskTests {
     @Test("a kiosk asks, a parent enters its code, and only then do its buttons press the box; a stranger's browser looks and presses nothing; unpaired, the buttons stop")
     func pairThenPress() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -177,7 +177,7 @@ struct TouchKioskTests {
     @Test("a parent pairs the browser in hand; the box refusing a touch is a 409, an offline box a 503")
     func pairThisBrowser() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var parent = try await signedInParent(client)
@@ -234,7 +234,7 @@ struct TouchKioskTests {
     @Test("#47 token fixation: a kiosk cookie planted in a browser before is never the one paired, by the kiosk's own ask or by a parent's \"Pair this browser\"")
     func plantedTokenIsReplaced() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             let planted = KioskPairingStore.newToken()
@@ -258,7 +258,7 @@ struct TouchKioskTests {
     @Test("web.player-pages paired: the player's pages and their API answer only paired screens; a stranger gets a page to ask; her phone, paired to show them, sees them and presses nothing; the kiosk stays open; open where the family set it so")
     func playerPagesForPairedScreens() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var stranger = BrowserSession()

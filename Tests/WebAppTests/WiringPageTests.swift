@@ -11,7 +11,7 @@ struct WiringPageTests {
     @Test("/parent/wiring: a tile per button, and each LED colour, buzzer pattern and sound asks the box's test-output; names are checked first", arguments: [TestingSetup.router, .live])
     func outputs(setup: TestingSetup) async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -52,7 +52,7 @@ struct WiringPageTests {
     @Test("with no box the page says offline and trying an output says so (503); signed out, pages redirect and the API says 401")
     func offlineAndSignedOut() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             let anonymous = try await client.execute(uri: "/parent/wiring", method: .get)
@@ -76,7 +76,7 @@ struct WiringPageTests {
     @Test("the page's event stream holds a button check on the box and relays its presses; when the box goes, the page is told")
     func pressesRelayed() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         defer { box.stop() }
         let app = try await buildApplication(args)
@@ -101,7 +101,7 @@ struct WiringPageTests {
     @Test("API: GET lists what can be checked; POST tries one output (422 for an unknown name, 409 when the box refuses, 503 offline)")
     func api() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.setPIN("2468")
+        try db.parentPIN.setPIN("2468")
         let box = try FakeBox(path: args.socketPath)
         let app = try await buildApplication(args)
         try await app.test(.router) { client in

@@ -18,7 +18,7 @@ protocol ParentPINStore: Sendable {
     func markPINResetShown(at now: Date) throws
 }
 
-extension QuestDatabase: ParentPINStore {}
+extension ParentPINRecords: ParentPINStore {}
 
 /// PAR-2's reset as the parent's pages and the first-run page settle it: the store's PIN, the
 /// signed-in parents its change signs out, and the clocks its 24 hours are judged on.

@@ -76,7 +76,7 @@ final class ParentSessions: Sendable {
 /// #47: wrong PINs count per client address: five from one address pause that address (5
 /// minutes, doubling at each further pause up to a day), before any hashing, while the parent
 /// on her own phone still gets in. The store counts every wrong PIN from anywhere too and
-/// closes the area for everyone after `QuestDatabase.pinAttemptsBeforeLockout` in a row (a
+/// closes the area for everyone after `ParentPINRecords.pinAttemptsBeforeLockout` in a row (a
 /// stranger with many addresses). Kept in this process: a restart forgets the addresses, never
 /// the store's count.
 final class PINChecks: Sendable {
@@ -150,7 +150,7 @@ final class PINChecks: Sendable {
                 guard tries.failures >= Self.triesPerClient else {
                     return .rejected(attemptsLeft: min(storeLeft, Self.triesPerClient - tries.failures))
                 }
-                let seconds = QuestDatabase.lockoutSeconds(afterLockouts: tries.pauses)
+                let seconds = ParentPINRecords.lockoutSeconds(afterLockouts: tries.pauses)
                 tries.failures = 0
                 tries.pauses += 1
                 tries.pausedUntil = now + seconds * 1_000_000_000
@@ -186,7 +186,7 @@ final class PINChecks: Sendable {
         let database = database, clock = clock
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try database.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, atTheBox: atTheBox) })
+                continuation.resume(with: Result { try database.parentPIN.verifyPIN(pin, monotonicNanos: clock.monotonicNanos(), bootID: clock.bootID, atTheBox: atTheBox) })
             }
         }
     }
