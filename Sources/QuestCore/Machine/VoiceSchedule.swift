@@ -2,8 +2,8 @@
 /// (`Screen.spoken`) are said once; a run of estimate steps says the guess once, 600 ms after
 /// the last step (each step cuts what was being said); lock-in says "Go!" (within a second,
 /// or not at all) and then nothing until the stop (GAME-2); the idle screen speaks only for a
-/// reminder (REM-1) or a moved selection. A `.speak` replaces whatever the voice was saying and follows a sound the same
-/// step started (the reveal's sound, then its words).
+/// reminder (REM-1) or a moved selection. A `.speak` replaces whatever the voice was saying
+/// and follows a sound the same step started (the reveal's sound, then its words).
 public struct VoiceSchedule: Codable, Equatable, Sendable {
     /// Whether the box speaks: the shell's decision from the `voice` setting, the board (a box
     /// with no screen speaks by default) and a speech engine that started.

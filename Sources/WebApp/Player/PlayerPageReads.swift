@@ -29,7 +29,7 @@ struct PlayerPageReads: Sendable {
             await BackgroundRead.run {
                 Result {
                     let report = try StatsReport.load(from: database, now: Date(), calendar: calendar)
-                    let letters = StatsPage.weekdayLetters(try database.settings().calendar(from: calendar))
+                    let letters = StatsPage.weekdayLetters(try database.familyCalendar(from: calendar))
                     return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report, weekdayLetters: letters)))
                 }
             }
