@@ -85,7 +85,7 @@ func prepare(_ path: String, questAvailable: Bool) throws {
     let db = try QuestDatabase(path: path)
     try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
     if questAvailable {
-        try db.saveRoutine(Routine(
+        try db.routines.save(Routine(
             id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),
             tasks: [RoutineTask(id: UUID(), name: "one", displayName: "One")]))
     }

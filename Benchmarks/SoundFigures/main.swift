@@ -36,10 +36,10 @@ let dir = NSTemporaryDirectory() + "sound-figures-\(UUID().uuidString.prefix(8))
 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: dir) }
 let db = try QuestDatabase(path: dir + "/q.sqlite", footprint: .small)
-try db.saveRoutine(Routine(
+try db.routines.save(Routine(
     id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),
     tasks: [RoutineTask(id: UUID(), name: "one", displayName: "One")]))
-try db.updateSettings { $0.volumePercent = 100 }
+try db.settings.update { $0.volumePercent = 100 }
 
 let profile = try BoardProfile.load(path: root + "/Boards/questbox-sim.yaml")
 let gpio = FakeGPIO(chips: [.init(path: "/dev/gpiochip1", label: "questbox", lines: ["BTN_LOCK", "BTN_STOP", "BTN_UP", "BTN_DOWN", "LED_RED", "LED_GREEN", "LED_BLUE", "BUZZER"])])

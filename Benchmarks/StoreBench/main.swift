@@ -51,7 +51,7 @@ func openLoadCompute() throws -> (open: Double, load: Double, compute: Double, s
         sessions = try db.sessions()
         plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
         _ = try db.profile(sessions: sessions, plays: plays, calendar: history.calendar)
-        _ = try db.settings()
+        _ = try db.settings.current()
     })
     var stats: Stats?
     let compute = Timing.milliseconds(clock.measure {
@@ -98,7 +98,7 @@ if arguments.contains("--breakdown") {
         ("snapshots", { _ = try db.snapshots() }),
         ("sessions", { _ = try db.sessions() }),
         ("quest plays (SQL)", { _ = try db.questPlays() }),
-        ("profile + settings", { _ = try db.profile(); _ = try db.settings() }),
+        ("profile + settings", { _ = try db.profile(); _ = try db.settings.current() }),
     ]
     for (label, run) in parts {
         let t = try (0..<10).map { _ in Timing.milliseconds(try clock.measure(run)) }

@@ -12,7 +12,7 @@ public enum BoardWait {
     /// state, not a failed start) and feeds its watchdog; it wakes on any write to the data
     /// folder (another program's commit) and, without that watch, every `checkSeconds`.
     public static func board(database: QuestDatabase, directory: String, logger: Logger, checkSeconds: Int32 = 10) throws -> String? {
-        if let name = try database.settings().boardName { return name }
+        if let name = try database.settings.current().boardName { return name }
         let signals = qb_signalfd_term()
         let watch = qb_inotify_directory(directory.isEmpty ? "." : directory)
         defer {
@@ -38,7 +38,7 @@ public enum BoardWait {
                 return nil
             }
             if watch >= 0 { _ = qb_inotify_drain(watch) }
-            if let name = try database.settings().boardName {
+            if let name = try database.settings.current().boardName {
                 logger.info("board chosen, starting", metadata: ["board": "\(name)"])
                 _ = qb_sd_notify("STATUS=Starting with board \(name)")
                 return name

@@ -170,7 +170,7 @@ extension BoxDaemon {
     /// The sounds off or on from the box; the volume is the stored one (read once, on a
     /// gesture a person makes now and then, never on a quest's path).
     func applySoundSwitch(muted: Bool) {
-        let volume = (try? db.settings().volumePercent) ?? 80
+        let volume = (try? db.settings.current().volumePercent) ?? 80
         sound.apply(soundEnabled: !muted, volumePercent: volume)
         logger.info("sound switched at the box", metadata: ["muted": "\(muted)"])
     }

@@ -34,7 +34,7 @@ extension BoxDaemon {
     func reload(reason: String) -> String {
         let settings: StoredSettings
         do {
-            settings = try db.settings()
+            settings = try db.settings.current()
         } catch {
             logger.error("re-reading settings failed", metadata: ["error": "\(error)"])
             return "now"

@@ -77,7 +77,7 @@ public final class BoxDaemon: @unchecked Sendable {
                 path: $0.socketPath, maximumClients: $0.maximumClients, reservedClients: $0.reservedClients,
                 idleSeconds: $0.idleSeconds, maximumQueuedBytes: $0.maximumQueuedBytes, logger: logger)
         })
-        applyVoice(try database.settings().voice)
+        applyVoice(try database.settings.current().voice)
         prepareVoice()
     }
 

@@ -93,7 +93,7 @@ final class DaySchedule {
     func backupIfDue(calendar: Calendar) {
         defer { afterWrite() }
         do {
-            if let b = try db.backupIfDue(now: clock.wallNow(), calendar: calendar) {
+            if let b = try db.backups.makeIfDue(now: clock.wallNow(), calendar: calendar) {
                 logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"])
             }
         } catch {

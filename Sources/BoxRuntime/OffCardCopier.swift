@@ -61,7 +61,7 @@ public final class OffCardCopier: Sendable {
 
     private func copyToSticks() {
         let sticks = RemovableVolumes.mounted(excludingFileSystemOf: dataFolder)
-        guard !sticks.isEmpty, let newest = try? database.lastBackup() else { return }
+        guard !sticks.isEmpty, let newest = try? database.backups.newest() else { return }
         for stick in sticks {
             let key = "\(stick.mountID) \(newest.fileName)"
             let fresh = work.withLock { work in
@@ -70,7 +70,7 @@ public final class OffCardCopier: Sendable {
             }
             guard fresh else { continue }
             do {
-                switch try database.copyNewestBackup(to: stick, now: Date()) {
+                switch try database.backups.copyNewest(to: stick, now: Date()) {
                 case .copied(let copy):
                     logger.info("backup copied to a USB stick", metadata: ["stick": "\(copy.label)", "file": "\(copy.fileName)", "bytes": "\(copy.sizeBytes)"])
                 case .alreadyThere:

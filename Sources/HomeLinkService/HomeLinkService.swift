@@ -149,7 +149,7 @@ public final class HomeLinkService {
     private func followSettings() {
         let settings: StoredSettings
         do {
-            settings = try database.settings()
+            settings = try database.settings.current()
             boxID = try database.boxID()
         } catch {
             logger.error("reading the settings failed", metadata: ["error": "\(error)"])
@@ -466,11 +466,11 @@ public final class HomeLinkService {
     private func remindOfBackups(now date: Date, calendar cal: Calendar) {
         guard let parent = link.notifyParentURL else { return }
         do {
-            guard let due = try database.backupReminderDue(now: date) else { return }
+            guard let due = try database.backups.reminderDue(now: date) else { return }
             let message = PushMessage.backupReminder(
                 date: CalendarWords.day(due.newest.createdAt, now: date, calendar: cal, clock: clockStyle), size: ByteText.format(due.newest.sizeBytes))
             notifier.send(message, to: parent)
-            try database.markBackupReminder(at: date)
+            try database.backups.markReminder(at: date)
             logger.notice("push: keep a backup off the box", metadata: ["newest": "\(due.newest.fileName)"])
         } catch {
             logger.error("reading the backups failed", metadata: ["error": "\(error)"])

@@ -143,10 +143,10 @@ struct RoutineCommand: ParsableCommand {
             let db = try options.open()
             // Build every routine first: nothing is written unless all of them are valid.
             let routines = try documents.map { doc in
-                let existing = try db.routine(named: doc.name)
+                let existing = try db.routines.named(doc.name)
                 return (routine: doc.routine(existing: existing, newID: UUID.init), updated: existing != nil)
             }
-            for (routine, _) in routines { try db.saveRoutine(routine) }
+            for (routine, _) in routines { try db.routines.save(routine) }
             BoxNotifier.reload(options)
             for (r, updated) in routines {
                 print("\(updated ? "updated" : "imported") \(DisplayText.escaped(r.name)) (\(CountText.counted(r.tasks.count, "task")))")
@@ -160,7 +160,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            let docs = try options.open(access: .readOnly).routines().map(RoutineDocument.init)
+            let docs = try options.open(access: .readOnly).routines.all().map(RoutineDocument.init)
             let data = try jsonText(docs)
             if let to {
                 guard FileManager.default.createFile(atPath: to, contents: data) else { throw CLIError("\(to): cannot write file") }
@@ -176,7 +176,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            let routines = try options.open(access: .readOnly).routines()
+            let routines = try options.open(access: .readOnly).routines.all()
             if routines.isEmpty { print("no routines yet: add one with `questbox routine import FILE`") }
             for r in routines {
                 let days = r.activeDays.sorted().map { WeekdayNumber.all.contains($0) ? CalendarWords.weekday($0) : "?" }.joined(separator: " ")
@@ -193,7 +193,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() throws {
-            guard try options.open().removeRoutine(named: name) else { throw CLIError("no routine named \"\(DisplayText.escaped(name))\"") }
+            guard try options.open().routines.remove(named: name) else { throw CLIError("no routine named \"\(DisplayText.escaped(name))\"") }
             BoxNotifier.reload(options)
             print("removed \(DisplayText.escaped(name))")
         }
@@ -273,7 +273,7 @@ struct BackupCommand: ParsableCommand {
     func run() throws {
         if usb { return try copyToSticks() }
         if automatic {
-            if let info = try options.open().backupIfDue(now: Date()) {
+            if let info = try options.open().backups.makeIfDue(now: Date()) {
                 print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
             } else {
                 print("no backup needed: today's automatic backup is done")
@@ -284,7 +284,7 @@ struct BackupCommand: ParsableCommand {
         // A card remounted read-only can still be copied off, to another disk (--to).
         let readOnly = QuestDatabase.isOnReadOnlyFileSystem(DataDirectory.databasePath(in: options.directory))
         if readOnly && to == nil { throw CLIError("\(options.directory): the file system is read-only; copy the data to another disk with --to FILE") }
-        let info = try options.open(access: readOnly ? .readOnly : .readWrite).backup(to: to, kind: .manual, now: Date())
+        let info = try options.open(access: readOnly ? .readOnly : .readWrite).backups.make(to: to, kind: .manual, now: Date())
         print("backed up to \(info.path) (\(ByteText.format(info.sizeBytes)))")
     }
 }
@@ -293,7 +293,7 @@ extension BackupCommand {
     /// BACK-1, off the card: one line per stick; fails when none is found or any copy failed.
     func copyToSticks() throws {
         let database = try options.open()
-        try database.backupIfDue(now: Date())
+        try database.backups.makeIfDue(now: Date())
         let sticks = RemovableVolumes.mounted(excludingFileSystemOf: options.directory)
         guard !sticks.isEmpty else {
             throw CLIError("no USB stick found: plug one in (FAT, exFAT or ext4), mounted under \(RemovableVolumes.roots.joined(separator: ", "))")
@@ -301,7 +301,7 @@ extension BackupCommand {
         var failed = 0
         for stick in sticks {
             do {
-                switch try database.copyNewestBackup(to: stick, now: Date()) {
+                switch try database.backups.copyNewest(to: stick, now: Date()) {
                 case .copied(let copy): print("copied to \(DisplayText.escaped(copy.path)) (\(ByteText.format(copy.sizeBytes)))")
                 case .alreadyThere(let copy): print("already on the stick: \(DisplayText.escaped(copy.path))")
                 }
@@ -328,7 +328,7 @@ struct RestoreCommand: ParsableCommand {
         case .refused(let reason): throw CLIError("\(file): not restored: \(reason)")
         }
         defer { hold?.release() }
-        let safety = try options.open().restore(from: file, now: Date())
+        let safety = try options.open().backups.restore(from: file, now: Date())
         hold?.release()
         hold = nil
         BoxNotifier.reload(options)
@@ -342,13 +342,13 @@ struct BackupsCommand: ParsableCommand {
 
     func run() throws {
         let database = try options.open(access: .readOnly)
-        let list = try database.backups()
+        let list = try database.backups.all()
         if list.isEmpty { print("no backups yet") }
         for b in list {
             print("\(ISO8601.string(b.createdAt))  \(ByteText.format(b.sizeBytes))  \(b.kind?.rawValue ?? "other")  \(b.path)")
         }
         // BACK-1: what left the card, stick by stick.
-        for stick in try database.offCardStatuses() {
+        for stick in try database.backups.offCardStatuses() {
             var line = "USB stick “\(DisplayText.escaped(stick.label))”:"
             if let at = stick.copiedAt, let file = stick.fileName {
                 line += " last copy \(ISO8601.string(at)) \(DisplayText.escaped(file))\(stick.sizeBytes.map { " (\(ByteText.format($0)))" } ?? "")"
@@ -369,7 +369,7 @@ struct RepairCommand: ParsableCommand {
     func run() throws {
         let db = try options.open()
         guard try !db.inconsistentSessionXP().isEmpty else { return print("nothing to repair") }
-        let safety = try db.backup(kind: .manual, now: Date())
+        let safety = try db.backups.make(kind: .manual, now: Date())
         let fixed = try db.repairSessionXP()
         print("recomputed the XP of \(CountText.counted(fixed, "quest")) from their estimations; the data before is saved as \(safety.path)")
     }

@@ -161,7 +161,7 @@ public struct Doctor {
                 if content.rowTotal > content.rows.count {
                     add(.warn, "\(CountText.counted(content.rowTotal - content.rows.count, "more unreadable value")) skipped")
                 }
-                if let last = try db.lastBackup() {
+                if let last = try db.backups.newest() {
                     let age = now().timeIntervalSince(last.createdAt)
                     if age > 2 * 86_400 {
                         add(.warn, "last backup \(Int(age / 86_400)) days ago (\(last.fileName)) — run `questbox backup` or check the daily backup")
@@ -229,7 +229,7 @@ struct DoctorCommand: ParsableCommand {
         // Else the board chosen on the web app (#32), as `run` takes it.
         let databasePath = DataDirectory.databasePath(in: options.directory)
         let stored = FileManager.default.fileExists(atPath: databasePath)
-            ? (try? QuestDatabase(path: databasePath, access: .readOnly).settings().boardName) ?? nil : nil
+            ? (try? QuestDatabase(path: databasePath, access: .readOnly).settings.current().boardName) ?? nil : nil
         let findings = Doctor().run(
             board: RunCommand.chosen(board, orVariable: "QUESTBOX_BOARD") ?? running ?? stored,
             boardDirectories: BoardCatalog.searchDirectories(),

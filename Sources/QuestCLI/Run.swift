@@ -82,7 +82,7 @@ struct RunCommand: ParsableCommand {
             "board": "\(profile.name)", "gpio": "\(LiveGPIO.libraryDescription)", "data": "\(options.directory)",
             "boot": "\(clock.bootID)", "clockTrusted": "\(clock.isWallClockTrusted())",
         ])
-        let settings = try db.settings()
+        let settings = try db.settings.current()
         let audio = EngineSoundOutput.start(
             device: Self.chosen(sound, orVariable: "QUESTBOX_SOUND"), card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)

@@ -17,7 +17,7 @@ struct SettingsCommand: ParsableCommand {
 
         func run() throws {
             let db = try options.open(access: .readOnly)
-            let values = SettingsCatalog.list(try db.settings(), routines: try db.routines())
+            let values = SettingsCatalog.list(try db.settings.current(), routines: try db.routines.all())
             if json { return try printJSON(values) }
             let width = values.map { DisplayText.escaped($0.key).count }.max() ?? 0
             for v in values {
@@ -35,7 +35,7 @@ struct SettingsCommand: ParsableCommand {
 
         func run() throws {
             let db = try options.open(access: .readOnly)
-            let value = try SettingsCatalog.value(of: key, in: try db.settings(), routines: try db.routines())
+            let value = try SettingsCatalog.value(of: key, in: try db.settings.current(), routines: try db.routines.all())
             if json { return try printJSON(value) }
             print(value.value)
         }
@@ -56,7 +56,7 @@ struct SettingsCommand: ParsableCommand {
 
         func run() throws {
             let db = try options.open()
-            let changed = try SettingsCatalog.set(key, to: value[0], in: db)
+            let changed = try SettingsCatalog.set(key, to: value[0], in: db.settings)
             BoxNotifier.reload(options)
             if json { return try printJSON(changed) }
             print("\(DisplayText.escaped(changed.key)) = \(changed.value)")

@@ -101,7 +101,7 @@ struct SimulateCommand: ParsableCommand {
         var state = QuestState(world: world)
         // #35: what the box would say on this board (the trace's `speak` lines); nothing is played.
         let profile = try BoardCatalog.resolve(board ?? "questbox-sim", in: BoardCatalog.searchDirectories())
-        state.voice.speaks = try db.settings().voice.speaks(boardHasScreen: profile.display != nil)
+        state.voice.speaks = try db.settings.current().voice.speaks(boardHasScreen: profile.display != nil)
         var sim = QuestSimulator(state: state, wallClockStart: start, ids: .random)
         var printer = EffectPrinter(trace: trace)
 
@@ -153,7 +153,7 @@ extension SimulateCommand {
         let terminal = TerminalGPIO(profile: profile, clock: clock, view: view, write: out, onQuit: { quit.daemon?.requestShutdown() })
         let output = TerminalOutput(view: view, write: out)
         // The real engine, on the null device unless asked otherwise: the same path as the box.
-        let settings = try db.settings()
+        let settings = try db.settings.current()
         let audio = EngineSoundOutput.start(
             device: sound ?? "null", card: profile.audioCard, latencyMs: profile.audioLatencyMs,
             soundEnabled: settings.soundEnabled, volumePercent: settings.volumePercent, logger: logger)

@@ -151,7 +151,7 @@ extension VoiceCommand {
         func run() throws {
             let db = try options.open(access: .readOnly)
             let world = try db.loadWorld(calendar: Calendar.current, bootID: "voice-prepare", taskMemory: true)
-            let choice = try db.settings().voice
+            let choice = try db.settings.current().voice
             try db.close()
             // Background work beside a running box (rendering happens on this thread): the box's timing comes first.
             _ = qb_nice_this_thread(19)

@@ -232,17 +232,17 @@ public enum SettingsCatalog {
             case .success(let c): change = c
             case .failure(let refusal): throw StoreError.invalid(refusalLine(key, shown, entry, refusal))
             }
-            try db.updateSettings(reminders: [], now: now, change)
+            try db.update(reminders: [], now: now, change)
         } else if key.hasPrefix(reminderPrefix), key.count > reminderPrefix.count {
             let name = String(key.dropFirst(reminderPrefix.count))
             guard let reminder = ReminderChoice(text) else {
                 throw StoreError.invalid("\(DisplayText.escaped(key)): \"\(shown)\" is not allowed (allowed: \(reminderAllowed))")
             }
-            guard try db.setReminder(reminder, forRoutineNamed: name) else { throw unknownKey(key, routines: try db.routines()) }
+            guard try db.setReminder(reminder, forRoutineNamed: name) else { throw unknownKey(key, routines: try db.routineList()) }
         } else {
-            throw unknownKey(key, routines: try db.routines())
+            throw unknownKey(key, routines: try db.routineList())
         }
-        return try value(of: key, in: try db.settings(), routines: try db.routines())
+        return try value(of: key, in: try db.current(), routines: try db.routineList())
     }
 
     /// The values a setting takes when they can be listed (a page offers them as a choice);
@@ -275,7 +275,7 @@ public enum SettingsCatalog {
     /// Several settings at once: every value is checked first and, if one is refused, nothing
     /// is written (its line is thrown); the box's settings then change in one transaction.
     public static func set(all changes: [(key: String, text: String)], in db: any SettingsStore) throws {
-        let routines = try db.routines()
+        let routines = try db.routineList()
         for change in changes {
             if let problem = problem(setting: change.key, to: change.text, routines: routines) { throw StoreError.invalid(problem) }
         }
@@ -288,7 +288,7 @@ public enum SettingsCatalog {
             if let reminder = ReminderChoice(change.text) { reminders.append((String(change.key.dropFirst(reminderPrefix.count)), reminder)) }
         }
         guard !edits.isEmpty || !reminders.isEmpty else { return }
-        try db.updateSettings(reminders: reminders, now: Date()) { s in edits.forEach { $0(&s) } }
+        try db.update(reminders: reminders, now: Date()) { s in edits.forEach { $0(&s) } }
     }
 
     static func unknownKey(_ key: String, routines: [Routine]) -> StoreError {

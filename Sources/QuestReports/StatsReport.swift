@@ -119,7 +119,7 @@ public struct StatsReport: Encodable, Sendable {
     }
 
     public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
-        let settings = try db.settings()
+        let settings = try db.settings.current()
         let cal = settings.calendar(from: calendar)
         let snapshots = try db.snapshots()
         let sessions = try db.sessions()
@@ -153,7 +153,7 @@ public struct StatsReport: Encodable, Sendable {
                 Best(taskDisplayName: $0.taskDisplayName, absDifferenceSeconds: $0.absDifferenceSeconds, recordedAt: $0.recordedAt.formatted(.iso8601))
             },
             weeklyReflection: reflection, earlierReflections: earlier, trend: trend, insights: index.insights().map(Pattern.init),
-            lastBackup: try db.lastBackup().map { $0.createdAt.formatted(.iso8601) },
+            lastBackup: try db.backups.newest().map { $0.createdAt.formatted(.iso8601) },
             days: playDays(sessions: sessions, now: now, calendar: cal, standing: standing),
             taskTrends: taskTrends(snapshots: snapshots, now: now, calendar: cal))
     }

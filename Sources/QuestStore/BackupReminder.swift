@@ -13,9 +13,9 @@ public struct BackupReminder: Equatable, Sendable {
     public static let interval: TimeInterval = 7 * 86_400
 }
 
-extension QuestDatabase {
+extension BackupStore {
     /// A download from the parent area counts as a copy off the box.
-    public func recordBackupDownload(_ backup: BackupInfo, now: Date) throws {
+    public func recordDownload(_ backup: BackupInfo, now: Date) throws {
         guard !isReadOnly else { return }
         try pool.write { db in
             try db.execute(
@@ -28,7 +28,7 @@ extension QuestDatabase {
     /// the box is new, or there is no backup to take).
     /// The link asks after every change of the store: the store's own rows decide first, and
     /// the backups folder is listed only when a reminder is due.
-    public func backupReminderDue(now: Date) throws -> BackupReminder? {
+    public func reminderDue(now: Date) throws -> BackupReminder? {
         let due = try pool.read { db -> (lastOff: Double?, due: Bool) in
             let first = try Double.fetchOne(db, sql: "SELECT MIN(createdAt) FROM backupLog WHERE kind IN ('automatic', 'manual') AND \(RowRules.valid("backupLog"))")
             let downloaded = try Double.fetchOne(db, sql: "SELECT MAX(createdAt) FROM backupLog WHERE kind = 'downloaded' AND \(RowRules.valid("backupLog"))")
@@ -45,12 +45,12 @@ extension QuestDatabase {
             guard let first, now.timeIntervalSince1970 - first >= BackupReminder.interval else { return (lastOff, false) }
             return (lastOff, !withinAWeek(lastOff) && !withinAWeek(reminded))
         }
-        guard due.due, let newest = try lastBackup() else { return nil }
+        guard due.due, let newest = try self.newest() else { return nil }
         return BackupReminder(newest: newest, lastOffTheBox: due.lastOff.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// The reminder went out (kept, so a restarted link does not send it again this week).
-    public func markBackupReminder(at date: Date) throws {
+    public func markReminder(at date: Date) throws {
         try pool.write { db in
             try db.execute(sql: "INSERT INTO linkStatus (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
             try db.execute(sql: "UPDATE linkStatus SET backupReminderAt = ? WHERE id = 1", arguments: [date.timeIntervalSince1970])

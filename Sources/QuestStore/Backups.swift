@@ -27,22 +27,34 @@ public struct BackupInfo: Equatable, Sendable {
     }
 }
 
-/// BACK-1: online backups (SQLite's backup API, so the box keeps running), one automatic
-/// backup a day (the newest 14 kept), manual ones, and restore after validation.
 extension QuestDatabase {
-    public static let automaticBackupsKept = 14
+    /// The backups and their copies off the box, over the store's one writer.
+    public var backups: BackupStore {
+        BackupStore(pool: pool, directory: ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backups"),
+                    isReadOnly: isReadOnly)
+    }
+}
 
-    public var backupsDirectory: String { ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backups") }
+/// BACK-1: online backups (SQLite's backup API, so the box keeps running), one automatic
+/// backup a day (the newest 14 kept), manual ones, and restore after validation: an area of
+/// the store (#49) with the backups folder beside the database, over the one writer.
+public struct BackupStore: Sendable {
+    let pool: any DatabaseWriter
+    /// `backups/` beside the database.
+    public let directory: String
+    let isReadOnly: Bool
+
+    public static let automaticKept = 14
 
     /// Writes a backup into `backups/` (or to `destination`): to a temporary file first,
     /// fsynced, then renamed into place, so a power cut leaves either no file or a whole one.
     @discardableResult
-    public func backup(to destination: String? = nil, kind: BackupKind = .manual, now: Date) throws -> BackupInfo {
+    public func make(to destination: String? = nil, kind: BackupKind = .manual, now: Date) throws -> BackupInfo {
         let target: String
         if let destination {
             target = try writeBackup(to: destination)
         } else {
-            try PrivateDirectory.make(backupsDirectory)
+            try PrivateDirectory.make(directory)
             target = try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
@@ -63,15 +75,15 @@ extension QuestDatabase {
     /// again whenever the newest one is from the future (a clock that was wrong must not stop
     /// backups). Returns the new backup, if one was made.
     @discardableResult
-    public func backupIfDue(now: Date, calendar: Calendar = .current) throws -> BackupInfo? {
-        let latest = try backups().filter { $0.kind == .automatic }.map(\.createdAt).max()
+    public func makeIfDue(now: Date, calendar: Calendar = .current) throws -> BackupInfo? {
+        let latest = try all().filter { $0.kind == .automatic }.map(\.createdAt).max()
         if let latest, latest <= now, calendar.isDate(latest, inSameDayAs: now) { return nil }
-        return try backup(kind: .automatic, now: now)
+        return try make(kind: .automatic, now: now)
     }
 
     /// The backups in `backups/`, newest first.
-    public func backups() throws -> [BackupInfo] {
-        let dir = backupsDirectory
+    public func all() throws -> [BackupInfo] {
+        let dir = directory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         return names.filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }.compactMap { name -> BackupInfo? in
             let path = (dir as NSString).appendingPathComponent(name)
@@ -85,7 +97,7 @@ extension QuestDatabase {
     }
 
     /// The newest backup of any kind (for `doctor` and the parent area).
-    public func lastBackup() throws -> BackupInfo? { try backups().first }
+    public func newest() throws -> BackupInfo? { try all().first }
 
     /// The largest file `restore` reads (five years of play take about 3 MiB).
     public static let maximumRestoreBytes = 256 << 20
@@ -99,18 +111,18 @@ extension QuestDatabase {
     @discardableResult
     public func restore(from file: String, now: Date) throws -> BackupInfo {
         // Work on a private copy: the original may be read-only or on removable media.
-        try PrivateDirectory.make(backupsDirectory)
+        try PrivateDirectory.make(directory)
         removeStaleStagingFiles()
-        let staging = (backupsDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
+        let staging = (directory as NSString).appendingPathComponent(".restore-\(UUID().uuidString).sqlite")
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
         }
         try Self.copyRegularFile(from: file, to: staging, maximumBytes: Self.maximumRestoreBytes)
         do {
-            try Self.validate(path: staging)
-            let queue = try DatabaseQueue(path: staging, configuration: Self.configuration(readonly: true))
+            try QuestDatabase.validate(path: staging)
+            let queue = try DatabaseQueue(path: staging, configuration: QuestDatabase.configuration(readonly: true))
             defer { try? queue.close() }
-            let report = try queue.read { db in try Self.contentReport(db, limit: 1) }
+            let report = try queue.read { db in try QuestDatabase.contentReport(db, limit: 1) }
             if let first = report.schema.first {
                 let more = report.schema.count > 1 ? " (and \(report.schema.count - 1) more difference\(report.schema.count == 2 ? "" : "s"))" : ""
                 throw StoreError.notTimeQuestDatabase(path: staging, reason: "\(first)\(more); this version's migrations make another schema")
@@ -127,11 +139,11 @@ extension QuestDatabase {
         } catch let error as StoreError {
             throw error.renamed(from: staging, to: file)
         } catch let error as DatabaseError {
-            throw Self.describe(error, path: file)
+            throw QuestDatabase.describe(error, path: file)
         }
-        let safety = try backup(kind: .beforeRestore, now: now)
+        let safety = try make(kind: .beforeRestore, now: now)
         do {
-            let source = try DatabaseQueue(path: staging, configuration: Self.configuration(readonly: true))
+            let source = try DatabaseQueue(path: staging, configuration: QuestDatabase.configuration(readonly: true))
             // One backup step copies every page inside one write transaction on the live
             // database: other connections see the old data or the new, never a mix.
             try source.backup(to: pool)
@@ -203,9 +215,9 @@ extension QuestDatabase {
     /// Private copies a killed restore left behind (files or folders named `.restore-*`), once
     /// they are an hour old: a restore takes seconds, so one still running keeps its copy.
     func removeStaleStagingFiles(now: Date = Date()) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: backupsDirectory)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name.hasPrefix(".restore-") {
-            let path = (backupsDirectory as NSString).appendingPathComponent(name)
+            let path = (directory as NSString).appendingPathComponent(name)
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
             if now.timeIntervalSince(modified) > 3_600 { try? FileManager.default.removeItem(atPath: path) }
         }
@@ -268,7 +280,7 @@ extension QuestDatabase {
     }
 
     func pruneAutomaticBackups() throws {
-        for old in try backups().filter({ $0.kind == .automatic }).dropFirst(Self.automaticBackupsKept) {
+        for old in try all().filter({ $0.kind == .automatic }).dropFirst(Self.automaticKept) {
             try? FileManager.default.removeItem(atPath: old.path)
         }
     }
@@ -276,7 +288,7 @@ extension QuestDatabase {
     /// The first name of this second's series; `linkToFreeName` takes the next free one
     /// (`…-2.sqlite`, …) without replacing a file, so no name is looked up beforehand.
     func firstBackupPath(now: Date, kind: BackupKind) -> String {
-        (backupsDirectory as NSString).appendingPathComponent("questbox-\(Self.stamp(now))-\(kind.rawValue).sqlite")
+        (directory as NSString).appendingPathComponent("questbox-\(Self.stamp(now))-\(kind.rawValue).sqlite")
     }
 
     /// "20261121T170412Z" (UTC, no separators: safe on every file system).

@@ -49,7 +49,7 @@ public final class IncomingFile {
     }
 }
 
-extension QuestDatabase {
+extension BackupStore {
     /// A new private file for bytes on their way to `restore(from:)`.
-    public func incomingFile() throws -> IncomingFile { try IncomingFile(directory: backupsDirectory) }
+    public func incomingFile() throws -> IncomingFile { try IncomingFile(directory: directory) }
 }

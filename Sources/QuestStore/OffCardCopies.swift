@@ -45,16 +45,16 @@ public struct OffCardStatus: Equatable, Sendable {
 /// hostile input too: its folder must be a folder (never a link), a copy goes to a temporary
 /// name, is fsynced and renamed, so a stick pulled mid-write holds the old copies and at most
 /// a `.partial` file; a full, read-only or vanished stick is one line naming it.
-extension QuestDatabase {
+extension BackupStore {
     public static let offCardFolderName = "TimeQuest backups"
     public static let offCardCopiesKept = 10
     /// Sticks the store remembers (the most recently used first).
     static let offCardStatusesKept = 8
 
     /// Copies the newest backup in `backups/` to `volume` (nothing when it is there already).
-    public func copyNewestBackup(to volume: RemovableVolume, now: Date) throws -> OffCardOutcome {
+    public func copyNewest(to volume: RemovableVolume, now: Date) throws -> OffCardOutcome {
         do {
-            let outcome = try Self.copyNewestBackup(try backups().first, to: volume)
+            let outcome = try Self.copyNewest(try all().first, to: volume)
             if case .copied(let copy) = outcome { try recordOffCard(label: volume.label, copy: copy, problem: nil, now: now) }
             return outcome
         } catch let error as StoreError {
@@ -63,7 +63,7 @@ extension QuestDatabase {
         }
     }
 
-    static func copyNewestBackup(_ newest: BackupInfo?, to volume: RemovableVolume) throws -> OffCardOutcome {
+    static func copyNewest(_ newest: BackupInfo?, to volume: RemovableVolume) throws -> OffCardOutcome {
         let name = "USB stick “\(volume.label)” (\(DisplayText.escaped(volume.mountPoint)))"
         func fail(_ problem: String) -> StoreError { .io("\(name): \(problem)") }
         guard let newest else { throw fail("no backup on the box yet to copy") }
@@ -168,8 +168,8 @@ extension QuestDatabase {
 
     func recordOffCard(label: String, copy: OffCardCopy?, problem: String?, now: Date) throws {
         guard !isReadOnly else { return }
-        let label = Self.storable(label, bytes: 200)
-        let line = problem.map { Self.storable($0, bytes: 512) }
+        let label = QuestDatabase.storable(label, bytes: 200)
+        let line = problem.map { QuestDatabase.storable($0, bytes: 512) }
         try pool.write { db in
             try db.execute(sql: "INSERT INTO offCardCopy (label, lastUsedAt) VALUES (?, ?) ON CONFLICT(label) DO UPDATE SET lastUsedAt = excluded.lastUsedAt",
                            arguments: [label, now.timeIntervalSince1970])

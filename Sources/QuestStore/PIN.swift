@@ -104,7 +104,7 @@ public struct ParentPINRecords: Sendable {
     public func setPIN(_ pin: String, at now: Date = Date()) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
-            try QuestDatabase.ensureSettingsRow(db)
+            try SettingsRecords.ensureSettingsRow(db)
             try Self.replacePINHash(db, with: hashed)
             try db.execute(
                 sql: "UPDATE pinReset SET state = 'cancelled', pinHash = NULL, settledAt = ? WHERE id = 1 AND state = 'waiting'",
@@ -181,7 +181,7 @@ public struct ParentPINRecords: Sendable {
     /// Whether a PIN may be tried now, with the row's counts, or why not (none set, locked
     /// out). A lockout from another boot starts again in full on this one's clock.
     static func pinGate(_ db: Database, monotonicNanos now: Int64, bootID: String, ignoringLockout: Bool = false) throws -> PINGate {
-        try QuestDatabase.ensureSettingsRow(db)
+        try SettingsRecords.ensureSettingsRow(db)
         guard let row = try Row.fetchOne(db, sql: """
                 SELECT pinHash, pinLockouts, pinLockedUntilMonotonic, pinLockBootId, pinFailedAttempts FROM settings
                 WHERE id = 1 AND \(RowRules.valid("settings", columns: ["pinHash", "pinFailedAttempts", "pinLockouts", "pinLockedUntilMonotonic", "pinLockBootId"]))

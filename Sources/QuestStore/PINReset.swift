@@ -59,7 +59,7 @@ extension ParentPINRecords {
     public func askPINReset(_ pin: String, from: String, clock: PINResetClock) throws {
         let hashed = try PINHasher.hash(pin)
         try pool.write { db in
-            try QuestDatabase.ensureSettingsRow(db)
+            try SettingsRecords.ensureSettingsRow(db)
             guard try Bool.fetchOne(db, sql: "SELECT pinHash IS NOT NULL FROM settings WHERE id = 1") == true else {
                 throw StoreError.invalid("PIN: none is set yet, so there is nothing to reset")
             }

@@ -50,7 +50,7 @@ extension QuestDatabase {
                     sql: "INSERT INTO reminderLog (routineId, soundedAt) VALUES (?, ?)", arguments: [routineID, at.timeIntervalSince1970])
             case .soundMuted(let muted):
                 // The box's own switch (#32); refused in SQL when a parent locked it meanwhile.
-                try Self.ensureSettingsRow(db)
+                try SettingsRecords.ensureSettingsRow(db)
                 try db.execute(sql: "UPDATE settings SET soundEnabled = ? WHERE id = 1 AND lockSoundMute = 0", arguments: [!muted])
             case .reflectionDismissed(let week):
                 try db.execute(

@@ -3,16 +3,25 @@ import GRDB
 import QuestCore
 
 extension QuestDatabase {
+    /// The family's routines and their tasks, over the store's one writer.
+    public var routines: RoutineStore { RoutineStore(pool: pool) }
+}
+
+/// PAR-1, REM-1: the routines, their tasks and reminders: an area of the store (#49) with its
+/// own records, over the one writer.
+public struct RoutineStore: Sendable {
+    let pool: any DatabaseWriter
+
     /// Every routine with its ordered tasks, in the parent's order.
-    public func routines() throws -> [Routine] {
+    public func all() throws -> [Routine] {
         try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE \(RowRules.valid("routine")) ORDER BY position, name") }
     }
 
-    public func routine(named name: String) throws -> Routine? {
+    public func named(_ name: String) throws -> Routine? {
         try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE name = ? AND \(RowRules.valid("routine"))", arguments: [name]).first }
     }
 
-    public func routine(id: UUID) throws -> Routine? {
+    public func withID(_ id: UUID) throws -> Routine? {
         try pool.read { db in try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE id = ? AND \(RowRules.valid("routine"))", arguments: [id]).first }
     }
 
@@ -67,7 +76,7 @@ extension QuestDatabase {
     /// With `revision` (from `revision(of:)` when the editor read it), the save happens only
     /// if the stored routine is still that one (checked in the same transaction); otherwise
     /// `StoreError.changedElsewhere` and nothing is written.
-    public func saveRoutine(_ routine: Routine, ifStillAt revision: String? = nil) throws {
+    public func save(_ routine: Routine, ifStillAt revision: String? = nil) throws {
         try pool.write { db in
             if let revision {
                 let stored = try Self.fetchRoutines(db, sql: "SELECT * FROM routine WHERE id = ? AND \(RowRules.valid("routine"))", arguments: [routine.id]).first
@@ -107,7 +116,7 @@ extension QuestDatabase {
     /// PAR-1: pauses or resumes a routine, in SQL (nothing else about it is rewritten).
     /// False when no routine has that id.
     @discardableResult
-    public func setRoutineActive(_ isActive: Bool, id: UUID) throws -> Bool {
+    public func setActive(_ isActive: Bool, id: UUID) throws -> Bool {
         try pool.write { db in
             try db.execute(sql: "UPDATE routine SET isActive = ? WHERE id = ?", arguments: [isActive, id])
             return db.changesCount > 0
@@ -116,7 +125,7 @@ extension QuestDatabase {
 
     /// Removes a routine by id; its plays stay in the history. False when unknown.
     @discardableResult
-    public func removeRoutine(id: UUID) throws -> Bool {
+    public func remove(id: UUID) throws -> Bool {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM routine WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -125,7 +134,7 @@ extension QuestDatabase {
 
     /// Removes a routine and its tasks; its plays stay in the history. False when unknown.
     @discardableResult
-    public func removeRoutine(named name: String) throws -> Bool {
+    public func remove(named name: String) throws -> Bool {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM routine WHERE name = ?", arguments: [name])
             return db.changesCount > 0
@@ -133,7 +142,7 @@ extension QuestDatabase {
     }
 }
 
-extension QuestDatabase {
+extension RoutineStore {
     /// PAR-1's aggregate for the parent: how many times each routine was played to the end
     /// since `since` (by routine id), and nothing about its tasks or estimates.
     public func completedPlayCounts(since: Date) throws -> [UUID: Int] {

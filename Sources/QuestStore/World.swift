@@ -9,13 +9,13 @@ extension QuestDatabase {
     /// times: three scans of the whole history, most of the load's time), for a reader that
     /// only shows what is offered, as the web's home does.
     public func loadWorld(calendar: Calendar, bootID: String, taskMemory: Bool = true) throws -> QuestWorld {
-        let settings = try settings()
+        let settings = try self.settings.current()
         let cal = settings.calendar(from: calendar)
         // Aggregates in SQL: the daemon never holds years of history in memory. XP and the
         // plays come from one read, so the profile agrees with the plays it was derived from.
         let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
         return QuestWorld(
-            routines: try routines(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: taskMemory ? try taskMemories() : [:],
+            routines: try routines.all(), profile: .derived(totalXP: xp, plays: plays, calendar: cal), taskMemory: taskMemory ? try taskMemories() : [:],
             plays: plays, settings: settings.game, calendar: cal, bootID: bootID, reminders: try lastReminders(),
             pausedQuests: try pausedQuests())
     }

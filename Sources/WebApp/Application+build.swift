@@ -107,9 +107,9 @@ public struct WebServices: Sendable {
         parents = ParentSessions(clock: clock)
         let pairedBrowsers = database.kiosks
         self.pairedBrowsers = pairedBrowsers
-        routines = database
-        backups = database
-        settings = database
+        routines = database.routines
+        backups = database.backups
+        settings = StoreFamilySettings(database: database)
         pins = database.parentPIN
         records = database
         plays = database

@@ -89,7 +89,7 @@ extension DaemonTests {
         }
         guard emptyIdle else { Issue.record("not an empty idle screen: \(String(describing: rig.display.lastShown))"); return }
         let other = try otherWriter(rig)
-        try other.saveRoutine(Self.everyDay)
+        try other.routines.save(Self.everyDay)
         let offered = try eventually(within: 1) {
             guard case .idle(let s)? = rig.display.lastShown else { return false }
             let blue = try rig.gpio.outputValue(line: "LED_BLUE")
@@ -98,7 +98,7 @@ extension DaemonTests {
         #expect(offered, "the imported routine was not offered within 1 s")
         // Settings follow too: mute silences the next sound without a restart.
         #expect(!rig.sound.muted)
-        try other.updateSettings { $0.soundEnabled = false }
+        try other.settings.update { $0.soundEnabled = false }
         #expect(eventually(within: 1) { rig.sound.muted })
     }
 
@@ -110,15 +110,15 @@ extension DaemonTests {
         let elsewhere = rig.directory + "/elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         let source = try QuestDatabase(path: elsewhere + "/questbox.sqlite")
-        try source.saveRoutine(Self.everyDay)
+        try source.routines.save(Self.everyDay)
         for day in 0..<3 { try playQuest(source, routine: Self.everyDay, at: Date().addingTimeInterval(Double(-3 + day) * 86_400)) }
         let restoredXP = try source.profile().totalXP
-        let backup = try source.backup(to: elsewhere + "/backup.sqlite", now: Date())
+        let backup = try source.backups.make(to: elsewhere + "/backup.sqlite", now: Date())
         try source.close()
         #expect(restoredXP > 0)
 
         let other = try otherWriter(rig)
-        try other.restore(from: elsewhere + "/" + backup.fileName, now: Date())
+        try other.backups.restore(from: elsewhere + "/" + backup.fileName, now: Date())
         let level = LevelCalculator.level(fromTotalXP: restoredXP)
         #expect(eventually(within: 1) {
             if case .idle(let s)? = rig.display.lastShown { s.level == level && s.calibrationSessionsLeft == 0 } else { false }
@@ -160,7 +160,7 @@ extension DaemonTests {
         usleep(150_000)
         try rig.press("BTN_LOCK")  // task one runs
         let other = try otherWriter(rig)
-        #expect(try other.removeRoutine(named: Self.everyDay.name))
+        #expect(try other.routines.remove(named: Self.everyDay.name))
         usleep(300_000)
         guard case .active? = rig.display.lastShown else { Issue.record("the quest was disturbed: \(String(describing: rig.display.lastShown))"); return }
         for line in ["BTN_STOP", "BTN_LOCK", "BTN_LOCK", "BTN_STOP", "BTN_LOCK"] {

@@ -76,10 +76,10 @@ struct DaemonTests {
         let dir = NSTemporaryDirectory() + "questbox-daemon-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
-        for r in routines { try db.saveRoutine(r) }
+        for r in routines { try db.routines.save(r) }
         // REM-1 would chime and blink yellow if the tests ran within an hour after 07:30.
         // GAME-9: the quest's own tests play a box whose player has seen how it works.
-        try db.updateSettings {
+        try db.settings.update {
             $0.game.remindersEnabled = false
             $0.game.firstQuestIntro = firstQuestIntro
         }
@@ -298,7 +298,7 @@ struct DaemonTests {
     @Test("GAME-9: a fresh store's box explains itself before her first quest through the real loop; STOP skips to it, and the quest is stored as her first")
     func firstQuestIntroThroughTheLoop() throws {
         let rig = try rig(routines: [Self.everyDay], firstQuestIntro: true)
-        #expect(try rig.db.settings().game.firstQuestIntro)
+        #expect(try rig.db.settings.current().game.firstQuestIntro)
         try rig.press("BTN_LOCK")
         usleep(200_000)
         guard case .intro(let page)? = rig.display.lastShown else { Issue.record("no intro: \(String(describing: rig.display.lastShown))"); rig.stop(); return }

@@ -82,10 +82,10 @@ struct DayScheduleTests {
         let cal = Self.calendar("UTC")
         day.backupIfDue(calendar: cal)
         day.backupIfDue(calendar: cal)
-        #expect(try db.backups().count == 1)
+        #expect(try db.backups.all().count == 1)
         clock.advance(seconds: 86_400)
         day.backupIfDue(calendar: cal)
-        #expect(try db.backups().count == 2)
+        #expect(try db.backups.all().count == 2)
         #expect(writes.count >= 4, "the follower hears of each write")
     }
 }

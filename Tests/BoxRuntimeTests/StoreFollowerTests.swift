@@ -44,7 +44,7 @@ struct StoreFollowerTests {
         #expect(!follower.hasChanged() && follower.reads == 1)
 
         let other = try QuestDatabase(path: path)
-        try other.updateSettings { $0.game.remindersEnabled = false }
+        try other.settings.update { $0.game.remindersEnabled = false }
         #expect(readable(follower.watchFD, within: 5_000), "the write woke the watch")
         follower.watchFired()
         #expect(follower.checkDue)
@@ -65,7 +65,7 @@ struct StoreFollowerTests {
     func ownWrite() throws {
         let (_, db) = try store()
         let follower = follower(db)
-        try db.updateSettings { $0.volumePercent = 40 }
+        try db.settings.update { $0.volumePercent = 40 }
         follower.ownWriteDone()
         #expect(!readable(follower.watchFD, within: 200))
         #expect(!follower.hasChanged() && follower.recheckAt == nil)

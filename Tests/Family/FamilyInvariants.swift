@@ -31,7 +31,7 @@ extension FamilyRunner {
     func checkTotals() throws {
         let inconsistent = try other.inconsistentSessionXP()
         if !inconsistent.isEmpty { fail("totals: \(inconsistent.count) quest(s) whose XP is not their tasks' XP") }
-        let stored = try other.profile(calendar: try other.settings().calendar(from: baseCalendar()))
+        let stored = try other.profile(calendar: try other.settings.current().calendar(from: baseCalendar()))
         if let daemon, case .idle = daemon.state.phase {
             let held = daemon.state.world.profile
             if held.totalXP != stored.totalXP || held.sessionsCompleted != stored.sessionsCompleted {
@@ -48,7 +48,7 @@ extension FamilyRunner {
     /// days played (a missed day pauses it, never resets it); the box, the stats and the
     /// store agree whatever the policy.
     func checkStreak(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
-        let settings = try other.settings()
+        let settings = try other.settings.current()
         let cal = settings.calendar(from: baseCalendar())
         let plays = try other.questPlays()
         let shown = shownStreak()
@@ -130,10 +130,10 @@ extension FamilyRunner {
     /// played; when the box was up and waiting at its time and the quest not played before,
     /// exactly once.
     func checkReminders(on day: Date) throws {
-        let settings = try other.settings()
+        let settings = try other.settings.current()
         let sounded = try other.remindersSounded().filter { calendar.isDate($0.at.addingTimeInterval(-wallSkewAtCheck), inSameDayAs: day) }
         let plays = try other.questPlays()
-        for routine in try other.routines() where routine.isActive {
+        for routine in try other.routines.all() where routine.isActive {
             let mine = sounded.filter { $0.routineID == routine.id }
             if mine.count > 1 { fail("REM-1: \(routine.displayName)'s reminder sounded \(mine.count) times") }
             let played = plays.filter { $0.routineID == routine.id && calendar.isDate($0.completedAt, inSameDayAs: day) }.map(\.completedAt)
@@ -220,7 +220,7 @@ extension FamilyRunner {
     /// REFL-1: a weekly card counts every quest completed that week (learning ones too) and
     /// the days played, as the history has them.
     func checkWeeklyCards(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
-        let cal = try other.settings().calendar(from: baseCalendar())
+        let cal = try other.settings.current().calendar(from: baseCalendar())
         let plays = try other.questPlays()
         let tasks = try other.estimations()
         for shown in screens {
@@ -239,7 +239,7 @@ extension FamilyRunner {
 
     /// One line per day: what happened, the totals and the streak, what the box said.
     func writeReport(_ day: Date, screens: [(at: Date, screen: Screen, notice: String?)]) throws {
-        let profile = try other.profile(calendar: try other.settings().calendar(from: baseCalendar()))
+        let profile = try other.profile(calendar: try other.settings.current().calendar(from: baseCalendar()))
         let reminders = try other.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { ClockTime(of: $0.at, calendar: calendar).description }
         let notes = dayNotes.isEmpty ? "-" : dayNotes.joined(separator: "; ")
         report.append("\(DayText.of(day, calendar: calendar)) | \(notes) | reminders \(reminders.isEmpty ? "-" : reminders.joined(separator: ",")) | \(profile.totalXP) XP, \(profile.sessionsCompleted) quests, streak \(shownStreak() ?? -1) | \(screens.count) screens")

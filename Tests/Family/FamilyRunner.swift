@@ -64,9 +64,9 @@ final class FamilyRunner {
         logger.logLevel = ProcessInfo.processInfo.environment["FAMILY_LOG"] == nil ? .critical : .debug
         self.logger = logger
         other = try QuestDatabase(path: databasePath)
-        for (i, spec) in scenario.routines.enumerated() { try other.saveRoutine(Self.routine(spec, position: i)) }
+        for (i, spec) in scenario.routines.enumerated() { try other.routines.save(Self.routine(spec, position: i)) }
         let policy = scenario.policy
-        try other.updateSettings(now: first) { $0.game.streakPolicy = policy }
+        try other.settings.update(now: first) { $0.game.streakPolicy = policy }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -373,23 +373,23 @@ final class FamilyRunner {
             daemon?.wallClockWasSet()
             note("clock synced")
         case .restoreLatestBackup:
-            guard let latest = try other.backups().first(where: { $0.kind == .automatic }) else {
+            guard let latest = try other.backups.all().first(where: { $0.kind == .automatic }) else {
                 fail("no automatic backup to restore")
                 break
             }
-            try other.restore(from: other.backupsDirectory + "/" + latest.fileName, now: trueNow())
+            try other.backups.restore(from: other.backups.directory + "/" + latest.fileName, now: trueNow())
             note("restored \(latest.fileName)")
         case .editMidQuest(let quest, let task):
             guard start(quest) != nil else { break }
             playTask()
             advance(seconds: 2)
             press(.lock)
-            guard var routine = try other.routines().first(where: { $0.displayName == quest }) else {
+            guard var routine = try other.routines.all().first(where: { $0.displayName == quest }) else {
                 fail("no routine \(quest) to edit")
                 break
             }
             routine.tasks.append(RoutineTask(id: UUID(), name: "\(routine.name)-\(routine.tasks.count)", displayName: task))
-            try other.saveRoutine(routine)
+            try other.routines.save(routine)
             _ = daemon?.request(BoxRequest(command: "reload"))
             playToTheEnd()
             note("\(quest) edited mid-quest (+\(task))")
@@ -397,7 +397,7 @@ final class FamilyRunner {
             if key == "streak.policy" { streakBeforeSwitch = shownStreak() }
             // #48: the switch happens on the scenario's day, not the machine's (STREAK-3 judges
             // from the day it was made; a real-clock stamp put it in the future).
-            try SettingsCatalog.set(key, to: value, in: other, now: trueNow())
+            try SettingsCatalog.set(key, to: value, in: other.settings, now: trueNow())
             _ = daemon?.request(BoxRequest(command: "reload"))
             advance(seconds: 1)
             if let before = streakBeforeSwitch, let after = shownStreak(), after < before {
@@ -408,17 +408,17 @@ final class FamilyRunner {
         case .setAside(let quest), .offer(let quest):
             let offered: Bool
             if case .offer = event.action { offered = true } else { offered = false }
-            guard var routine = try other.routines().first(where: { $0.displayName == quest }) else {
+            guard var routine = try other.routines.all().first(where: { $0.displayName == quest }) else {
                 fail("no routine \(quest) to \(offered ? "offer" : "set aside")")
                 break
             }
             routine.isActive = offered
-            try other.saveRoutine(routine)
+            try other.routines.save(routine)
             _ = daemon?.request(BoxRequest(command: "reload"))
             advance(seconds: 1)
             note("\(quest) \(offered ? "offered again" : "set aside")")
         case .addRoutine(let spec):
-            try other.saveRoutine(Self.routine(spec, position: try other.routines().count))
+            try other.routines.save(Self.routine(spec, position: try other.routines.all().count))
             _ = daemon?.request(BoxRequest(command: "reload"))
             note("routine \(spec.name) added")
         case .tamperXP:
@@ -437,7 +437,7 @@ final class FamilyRunner {
             }
             note("raised the box's streak in its memory")
         case .tamperReminder:
-            if let routine = try other.routines().first(where: \.isActive) {
+            if let routine = try other.routines.all().first(where: \.isActive) {
                 try other.apply(.reminderSounded(routineID: routine.id, name: routine.displayName, at: trueNow()), wallClockTrusted: true)
             }
             note("logged a second reminder")
@@ -449,12 +449,12 @@ final class FamilyRunner {
         case .tamperCard:
             var card = WeeklyReflectionEngine.computeReflection(
                 snapshots: try other.snapshots(), sessions: try other.sessions(), weekContaining: trueNow(),
-                calendar: try other.settings().calendar(from: baseCalendar()))
+                calendar: try other.settings.current().calendar(from: baseCalendar()))
             card.questsCompleted += 1
             display.show(.reflection(card), notice: nil)
             note("drew this week's card with a quest more")
         case .tamperStuck:
-            if let routine = try other.routines().first(where: \.isActive) {
+            if let routine = try other.routines.all().first(where: \.isActive) {
                 try other.apply(.sessionStarted(GameSession(
                     id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: trueNow(),
                     startedMonotonicNanos: clock.monotonicNanos(), bootID: "a writer that died", isCalibration: false)), wallClockTrusted: true)

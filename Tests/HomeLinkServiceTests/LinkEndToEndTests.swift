@@ -45,13 +45,13 @@ struct LinkEndToEndTests {
 
         // #48: a parent locked the sound switch: Home Assistant hears why its switch did nothing.
         let store = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
-        try store.updateSettings { $0.game.lockedSwitches = [.mute] }
+        try store.settings.update { $0.game.lockedSwitches = [.mute] }
         _ = try rig.ask(BoxRequest(command: "reload"))   // as the CLI and the web app tell the box
         observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
         let refused = Observer.json(observer.wait(for: base + "/event") { $0.contains("command_refused") })
         #expect(refused?["command"] as? String == "mute" && refused?["reason"] as? String == "mute: a parent locked the sound switch", "\(rig.linkLog)")
-        #expect(try store.settings().soundEnabled == true)
-        try store.updateSettings { $0.game.lockedSwitches = [] }
+        #expect(try store.settings.current().soundEnabled == true)
+        try store.settings.update { $0.game.lockedSwitches = [] }
         _ = try rig.ask(BoxRequest(command: "reload"))
 
         // REM-1 from Home Assistant's button: the chime's reminder is logged and told.
@@ -74,7 +74,7 @@ struct LinkEndToEndTests {
         // The mute switch: written by the box through its own path, told back as the switch's state.
         observer.connection.publish(topic: base + "/mute/set", payload: "ON", retain: false)
         #expect(state(observer, base) { $0["muted"] as? Bool == true } != nil, "\(rig.linkLog)")
-        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").settings().soundEnabled == false)
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").settings.current().soundEnabled == false)
 
         // REM-1: a second reminder within 10 minutes of the one the box took goes no further
         // than the link, which says so in its log (the box refuses one during a quest anyway:
@@ -93,8 +93,8 @@ struct LinkEndToEndTests {
 
         // #48: a routine deleted takes its retained topic along, as its entity's config.
         let db = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
-        let routineTopic = base + "/routine/" + (try #require(try db.routines().first)).id.uuidString.lowercased().prefix(8)
-        for routine in try db.routines() { _ = try db.removeRoutine(id: routine.id) }
+        let routineTopic = base + "/routine/" + (try #require(try db.routines.all().first)).id.uuidString.lowercased().prefix(8)
+        for routine in try db.routines.all() { _ = try db.routines.remove(id: routine.id) }
         #expect(observer.wait(for: routineTopic, seconds: 10) { $0.isEmpty } != nil, "\(rig.linkLog)")
         let later = try Observer(port: broker.port)
         #expect(later.wait(for: base + "/state", seconds: 5) { !$0.isEmpty } != nil)
@@ -264,8 +264,8 @@ struct LinkEndToEndTests {
         #expect(state(observer, base) { $0["state"] as? String == "idle" } != nil, "\(rig.linkLog)")
         usleep(6_000_000)   // five gatherings or so of a store nobody changed
         let db = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
-        let routineTopic = base + "/routine/" + (try #require(try db.routines().first)).id.uuidString.lowercased().prefix(8)
-        for routine in try db.routines() { _ = try db.removeRoutine(id: routine.id) }
+        let routineTopic = base + "/routine/" + (try #require(try db.routines.all().first)).id.uuidString.lowercased().prefix(8)
+        for routine in try db.routines.all() { _ = try db.routines.remove(id: routine.id) }
         #expect(observer.wait(for: routineTopic, seconds: 10) { $0.isEmpty } != nil, "the change was not read: \(rig.linkLog)")
         let link = try #require(rig.link)
         link.terminate()

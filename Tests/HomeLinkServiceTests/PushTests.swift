@@ -116,16 +116,16 @@ struct PushTests {
         try rig.questbox(["settings", "set", "notify.url", "http://127.0.0.1:\(endpoint.port)/kid"])
         try rig.questbox(["settings", "set", "notify.parent-url", "http://127.0.0.1:\(endpoint.port)/parent"])
         let store = try QuestDatabase(path: "\(rig.data)/questbox.sqlite")
-        try store.backup(kind: .automatic, now: Date().addingTimeInterval(-8 * 86_400))
+        try store.backups.make(kind: .automatic, now: Date().addingTimeInterval(-8 * 86_400))
         try rig.startBox()
         try rig.startLink(environment: Self.quickRetries)
         let parent = endpoint.wait { $0.contains { $0["path"] == "/parent" } }.filter { $0["path"] == "/parent" }
         #expect(parent.first?["title"] == "Keep a backup off the box", "\(endpoint.pushes) \(rig.linkLog)")
-        let newest = try #require(try store.lastBackup())
+        let newest = try #require(try store.backups.newest())
         let body = parent.first?["body"] ?? ""
         #expect(body.contains("The newest is from today ") && body.contains(" (\(ByteText.format(newest.sizeBytes))): download it"), "\(body)")
-        for _ in 0..<100 where try store.backupReminderDue(now: Date()) != nil { usleep(50_000) }
-        #expect(try store.backupReminderDue(now: Date()) == nil, "kept in the store: not again this week")
+        for _ in 0..<100 where try store.backups.reminderDue(now: Date()) != nil { usleep(50_000) }
+        #expect(try store.backups.reminderDue(now: Date()) == nil, "kept in the store: not again this week")
         try rig.questbox(["settings", "set", "notify.on", "reminder quest-paused"])
         usleep(1_500_000)
         #expect(endpoint.pushes.count == 1, "told once, to the parent only: \(endpoint.pushes)")

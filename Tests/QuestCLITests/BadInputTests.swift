@@ -92,7 +92,7 @@ struct BadInputTests {
         var routine = morningRoutine
         routine.name = "Morning\u{1B}[2J"
         routine.displayName = "Quest\u{7}"
-        try db.saveRoutine(routine)
+        try db.routines.save(routine)
         try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118)], routine: routine)
         try db.close()
         let list = try runProcess(questbox, ["routine", "list", "--data", dir])

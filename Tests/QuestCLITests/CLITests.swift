@@ -100,7 +100,7 @@ struct CLITests {
 
         // Re-importing updates in place: same routine and task ids (history stays attached).
         let db1 = try QuestDatabase(path: DataDirectory.databasePath(in: data))
-        let before = try db1.routine(named: "School Morning")!
+        let before = try db1.routines.named("School Morning")!
         try db1.close()
         let changed = Self.sample.replacingOccurrences(of: "\"Pack Bag\"", with: "\"Bag Check\"")
         let reimported = try run(["routine", "import", write(changed, in: dir), "--data", data])
@@ -113,7 +113,7 @@ struct CLITests {
         #expect(FileManager.default.contents(atPath: exportPath).map { String(decoding: $0, as: UTF8.self) }
             == (try run(["routine", "export", "--data", data])).stdout)
         let db2 = try QuestDatabase(path: DataDirectory.databasePath(in: data))
-        let after = try db2.routine(named: "School Morning")!
+        let after = try db2.routines.named("School Morning")!
         #expect(after.id == before.id && after.tasks.map(\.id) == before.tasks.map(\.id))
         #expect(after.tasks[1].displayName == "Bag Check")
 
@@ -165,7 +165,7 @@ struct CLITests {
     func historyAndStats() throws {
         let dir = temporaryDirectory()
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-        try db.saveRoutine(morningRoutine)
+        try db.routines.save(morningRoutine)
         let start = Date().addingTimeInterval(-3 * 86_400)
         let played = try recordQuest(db, at: start, durations: [(120, 121.5), (300, 200), (240, 250)])
         try db.close()

@@ -101,7 +101,7 @@ struct DoctorTests {
 
     func database() throws -> String {
         let (db, dir) = try freshDatabase()
-        try db.backup(now: Date())
+        try db.backups.make(now: Date())
         try db.close()
         return (dir as NSString).appendingPathComponent("questbox.sqlite")
     }
@@ -110,7 +110,7 @@ struct DoctorTests {
     func totalsAgainstHistory() throws {
         let (db, dir) = try freshDatabase()
         try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118), (60, 200)])
-        try db.backup(now: Date())
+        try db.backups.make(now: Date())
         let path = (dir as NSString).appendingPathComponent("questbox.sqlite")
         let healthy = doctor(simChip()).run(board: "questbox-sim", boardDirectories: [boards], databasePath: path)
         #expect(healthy.contains { $0.level == .ok && $0.text == "totals from the history: 1 quests, 130 XP, level 1" })

@@ -108,7 +108,7 @@ struct InteractiveSimulateTests {
         let dir = try dataWithEverydayRoutine()
         do {
             let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-            try db.updateSettings {
+            try db.settings.update {
                 $0.volumePercent = 100  // unity gain: the output is the WAV's samples
                 $0.game.remindersEnabled = false  // no REM-1 chime, whatever the time of day
             }

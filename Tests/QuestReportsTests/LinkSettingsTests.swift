@@ -12,19 +12,19 @@ struct LinkSettingsTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let db = try QuestDatabase(path: folder + "/questbox.sqlite")
-        #expect(try db.settings().link.mqttProtocol == "3.1.1")
-        #expect(try SettingsCatalog.set("mqtt.protocol", to: "5", in: db).value == "5")
-        #expect(try db.settings().link.mqttProtocol == "5")
+        #expect(try db.settings.current().link.mqttProtocol == "3.1.1")
+        #expect(try SettingsCatalog.set("mqtt.protocol", to: "5", in: db.settings).value == "5")
+        #expect(try db.settings.current().link.mqttProtocol == "5")
         for bad in ["4", "5.0", "mqtt5", ""] {
             #expect {
-                try SettingsCatalog.set("mqtt.protocol", to: bad, in: db)
+                try SettingsCatalog.set("mqtt.protocol", to: bad, in: db.settings)
             } throws: { "\($0)".contains("mqtt.protocol") && "\($0)".contains("3.1.1 | 5") && !"\($0)".contains("\n") }
         }
-        #expect(try db.settings().link.mqttProtocol == "5", "a refused value wrote nothing")
+        #expect(try db.settings.current().link.mqttProtocol == "5", "a refused value wrote nothing")
         #expect(SettingsCatalog.choices(for: "mqtt.protocol") == ["3.1.1", "5"])
-        var edited = try db.settings()
+        var edited = try db.settings.current()
         edited.link.mqttProtocol = "6"
         #expect(edited.link.problem?.hasPrefix("mqtt.protocol:") == true)
-        #expect(throws: (any Error).self) { try db.updateSettings { $0.link.mqttProtocol = "6" } }
+        #expect(throws: (any Error).self) { try db.settings.update { $0.link.mqttProtocol = "6" } }
     }
 }

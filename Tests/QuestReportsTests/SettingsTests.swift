@@ -51,7 +51,7 @@ struct SettingsTests {
             #expect(try run(["settings", "get", key, "--data", data]).stdout == shown + "\n")
         }
         let db = try QuestDatabase(path: data + "/questbox.sqlite", access: .readOnly)
-        let s = try db.settings()
+        let s = try db.settings.current()
         #expect(!s.soundEnabled && s.volumePercent == 35 && s.firstWeekday == 2)
         var expected = GameSettings(
             streakPolicy: .joker, hintsEnabled: false, estimateReadBack: true, stopGuardSeconds: 5, remindersEnabled: false,
@@ -61,7 +61,7 @@ struct SettingsTests {
         expected.soundMuted = true
         expected.firstQuestIntro = true  // GAME-9: a store's default
         #expect(s.game == expected)
-        #expect(try db.routines().first?.reminder == .at(ClockTime(hour: 7, minute: 10)!))
+        #expect(try db.routines.all().first?.reminder == .at(ClockTime(hour: 7, minute: 10)!))
         let json = try run(["settings", "get", "week.first-day", "--json", "--data", data])
         #expect(try JSONDecoder().decode(SettingValue.self, from: Data(json.stdout.utf8)).value == "monday")
     }
@@ -92,16 +92,16 @@ struct SettingsTests {
     func reminderKeptOnReimport() throws {
         let (db, _) = try freshDatabase()
         var routine = Routine(id: UUID(), name: "r", displayName: "R", activeDays: [2], tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")])
-        try db.saveRoutine(routine)
-        try SettingsCatalog.set("reminder.r", to: "off", in: db)
+        try db.routines.save(routine)
+        try SettingsCatalog.set("reminder.r", to: "off", in: db.settings)
         routine.displayName = "Renamed"
-        try db.saveRoutine(routine)
-        #expect(try db.routines().first?.reminder == .off)
-        try SettingsCatalog.set("reminder.r", to: "default", in: db)
-        #expect(try db.routines().first?.reminder == nil)
+        try db.routines.save(routine)
+        #expect(try db.routines.all().first?.reminder == .off)
+        try SettingsCatalog.set("reminder.r", to: "default", in: db.settings)
+        #expect(try db.routines.all().first?.reminder == nil)
         routine.reminder = .at(ClockTime(hour: 18, minute: 5)!)
-        try db.saveRoutine(routine)
-        #expect(try SettingsCatalog.value(of: "reminder.r", in: try db.settings(), routines: try db.routines()).value == "18:05")
+        try db.routines.save(routine)
+        #expect(try SettingsCatalog.value(of: "reminder.r", in: try db.settings.current(), routines: try db.routines.all()).value == "18:05")
     }
 
     @Test("ClockTime reads exactly HH:MM")
@@ -114,15 +114,15 @@ struct SettingsTests {
     @Test("REM-1: a parent's settings and routine reminders change in one transaction: one refused, none written")
     func oneTransaction() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
+        try db.routines.save(morningRoutine)
         #expect(throws: StoreError.self) {
-            try db.updateSettings(reminders: [(morningRoutine.name, .off), ("no such routine", .off)]) { $0.volumePercent = 10 }
+            try db.settings.update(reminders: [(morningRoutine.name, .off), ("no such routine", .off)]) { $0.volumePercent = 10 }
         }
-        #expect(try db.settings().volumePercent == StoredSettings().volumePercent)
-        #expect(try db.routines().first?.reminder == nil, "the first reminder was not kept either")
-        try SettingsCatalog.set(all: [("sound.volume", "35"), ("reminder.\(morningRoutine.name)", "06:45")], in: db)
-        #expect(try db.settings().volumePercent == 35)
-        #expect(try db.routines().first?.reminder == .at(try #require(ClockTime("06:45"))))
+        #expect(try db.settings.current().volumePercent == StoredSettings().volumePercent)
+        #expect(try db.routines.all().first?.reminder == nil, "the first reminder was not kept either")
+        try SettingsCatalog.set(all: [("sound.volume", "35"), ("reminder.\(morningRoutine.name)", "06:45")], in: db.settings)
+        #expect(try db.settings.current().volumePercent == 35)
+        #expect(try db.routines.all().first?.reminder == .at(try #require(ClockTime("06:45"))))
     }
 }
 
@@ -131,7 +131,7 @@ struct StreakSwitchStoreTests {
     @Test("pause → joker keeps the streak in stats (13, not the joker policy's 5); the switch is stored once")
     func switchKeepsStreak() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
+        try db.routines.save(morningRoutine)
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = .current
         let now = Date()
@@ -144,11 +144,11 @@ struct StreakSwitchStoreTests {
             try recordQuest(db, at: at, durations: [(120, 150), (60, 70), (200, 240)])
         }
         #expect(try StatsReport.load(from: db, now: now, calendar: cal).currentStreak == 13)
-        try SettingsCatalog.set("streak.policy", to: "joker", in: db)
-        try SettingsCatalog.set("streak.policy", to: "joker", in: db)  // no switch: nothing stored
+        try SettingsCatalog.set("streak.policy", to: "joker", in: db.settings)
+        try SettingsCatalog.set("streak.policy", to: "joker", in: db.settings)  // no switch: nothing stored
         let report = try StatsReport.load(from: db, now: now.addingTimeInterval(1), calendar: cal)
         #expect(report.currentStreak == 13 && report.availableJokers == 0)
-        #expect(try db.settings().game.streakPolicyChanges.map { "\($0.from.rawValue)→\($0.to.rawValue)" } == ["pause→joker"])
+        #expect(try db.settings.current().game.streakPolicyChanges.map { "\($0.from.rawValue)→\($0.to.rawValue)" } == ["pause→joker"])
         // The stored switch is what keeps it: without it the joker policy judges every day.
         try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }
         #expect(try StatsReport.load(from: db, now: now.addingTimeInterval(1), calendar: cal).currentStreak == 5)
@@ -160,8 +160,8 @@ struct JokerCalendarTests {
     @Test("seven days played earn a joker; the day missed after them is marked, no other")
     func jokerDayInReport() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
-        try db.updateSettings { $0.game.streakPolicy = .joker }
+        try db.routines.save(morningRoutine)
+        try db.settings.update { $0.game.streakPolicy = .joker }
         // The joker policy from the first day (no switch stored: a switch today would judge
         // the days before it by the pause policy).
         try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }
@@ -176,7 +176,7 @@ struct JokerCalendarTests {
         let report = try StatsReport.load(from: db, now: now, calendar: cal)
         #expect(report.days.filter(\.joker).map(\.daysAgo) == [9])
         // Switched to pause today: the joker did cover that day while jokers were in force.
-        try db.updateSettings { $0.game.streakPolicy = .pause }
+        try db.settings.update { $0.game.streakPolicy = .pause }
         #expect(try StatsReport.load(from: db, now: now, calendar: cal).days.filter(\.joker).map(\.daysAgo) == [9])
         // The pause policy all along: no joker ever covered a day.
         try db.pool.write { try $0.execute(sql: "DELETE FROM streakPolicyChange") }

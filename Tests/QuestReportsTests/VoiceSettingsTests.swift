@@ -13,21 +13,21 @@ struct VoiceSettingsTests {
     func setAndRefuse() throws {
         let (db, dir) = try freshDatabase()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try db.settings().voice == VoiceChoice())
-        #expect(try SettingsCatalog.set("voice", to: "on", in: db).value == "on")
-        #expect(try SettingsCatalog.set("voice.language", to: "en-us+f3", in: db).value == "en-us+f3")
-        #expect(try SettingsCatalog.set("voice.rate", to: "120", in: db).value == "120")
-        #expect(try SettingsCatalog.set("voice.volume", to: "70", in: db).value == "70")
-        #expect(try db.settings().voice == VoiceChoice(mode: .on, language: "en-us+f3", rate: 120, volumePercent: 70))
-        #expect(try SettingsCatalog.set("voice.language", to: "locale", in: db).value == "locale")
-        #expect(try db.settings().voice.language == nil)
+        #expect(try db.settings.current().voice == VoiceChoice())
+        #expect(try SettingsCatalog.set("voice", to: "on", in: db.settings).value == "on")
+        #expect(try SettingsCatalog.set("voice.language", to: "en-us+f3", in: db.settings).value == "en-us+f3")
+        #expect(try SettingsCatalog.set("voice.rate", to: "120", in: db.settings).value == "120")
+        #expect(try SettingsCatalog.set("voice.volume", to: "70", in: db.settings).value == "70")
+        #expect(try db.settings.current().voice == VoiceChoice(mode: .on, language: "en-us+f3", rate: 120, volumePercent: 70))
+        #expect(try SettingsCatalog.set("voice.language", to: "locale", in: db.settings).value == "locale")
+        #expect(try db.settings.current().voice.language == nil)
         for (key, bad) in [("voice", "loud"), ("voice.language", "../../etc"), ("voice.language", "en us"), ("voice.language", String(repeating: "a", count: 33)),
                            ("voice.rate", "79"), ("voice.rate", "451"), ("voice.volume", "101"), ("voice.volume", "-1")] {
             #expect {
-                try SettingsCatalog.set(key, to: bad, in: db)
+                try SettingsCatalog.set(key, to: bad, in: db.settings)
             } throws: { "\($0)".hasPrefix(key + ":") && !"\($0)".contains("\n") }
         }
-        #expect(try db.settings().voice == VoiceChoice(mode: .on, language: nil, rate: 120, volumePercent: 70), "a refused value wrote nothing")
+        #expect(try db.settings.current().voice == VoiceChoice(mode: .on, language: nil, rate: 120, volumePercent: 70), "a refused value wrote nothing")
         #expect(SettingsCatalog.choices(for: "voice") == ["auto", "on", "off"])
     }
 
@@ -35,11 +35,11 @@ struct VoiceSettingsTests {
     func handEdited() throws {
         let (db, dir) = try freshDatabase()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try db.updateSettings { $0.voice.rate = 200 }
+        try db.settings.update { $0.voice.rate = 200 }
         for sql in ["UPDATE settings SET voiceLanguage = 'en us; rm'", "UPDATE settings SET voiceRate = 9000", "UPDATE settings SET voiceMode = 'shout'"] {
             try db.pool.write { try $0.execute(sql: "UPDATE settings SET voiceLanguage = NULL, voiceRate = 200, voiceMode = 'auto'") }
             try db.pool.write { try $0.execute(sql: sql) }
-            #expect(try db.settings().voice == VoiceChoice(), "\(sql)")
+            #expect(try db.settings.current().voice == VoiceChoice(), "\(sql)")
         }
     }
 

@@ -11,20 +11,20 @@ struct BackupTests {
 
     func populated() throws -> (QuestDatabase, String) {
         let (db, dir) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
+        try db.routines.save(morningRoutine)
         try recordQuest(db, at: now, durations: [(120, 118), (300, 340), (240, 200)])
         return (db, dir)
     }
 
     /// What must survive a refused restore untouched.
     func fingerprint(_ db: QuestDatabase) throws -> String {
-        "\(try db.estimations().map(\.id))|\(try db.routines())|\(try db.profile())"
+        "\(try db.estimations().map(\.id))|\(try db.routines.all())|\(try db.profile())"
     }
 
     @Test("a backup is a whole, valid TimeQuest database with the same data; no temporary file is left")
     func backupIsComplete() throws {
         let (db, _) = try populated()
-        let info = try db.backup(now: now)
+        let info = try db.backups.make(now: now)
         #expect(info.fileName == "questbox-20260528T202640Z-manual.sqlite")
         #expect(info.sizeBytes > 0)
         // One self-contained file: rollback-journal mode in the header, no -wal beside it.
@@ -35,9 +35,9 @@ struct BackupTests {
         let copy = try QuestDatabase(path: info.path)
         #expect(try copy.estimations() == db.estimations())
         #expect(try copy.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")  // reopened by the store
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: db.backups.directory).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty)
-        #expect(try db.backups().map(\.kind) == [.manual])
+        #expect(try db.backups.all().map(\.kind) == [.manual])
         #expect(try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM backupLog") } == 1)
     }
 
@@ -46,17 +46,17 @@ struct BackupTests {
         let (db, _) = try populated()
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(identifier: "UTC")!
-        #expect(try db.backupIfDue(now: now, calendar: utc) != nil)
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(3600), calendar: utc) == nil)
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(86_400), calendar: utc) != nil)
-        for day in 2..<20 { try db.backupIfDue(now: now.addingTimeInterval(Double(day) * 86_400), calendar: utc) }
-        try db.backup(now: now.addingTimeInterval(25 * 86_400))  // manual ones are not pruned
-        let all = try db.backups()
+        #expect(try db.backups.makeIfDue(now: now, calendar: utc) != nil)
+        #expect(try db.backups.makeIfDue(now: now.addingTimeInterval(3600), calendar: utc) == nil)
+        #expect(try db.backups.makeIfDue(now: now.addingTimeInterval(86_400), calendar: utc) != nil)
+        for day in 2..<20 { try db.backups.makeIfDue(now: now.addingTimeInterval(Double(day) * 86_400), calendar: utc) }
+        try db.backups.make(now: now.addingTimeInterval(25 * 86_400))  // manual ones are not pruned
+        let all = try db.backups.all()
         #expect(all.filter { $0.kind == .automatic }.count == 14)
         #expect(all.filter { $0.kind == .automatic }.map(\.createdAt).min() == now.addingTimeInterval(6 * 86_400))
         #expect(all.first?.kind == .manual)
         // A clock that jumped back does not stop backups.
-        #expect(try db.backupIfDue(now: now.addingTimeInterval(-86_400), calendar: utc) != nil)
+        #expect(try db.backups.makeIfDue(now: now.addingTimeInterval(-86_400), calendar: utc) != nil)
     }
 
     @Test("automatic: once per calendar day — the 23-hour DST day and a start after yesterday evening's backup get theirs")
@@ -66,22 +66,22 @@ struct BackupTests {
         berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let at = { (d: Int, h: Int, m: Int) in berlin.date(from: DateComponents(year: 2026, month: 3, day: d, hour: h, minute: m))! }
         // Saturday 23:30, then Sunday 29 March (23 hours long) at 22:40: 22 h 10 min later, a new day.
-        #expect(try db.backupIfDue(now: at(28, 23, 30), calendar: berlin) != nil)
-        #expect(try db.backupIfDue(now: at(29, 22, 40), calendar: berlin) != nil)
+        #expect(try db.backups.makeIfDue(now: at(28, 23, 30), calendar: berlin) != nil)
+        #expect(try db.backups.makeIfDue(now: at(29, 22, 40), calendar: berlin) != nil)
         // Backed up Monday 21:00; the box starts Tuesday 08:00 (11 h later): Tuesday's is due.
-        #expect(try db.backupIfDue(now: at(30, 21, 0), calendar: berlin) != nil)
-        #expect(try db.backupIfDue(now: at(31, 8, 0), calendar: berlin) != nil)
-        #expect(try db.backupIfDue(now: at(31, 23, 59), calendar: berlin) == nil)
+        #expect(try db.backups.makeIfDue(now: at(30, 21, 0), calendar: berlin) != nil)
+        #expect(try db.backups.makeIfDue(now: at(31, 8, 0), calendar: berlin) != nil)
+        #expect(try db.backups.makeIfDue(now: at(31, 23, 59), calendar: berlin) == nil)
     }
 
     @Test("restore brings the backup's data back and saves what it replaced")
     func restoreWorks() throws {
         let (db, _) = try populated()
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let before = try fingerprint(db)
         try recordQuest(db, at: now.addingTimeInterval(86_400), durations: [(60, 61)])
-        try db.removeRoutine(named: "School Morning")
-        let safety = try db.restore(from: backup.path, now: now.addingTimeInterval(90_000))
+        try db.routines.remove(named: "School Morning")
+        let safety = try db.backups.restore(from: backup.path, now: now.addingTimeInterval(90_000))
         #expect(try fingerprint(db) == before)
         #expect(safety.kind == .beforeRestore)
         let saved = try QuestDatabase(path: safety.path)
@@ -96,12 +96,12 @@ struct BackupTests {
         let before = try fingerprint(db)
         let dbFile = try Data(contentsOf: URL(fileURLWithPath: db.path))
         var thrown: StoreError?
-        do { try db.restore(from: file, now: now) } catch let e as StoreError { thrown = e }
+        do { try db.backups.restore(from: file, now: now) } catch let e as StoreError { thrown = e }
         #expect(thrown?.description.contains(message) == true, "got \(String(describing: thrown))")
         #expect(thrown?.description.hasPrefix(file) == true)
         #expect(try fingerprint(db) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: db.path)).count == dbFile.count)
-        #expect(try db.backups().allSatisfy { $0.kind != .beforeRestore })  // refused before anything was done
+        #expect(try db.backups.all().allSatisfy { $0.kind != .beforeRestore })  // refused before anything was done
     }
 
     @Test("restore refuses random bytes")
@@ -117,7 +117,7 @@ struct BackupTests {
     func refusesTruncated() throws {
         let (db, dir) = try populated()
         for day in 0..<30 { try recordQuest(db, at: now.addingTimeInterval(Double(day) * 86_400), durations: [(60, 61), (60, 70), (90, 80)]) }
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let data = try Data(contentsOf: URL(fileURLWithPath: backup.path))
         let file = (dir as NSString).appendingPathComponent("truncated.sqlite")
         #expect(FileManager.default.createFile(atPath: file, contents: data.prefix(data.count / 2)))
@@ -144,7 +144,7 @@ struct BackupTests {
     @Test("restore refuses a database made by a newer version")
     func refusesNewer() throws {
         let (db, dir) = try populated()
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let file = (dir as NSString).appendingPathComponent("future.sqlite")
         try FileManager.default.copyItem(atPath: backup.path, toPath: file)
         let future = try DatabaseQueue(path: file)
@@ -160,7 +160,7 @@ struct BackupTests {
 
     /// A copy of a fresh backup, changed by `edit` through SQL (a file a person or a tool edited).
     func editedBackup(_ db: QuestDatabase, _ dir: String, _ name: String, _ edit: (Database) throws -> Void) throws -> String {
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let file = (dir as NSString).appendingPathComponent(name)
         try FileManager.default.copyItem(atPath: backup.path, toPath: file)
         try FileManager.default.removeItem(atPath: backup.path)
@@ -201,7 +201,7 @@ struct BackupTests {
     @Test("restore refuses a NaN and an infinite duration (bytes changed on disk)")
     func refusesNonFinite() throws {
         let (db, dir) = try freshDatabaseWithOddDurations()
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let nan = (dir as NSString).appendingPathComponent("nan.sqlite"), inf = (dir as NSString).appendingPathComponent("inf.sqlite")
         try FileManager.default.copyItem(atPath: backup.path, toPath: nan)
         try FileManager.default.copyItem(atPath: backup.path, toPath: inf)
@@ -254,19 +254,19 @@ struct BackupTests {
     @Test("restore removes what a killed restore left behind, and leaves nothing itself")
     func cleansStaging() throws {
         let (db, _) = try populated()
-        let backup = try db.backup(now: now)
-        let stale = (db.backupsDirectory as NSString).appendingPathComponent(".restore-0000.sqlite")
+        let backup = try db.backups.make(now: now)
+        let stale = (db.backups.directory as NSString).appendingPathComponent(".restore-0000.sqlite")
         try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: stale)
-        try db.restore(from: backup.path, now: now)
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory).filter { $0.hasPrefix(".") }
+        try db.backups.restore(from: backup.path, now: now)
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: db.backups.directory).filter { $0.hasPrefix(".") }
         #expect(hidden.isEmpty)
     }
 
     @Test("a backup of this version and of schema 1 both pass the full check")
     func acceptsOwnAndOlder() throws {
         let (db, dir) = try populated()
-        let backup = try db.backup(now: now)
+        let backup = try db.backups.make(now: now)
         let queue = try DatabaseQueue(path: backup.path, configuration: QuestDatabase.configuration(readonly: true))
         #expect(try queue.read { try QuestDatabase.contentReport($0) }.isClean)
         try queue.close()
@@ -275,14 +275,14 @@ struct BackupTests {
         let old = try DatabaseQueue(path: v1, configuration: QuestDatabase.configuration(readonly: true))
         #expect(try old.read { try QuestDatabase.contentReport($0) } == ContentReport(schema: [], rows: [], rowTotal: 0))
         try old.close()
-        try db.restore(from: v1, now: now)
+        try db.backups.restore(from: v1, now: now)
     }
 
     @Test("restore of a missing file says so")
     func refusesMissing() throws {
         let (db, dir) = try populated()
         let file = (dir as NSString).appendingPathComponent("nope.sqlite")
-        #expect(throws: StoreError.io("\(file): no such file")) { try db.restore(from: file, now: now) }
+        #expect(throws: StoreError.io("\(file): no such file")) { try db.backups.restore(from: file, now: now) }
     }
 }
 
@@ -291,24 +291,24 @@ struct IncomingFileTests {
     @Test("private (0600) in the backups folder, never listed as a backup, gone when released; one a killed process left is swept after an hour")
     func incoming() throws {
         let (db, _) = try freshDatabase()
-        var file: IncomingFile? = try db.incomingFile()
+        var file: IncomingFile? = try db.backups.incomingFile()
         let path = try #require(file?.path)
-        #expect((path as NSString).deletingLastPathComponent == db.backupsDirectory)
+        #expect((path as NSString).deletingLastPathComponent == db.backups.directory)
         #expect((path as NSString).lastPathComponent.hasPrefix(".restore-upload-"))
         try Array("SQLite format 3\0".utf8).withUnsafeBytes { try file?.write($0) }
         file?.finish()
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
         #expect(mode == 0o600)
         #expect(try FileManager.default.sizeOfFile(path) == 16)
-        #expect(try db.backups().isEmpty, "not a backup")
+        #expect(try db.backups.all().isEmpty, "not a backup")
         file = nil
         #expect(!FileManager.default.fileExists(atPath: path), "released: removed")
 
-        let left = try db.incomingFile()
+        let left = try db.backups.incomingFile()
         left.finish()
-        db.removeStaleStagingFiles(now: Date())
+        db.backups.removeStaleStagingFiles(now: Date())
         #expect(FileManager.default.fileExists(atPath: left.path), "a restore still running keeps its file")
-        db.removeStaleStagingFiles(now: Date().addingTimeInterval(3_601))
+        db.backups.removeStaleStagingFiles(now: Date().addingTimeInterval(3_601))
         #expect(!FileManager.default.fileExists(atPath: left.path), "swept once an hour old")
     }
 }

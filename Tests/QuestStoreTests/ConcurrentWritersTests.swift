@@ -126,8 +126,8 @@ struct ConcurrentWritersTests {
         DispatchQueue.global().async(group: group) {
             for v in 0..<rounds {
                 do {
-                    try first.updateSettings { $0.volumePercent = v }
-                    let now = try first.settings().volumePercent
+                    try first.settings.update { $0.volumePercent = v }
+                    let now = try first.settings.current().volumePercent
                     if now != v { failures.withLock { $0.append("volume \(v) rolled back to \(now)") } }
                 } catch { failures.withLock { $0.append("\(error)") } }
             }
@@ -135,30 +135,30 @@ struct ConcurrentWritersTests {
         DispatchQueue.global().async(group: group) {
             for i in 0..<rounds {
                 do {
-                    try second.updateSettings { $0.game.hintsEnabled = i % 2 == 1 }
-                    let now = try second.settings().game.hintsEnabled
+                    try second.settings.update { $0.game.hintsEnabled = i % 2 == 1 }
+                    let now = try second.settings.current().game.hintsEnabled
                     if now != (i % 2 == 1) { failures.withLock { $0.append("hints \(i % 2 == 1) rolled back") } }
                 } catch { failures.withLock { $0.append("\(error)") } }
             }
         }
         group.wait()
         #expect(failures.withLock { $0 }.isEmpty)
-        #expect(try first.settings().volumePercent == rounds - 1)
+        #expect(try first.settings.current().volumePercent == rounds - 1)
 
         // The decisive case, made certain: another program changes a setting while this one is
         // in the middle of its change. It waits for this transaction and then applies its own
         // change to the row as this one left it; neither change is lost.
         let other = DispatchGroup()
-        try first.updateSettings { s in
+        try first.settings.update { s in
             DispatchQueue.global().async(group: other) {
-                do { try second.updateSettings { $0.game.streakPolicy = .joker } } catch { failures.withLock { $0.append("\(error)") } }
+                do { try second.settings.update { $0.game.streakPolicy = .joker } } catch { failures.withLock { $0.append("\(error)") } }
             }
             Thread.sleep(forTimeInterval: 0.2)
             s.volumePercent = 7
         }
         other.wait()
         #expect(failures.withLock { $0 }.isEmpty)
-        let settings = try first.settings()
+        let settings = try first.settings.current()
         #expect(settings.volumePercent == 7)
         #expect(settings.game.streakPolicy == .joker)
         #expect(settings.game.hintsEnabled == ((rounds - 1) % 2 == 1))

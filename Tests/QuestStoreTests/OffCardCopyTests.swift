@@ -17,25 +17,25 @@ struct OffCardCopyTests {
         return RemovableVolume(mountPoint: mount, device: "/dev/sda1", fileSystem: "vfat", readOnly: readOnly, mountID: 99)
     }
 
-    func folder(_ stick: RemovableVolume) -> String { stick.mountPoint + "/" + QuestDatabase.offCardFolderName }
+    func folder(_ stick: RemovableVolume) -> String { stick.mountPoint + "/" + BackupStore.offCardFolderName }
 
     @Test("BACK-1: the newest backup is copied whole into the stick's folder, once; the store says when")
     func copiesNewest() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
-        try db.backup(kind: .automatic, now: now.addingTimeInterval(-86_400))
-        let newest = try db.backup(kind: .manual, now: now)
+        try db.routines.save(morningRoutine)
+        try db.backups.make(kind: .automatic, now: now.addingTimeInterval(-86_400))
+        let newest = try db.backups.make(kind: .manual, now: now)
         let stick = try stick()
-        guard case .copied(let copy) = try db.copyNewestBackup(to: stick, now: now) else { Issue.record("not copied"); return }
+        guard case .copied(let copy) = try db.backups.copyNewest(to: stick, now: now) else { Issue.record("not copied"); return }
         #expect(copy.path == folder(stick) + "/" + newest.fileName)
         #expect(FileManager.default.contentsEqual(atPath: copy.path, andPath: newest.path))
         try QuestDatabase.validate(path: copy.path)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder(stick)) == [newest.fileName], "no temporary file is left")
-        #expect(try db.copyNewestBackup(to: stick, now: now) == .alreadyThere(copy), "a second look writes nothing")
-        let status = try db.offCardStatuses()
+        #expect(try db.backups.copyNewest(to: stick, now: now) == .alreadyThere(copy), "a second look writes nothing")
+        let status = try db.backups.offCardStatuses()
         #expect(status.map(\.label) == ["KINGSTON"])
         #expect(status.first?.fileName == newest.fileName && status.first?.copiedAt == now && status.first?.problem == nil)
-        #expect(QuestDatabase.offCardCopies(on: stick).map(\.fileName) == [newest.fileName], "listed for a restore")
+        #expect(BackupStore.offCardCopies(on: stick).map(\.fileName) == [newest.fileName], "listed for a restore")
     }
 
     @Test("BACK-1: the stick keeps the newest 10 of the box's backups; other files on it are never touched")
@@ -44,15 +44,15 @@ struct OffCardCopyTests {
         let stick = try stick()
         try FileManager.default.createDirectory(atPath: folder(stick), withIntermediateDirectories: true)
         for day in 1...12 {
-            let old = folder(stick) + "/questbox-\(QuestDatabase.stamp(now.addingTimeInterval(Double(-day) * 86_400)))-automatic.sqlite"
+            let old = folder(stick) + "/questbox-\(BackupStore.stamp(now.addingTimeInterval(Double(-day) * 86_400)))-automatic.sqlite"
             #expect(FileManager.default.createFile(atPath: old, contents: Data("old".utf8)))
         }
         #expect(FileManager.default.createFile(atPath: folder(stick) + "/holiday photos.sqlite", contents: Data("mine".utf8)))
         #expect(FileManager.default.createFile(atPath: stick.mountPoint + "/homework.txt", contents: Data("mine".utf8)))
-        try db.backup(kind: .automatic, now: now)
-        _ = try db.copyNewestBackup(to: stick, now: now)
-        let ours = QuestDatabase.offCardCopies(on: stick)
-        #expect(ours.count == QuestDatabase.offCardCopiesKept)
+        try db.backups.make(kind: .automatic, now: now)
+        _ = try db.backups.copyNewest(to: stick, now: now)
+        let ours = BackupStore.offCardCopies(on: stick)
+        #expect(ours.count == BackupStore.offCardCopiesKept)
         #expect(ours.first?.createdAt == now)
         #expect(ours.last?.createdAt == now.addingTimeInterval(-9 * 86_400), "the oldest went")
         #expect(FileManager.default.fileExists(atPath: folder(stick) + "/holiday photos.sqlite"))
@@ -63,24 +63,24 @@ struct OffCardCopyTests {
     func refusals() throws {
         let (db, dir) = try freshDatabase()
         let empty = try stick()
-        #expect(throws: StoreError.self) { try db.copyNewestBackup(to: empty, now: now) }
-        try db.backup(kind: .manual, now: now)
+        #expect(throws: StoreError.self) { try db.backups.copyNewest(to: empty, now: now) }
+        try db.backups.make(kind: .manual, now: now)
         let linked = try stick()
         try FileManager.default.createSymbolicLink(atPath: folder(linked), withDestinationPath: dir)
         do {
-            _ = try db.copyNewestBackup(to: linked, now: now)
+            _ = try db.backups.copyNewest(to: linked, now: now)
             Issue.record("a link was followed")
         } catch {
             #expect("\(error)".contains("USB stick “KINGSTON”") && "\(error)".contains("is not a folder"), "\(error)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("questbox-") }.isEmpty, "nothing written through the link")
         do {
-            _ = try db.copyNewestBackup(to: try stick(readOnly: true), now: now)
+            _ = try db.backups.copyNewest(to: try stick(readOnly: true), now: now)
             Issue.record("a read-only stick was written")
         } catch {
             #expect("\(error)".contains("read-only"), "\(error)")
         }
-        let status = try db.offCardStatuses().first
+        let status = try db.backups.offCardStatuses().first
         #expect(status?.problem?.contains("read-only") == true && status?.problemAt == now && status?.copiedAt == nil)
         #expect(status?.problem?.contains("\n") == false)
     }
@@ -117,20 +117,20 @@ struct OffCardCopyTests {
     func weeklyReminder() throws {
         let (db, _) = try freshDatabase()
         let day: TimeInterval = 86_400
-        #expect(try db.backupReminderDue(now: now) == nil, "no backup, nothing to take")
-        let first = try db.backup(kind: .automatic, now: now)
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(6 * day)) == nil, "not in the box's first week")
-        let due = try db.backupReminderDue(now: now.addingTimeInterval(7 * day))
+        #expect(try db.backups.reminderDue(now: now) == nil, "no backup, nothing to take")
+        let first = try db.backups.make(kind: .automatic, now: now)
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(6 * day)) == nil, "not in the box's first week")
+        let due = try db.backups.reminderDue(now: now.addingTimeInterval(7 * day))
         #expect(due?.newest == first && due?.lastOffTheBox == nil)
-        try db.markBackupReminder(at: now.addingTimeInterval(7 * day))
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(13 * day)) == nil, "once a week")
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(14 * day)) != nil)
-        try db.recordBackupDownload(first, now: now.addingTimeInterval(14 * day))
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(20 * day)) == nil, "a download is a copy off the box")
+        try db.backups.markReminder(at: now.addingTimeInterval(7 * day))
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(13 * day)) == nil, "once a week")
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(14 * day)) != nil)
+        try db.backups.recordDownload(first, now: now.addingTimeInterval(14 * day))
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(20 * day)) == nil, "a download is a copy off the box")
         let stick = try stick()
-        try db.backup(kind: .automatic, now: now.addingTimeInterval(21 * day))
-        _ = try db.copyNewestBackup(to: stick, now: now.addingTimeInterval(21 * day))
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(27 * day)) == nil, "so is a stick's copy")
-        #expect(try db.backupReminderDue(now: now.addingTimeInterval(28 * day))?.lastOffTheBox == now.addingTimeInterval(21 * day))
+        try db.backups.make(kind: .automatic, now: now.addingTimeInterval(21 * day))
+        _ = try db.backups.copyNewest(to: stick, now: now.addingTimeInterval(21 * day))
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(27 * day)) == nil, "so is a stick's copy")
+        #expect(try db.backups.reminderDue(now: now.addingTimeInterval(28 * day))?.lastOffTheBox == now.addingTimeInterval(21 * day))
     }
 }

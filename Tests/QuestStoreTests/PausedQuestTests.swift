@@ -54,8 +54,8 @@ struct PausedQuestTests {
     @Test("paused with its first task's XP; a restart the same day picks it up at task 2; it completes once, with all its XP")
     func pauseRestartResume() throws {
         let (db, _) = try freshDatabase()
-        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
-        try db.saveRoutine(morningRoutine)
+        try db.settings.update { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
+        try db.routines.save(morningRoutine)
         let s = Self.second
         var box = try Box(db, wallClockStart: Self.morning, bootID: "boot-a")
         try box.tap(.lock, at: 1 * s)
@@ -101,8 +101,8 @@ struct PausedQuestTests {
     @Test("only each routine's latest quest counts as paused: one started after it (the next day) leaves it in the history")
     func latestOnly() throws {
         let (db, _) = try freshDatabase()
-        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
-        try db.saveRoutine(morningRoutine)
+        try db.settings.update { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
+        try db.routines.save(morningRoutine)
         let s = Self.second
         var box = try Box(db, wallClockStart: Self.morning, bootID: "boot-a")
         try box.tap(.lock, at: 1 * s)

@@ -11,13 +11,13 @@ struct PlayerSwitchStoreTests {
     @Test("each switch changes its own setting; the world reads the sound switch and the locks")
     func switches() throws {
         let (db, _) = try freshDatabase()
-        #expect(try db.setPlayerSwitch(.mute, on: true))
-        #expect(try db.setPlayerSwitch(.hints, on: false))
-        #expect(try db.setPlayerSwitch(.reminders, on: false))
-        var s = try db.settings()
+        #expect(try db.settings.setPlayerSwitch(.mute, on: true))
+        #expect(try db.settings.setPlayerSwitch(.hints, on: false))
+        #expect(try db.settings.setPlayerSwitch(.reminders, on: false))
+        var s = try db.settings.current()
         #expect(!s.soundEnabled && s.game.soundMuted && !s.game.hintsEnabled && !s.game.remindersEnabled)
-        #expect(try db.setPlayerSwitch(.mute, on: false))
-        s = try db.settings()
+        #expect(try db.settings.setPlayerSwitch(.mute, on: false))
+        s = try db.settings.current()
         #expect(s.soundEnabled && !s.game.soundMuted)
         let world = try db.loadWorld(calendar: .current, bootID: "b", taskMemory: false)
         #expect(!world.settings.soundMuted && world.settings.lockedSwitches.isEmpty)
@@ -28,8 +28,8 @@ struct PlayerSwitchStoreTests {
         let (db, _) = try freshDatabase()
         for playerSwitch in PlayerSwitch.allCases {
             for on in [true, false, true] {
-                #expect(try db.setPlayerSwitch(playerSwitch, on: on))
-                #expect(playerSwitch.isOn(in: try db.settings().game) == on, "\(playerSwitch) \(on)")
+                #expect(try db.settings.setPlayerSwitch(playerSwitch, on: on))
+                #expect(playerSwitch.isOn(in: try db.settings.current().game) == on, "\(playerSwitch) \(on)")
             }
         }
     }
@@ -37,23 +37,23 @@ struct PlayerSwitchStoreTests {
     @Test("a locked switch is refused and nothing changes; the parent's own change still goes through; #48: her reminders switch is never locked")
     func locked() throws {
         let (db, _) = try freshDatabase()
-        try db.updateSettings { $0.game.lockedSwitches = [.mute, .hints, .reminders] }
-        #expect(try db.setPlayerSwitch(.mute, on: true) == false)
-        #expect(try db.setPlayerSwitch(.hints, on: false) == false)
-        #expect(try db.setPlayerSwitch(.reminders, on: false), "seed 004: she can always turn her reminders off")
-        var s = try db.settings()
+        try db.settings.update { $0.game.lockedSwitches = [.mute, .hints, .reminders] }
+        #expect(try db.settings.setPlayerSwitch(.mute, on: true) == false)
+        #expect(try db.settings.setPlayerSwitch(.hints, on: false) == false)
+        #expect(try db.settings.setPlayerSwitch(.reminders, on: false), "seed 004: she can always turn her reminders off")
+        var s = try db.settings.current()
         #expect(s.soundEnabled && !s.game.remindersEnabled && s.game.hintsEnabled)
         #expect(s.game.lockedSwitches == [.mute, .hints], "a lock on her reminders is never kept")
         #expect(PlayerSwitch.lockable == [.mute, .hints])
-        try db.updateSettings { $0.game.lockedSwitches = [.mute] }
-        #expect(try db.setPlayerSwitch(.hints, on: false))
-        s = try db.settings()
+        try db.settings.update { $0.game.lockedSwitches = [.mute] }
+        #expect(try db.settings.setPlayerSwitch(.hints, on: false))
+        s = try db.settings.current()
         #expect(!s.game.hintsEnabled && s.game.lockedSwitches == [.mute])
         // The box's gesture, written as the box writes it, keeps to the lock as well.
         try db.apply(.soundMuted(true), wallClockTrusted: true)
-        #expect(try db.settings().soundEnabled)
-        try db.updateSettings { $0.soundEnabled = false }
-        #expect(try db.settings().soundEnabled == false, "a parent changes a locked setting")
+        #expect(try db.settings.current().soundEnabled)
+        try db.settings.update { $0.soundEnabled = false }
+        #expect(try db.settings.current().soundEnabled == false, "a parent changes a locked setting")
     }
 
     @Test("the box's gesture is written like any play, and read back by the next world")
@@ -62,6 +62,6 @@ struct PlayerSwitchStoreTests {
         try db.apply(.soundMuted(true), wallClockTrusted: true)
         #expect(try db.loadWorld(calendar: .current, bootID: "b", taskMemory: false).settings.soundMuted)
         try db.apply(.soundMuted(false), wallClockTrusted: true)
-        #expect(try db.settings().soundEnabled)
+        #expect(try db.settings.current().soundEnabled)
     }
 }

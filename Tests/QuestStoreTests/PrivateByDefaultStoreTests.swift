@@ -21,7 +21,7 @@ struct PrivateByDefaultStoreTests {
             try Schema.migrator().migrate(queue, upTo: "v14-voice")
             try queue.write(prepare)
         }
-        return try QuestDatabase(path: path).settings()
+        return try QuestDatabase(path: path).settings.current()
     }
 
     @Test("PRIV-1: a store never used (no routine, play or PIN) turns paired-only; a fresh one is")
@@ -29,7 +29,7 @@ struct PrivateByDefaultStoreTests {
         #expect(try Self.upgraded { _ in }.playerPagesPaired)
         #expect(try Self.upgraded { db in try db.execute(sql: "INSERT INTO settings (id) VALUES (1)") }.playerPagesPaired)
         let (fresh, _) = try freshDatabase()
-        #expect(try fresh.settings().playerPagesPaired)
+        #expect(try fresh.settings.current().playerPagesPaired)
     }
 
     @Test("PRIV-1: a box in use (a routine, a play or a PIN) keeps its pages as they were, open or paired")

@@ -13,8 +13,8 @@ struct RebootBridgeTests {
     @Test("the lock before the boot's zero is stored, read back, counted, and restores")
     func bridged() throws {
         let (db, _) = try freshDatabase()
-        try db.updateSettings { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
-        try db.saveRoutine(morningRoutine)
+        try db.settings.update { $0.game.firstQuestIntro = false }  // GAME-9: she has seen how it works
+        try db.routines.save(morningRoutine)
         let s = PausedQuestTests.second
         var before = try PausedQuestTests.Box(db, wallClockStart: PausedQuestTests.morning, bootID: "boot-a")
         try before.tap(.lock, at: 1 * s)
@@ -36,8 +36,8 @@ struct RebootBridgeTests {
         #expect(try db.inconsistentSessionXP().isEmpty)
         #expect(try db.profile().totalXP >= estimation.xpEarned)
 
-        let backup = try db.backup(now: PausedQuestTests.morning.addingTimeInterval(600))
-        try db.restore(from: db.backupsDirectory + "/" + backup.fileName, now: PausedQuestTests.morning.addingTimeInterval(700))
+        let backup = try db.backups.make(now: PausedQuestTests.morning.addingTimeInterval(600))
+        try db.backups.restore(from: db.backups.directory + "/" + backup.fileName, now: PausedQuestTests.morning.addingTimeInterval(700))
         #expect(try db.estimations().count == 1)
     }
 }

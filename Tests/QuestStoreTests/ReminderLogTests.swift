@@ -10,7 +10,7 @@ struct ReminderLogTests {
     func reminderLog() throws {
         let (db, _) = try freshDatabase()
         let routine = Routine(id: UUID(), name: "r", displayName: "R", activeDays: Array(1...7), tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")])
-        try db.saveRoutine(routine)
+        try db.routines.save(routine)
         let first = Date(timeIntervalSince1970: 1_780_000_000), second = first.addingTimeInterval(86_400)
         try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: first), wallClockTrusted: true)
         try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: second), wallClockTrusted: true)

@@ -80,8 +80,8 @@ struct StoreFilesTests {
     func sameSecondSeries() throws {
         let (db, _) = try freshDatabase()
         let now = Date(timeIntervalSince1970: 1_780_000_000)
-        let names = try (0..<3).map { _ in try db.backup(now: now).fileName }
-        let base = "questbox-\(QuestDatabase.stamp(now))-manual"
+        let names = try (0..<3).map { _ in try db.backups.make(now: now).fileName }
+        let base = "questbox-\(BackupStore.stamp(now))-manual"
         #expect(names == [base + ".sqlite", base + "-2.sqlite", base + "-3.sqlite"])
     }
 
@@ -108,7 +108,7 @@ struct StoreFilesTests {
         #expect(files.filter { $0.hasSuffix(".sqlite") }.count == 8, "\(files)")
         #expect(!files.contains { $0.hasSuffix(".partial") })
         for file in files where file.hasSuffix(".sqlite") { try QuestDatabase.validate(path: data + "/backups/" + file) }
-        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).backups().count == 8)
+        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).backups.all().count == 8)
     }
 }
 
@@ -210,15 +210,15 @@ struct NameRuleTests {
             let elsewhere = (dir as NSString).appendingPathComponent("elsewhere-\(column)")
             try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
             let source = try QuestDatabase(path: elsewhere + "/questbox.sqlite")
-            try source.saveRoutine(Routine(id: UUID(), name: "fine", displayName: "Fine", activeDays: [1], tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")]))
+            try source.routines.save(Routine(id: UUID(), name: "fine", displayName: "Fine", activeDays: [1], tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")]))
             try source.pool.writeWithoutTransaction { try $0.execute(sql: "UPDATE routine SET \(column) = ?", arguments: [value]) }
-            let backup = try source.backup(to: elsewhere + "/b.sqlite", now: Date())
+            let backup = try source.backups.make(to: elsewhere + "/b.sqlite", now: Date())
             try source.close()
             let restored = try runProcess(questbox, ["restore", backup.path, "--data", data])
             #expect(restored.status != 0 && restored.stderr.contains("nothing was restored") && !restored.stderr.contains("\u{1B}"), "\(restored.stderr)")
             #expect(restored.stderr.contains(backup.path), "names the file: \(restored.stderr)")
         }
-        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).routines().isEmpty)
+        #expect(try QuestDatabase(path: DataDirectory.databasePath(in: data)).routines.all().isEmpty)
     }
 }
 

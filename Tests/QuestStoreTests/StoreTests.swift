@@ -11,7 +11,7 @@ struct StoreTests {
     @Test("routines round-trip in order; re-saving replaces tasks; names are unique; removal keeps history")
     func routines() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
+        try db.routines.save(morningRoutine)
         var evening = morningRoutine
         evening.id = UUID()
         evening.name = "Evening"
@@ -20,62 +20,62 @@ struct StoreTests {
         evening.isActive = false
         evening.createdBy = .player
         evening.tasks = [RoutineTask(id: UUID(), name: "Read", displayName: "Read")]
-        try db.saveRoutine(evening)
-        #expect(try db.routines() == [morningRoutine, evening])
-        #expect(try db.routine(named: "Evening") == evening)
+        try db.routines.save(evening)
+        #expect(try db.routines.all() == [morningRoutine, evening])
+        #expect(try db.routines.named("Evening") == evening)
 
         var edited = morningRoutine
         edited.moveTask(from: 2, to: 0)
         edited.tasks.removeLast()
-        try db.saveRoutine(edited)
-        #expect(try db.routine(named: "School Morning") == edited)
+        try db.routines.save(edited)
+        #expect(try db.routines.named("School Morning") == edited)
 
         var clash = evening
         clash.id = UUID()
-        #expect(throws: StoreError.invalid("a routine named \"Evening\" already exists")) { try db.saveRoutine(clash) }
+        #expect(throws: StoreError.invalid("a routine named \"Evening\" already exists")) { try db.routines.save(clash) }
 
         try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 130)])
-        #expect(try db.removeRoutine(named: "School Morning"))
-        #expect(try !db.removeRoutine(named: "School Morning"))
-        #expect(try db.routines() == [evening])
+        #expect(try db.routines.remove(named: "School Morning"))
+        #expect(try !db.routines.remove(named: "School Morning"))
+        #expect(try db.routines.all() == [evening])
         #expect(try db.estimations().count == 1)  // the play stays in the history
     }
 
     @Test("PAR-1: an editor's save applies only to the routine it read; pause, resume and removal by id keep the history")
     func routineEdits() throws {
         let (db, _) = try freshDatabase()
-        try db.saveRoutine(morningRoutine)
-        let read = try #require(try db.routine(id: morningRoutine.id))
-        let revision = QuestDatabase.revision(of: read)
-        #expect(QuestDatabase.revision(of: read) == revision)  // stable
+        try db.routines.save(morningRoutine)
+        let read = try #require(try db.routines.withID(morningRoutine.id))
+        let revision = RoutineStore.revision(of: read)
+        #expect(RoutineStore.revision(of: read) == revision)  // stable
 
         // Someone else pauses it between the read and the save: the editor's save is refused.
-        #expect(try db.setRoutineActive(false, id: read.id))
-        #expect(try db.routine(id: read.id)?.isActive == false)
+        #expect(try db.routines.setActive(false, id: read.id))
+        #expect(try db.routines.withID(read.id)?.isActive == false)
         var edited = read
         edited.displayName = "Morning Run"
-        #expect(throws: StoreError.self) { try db.saveRoutine(edited, ifStillAt: revision) }
-        #expect(try db.routine(id: read.id)?.displayName == read.displayName)
+        #expect(throws: StoreError.self) { try db.routines.save(edited, ifStillAt: revision) }
+        #expect(try db.routines.withID(read.id)?.displayName == read.displayName)
 
         // Read again: the save goes through and keeps the pause it now shows.
-        let again = try #require(try db.routine(id: read.id))
-        #expect(QuestDatabase.revision(of: again) != revision)
+        let again = try #require(try db.routines.withID(read.id))
+        #expect(RoutineStore.revision(of: again) != revision)
         edited = again
         edited.displayName = "Morning Run"
-        try db.saveRoutine(edited, ifStillAt: QuestDatabase.revision(of: again))
-        #expect(try db.routine(id: read.id) == edited)
-        #expect(try db.setRoutineActive(true, id: read.id))
-        #expect(try !db.setRoutineActive(true, id: UUID()))
+        try db.routines.save(edited, ifStillAt: RoutineStore.revision(of: again))
+        #expect(try db.routines.withID(read.id) == edited)
+        #expect(try db.routines.setActive(true, id: read.id))
+        #expect(try !db.routines.setActive(true, id: UUID()))
 
         // Removed meanwhile: the save does not bring it back.
         try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 130)])
-        let last = try #require(try db.routine(id: read.id))
-        #expect(try db.removeRoutine(id: read.id))
-        #expect(try !db.removeRoutine(id: read.id))
+        let last = try #require(try db.routines.withID(read.id))
+        #expect(try db.routines.remove(id: read.id))
+        #expect(try !db.routines.remove(id: read.id))
         #expect(throws: StoreError.changedElsewhere("this routine was removed meanwhile")) {
-            try db.saveRoutine(last, ifStillAt: QuestDatabase.revision(of: last))
+            try db.routines.save(last, ifStillAt: RoutineStore.revision(of: last))
         }
-        #expect(try db.routines().isEmpty)
+        #expect(try db.routines.all().isEmpty)
         #expect(try db.estimations().count == 1)  // the play stays in the history
     }
 
@@ -402,9 +402,9 @@ struct StoreTests {
     func settings() throws {
         let (db, _) = try freshDatabase()
         var expected = StoredSettings()
-        #expect(try db.settings() == expected)
+        #expect(try db.settings.current() == expected)
         let switchedAt = Date(timeIntervalSince1970: 1_780_000_000)
-        try db.updateSettings(now: switchedAt) { s in
+        try db.settings.update(now: switchedAt) { s in
             s.game.streakPolicy = .joker
             s.game.hintsEnabled = false
             s.volumePercent = 35
@@ -425,11 +425,11 @@ struct StoreTests {
         expected.soundEnabled = false
         expected.firstWeekday = 1
         #expect(expected.game.reminderTime.description == "06:45")
-        #expect(try db.settings() == expected)
-        #expect(throws: StoreError.invalid("volume: 140 is not 0–100")) { try db.updateSettings { $0.volumePercent = 140 } }
-        #expect(throws: StoreError.invalid("firstWeekday: 8 is not a weekday (1 = Sunday … 7 = Saturday)")) { try db.updateSettings { $0.firstWeekday = 8 } }
-        #expect(throws: StoreError.invalid("stopGuardSeconds: 11 is not 0–10")) { try db.updateSettings { $0.game.stopGuardSeconds = 11 } }
-        #expect(try db.settings() == expected)
+        #expect(try db.settings.current() == expected)
+        #expect(throws: StoreError.invalid("volume: 140 is not 0–100")) { try db.settings.update { $0.volumePercent = 140 } }
+        #expect(throws: StoreError.invalid("firstWeekday: 8 is not a weekday (1 = Sunday … 7 = Saturday)")) { try db.settings.update { $0.firstWeekday = 8 } }
+        #expect(throws: StoreError.invalid("stopGuardSeconds: 11 is not 0–10")) { try db.settings.update { $0.game.stopGuardSeconds = 11 } }
+        #expect(try db.settings.current() == expected)
     }
 
     @Test("PAR-1: the PIN is a salted slow hash; wrong attempts are limited")
@@ -442,7 +442,7 @@ struct StoreTests {
         try db.parentPIN.setPIN("2468")
         let stored = try #require(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") })
         #expect(stored.hasPrefix("scrypt$16384$8$1$") && !stored.contains("2468"))
-        #expect(try db.settings().hasPIN)
+        #expect(try db.settings.current().hasPIN)
         try db.parentPIN.setPIN("2468")
         #expect(try db.pool.read { try String.fetchOne($0, sql: "SELECT pinHash FROM settings") } != stored)  // fresh salt
         #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 0, bootID: "b") == .accepted)
@@ -573,7 +573,7 @@ struct MigrationTests {
         let blank2 = try DatabaseQueue(path: other)
         try blank2.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 0") }
         try blank2.close()
-        #expect(throws: StoreError.self) { try db.restore(from: other, now: Date()) }
+        #expect(throws: StoreError.self) { try db.backups.restore(from: other, now: Date()) }
         // Killed after the migrator made its bookkeeping table, before the first migration
         // (seen once in the crash-safety test): still a new database.
         let early = (dir as NSString).appendingPathComponent("early.sqlite")
@@ -595,7 +595,7 @@ struct MigrationTests {
         #expect(try db.schemaVersion() == Schema.currentVersion)
         #expect(try db.estimations().count == 36)
         #expect(try db.sessions().count == 12)
-        #expect(try db.routines().map(\.name) == ["School Morning"])
+        #expect(try db.routines.all().map(\.name) == ["School Morning"])
         #expect(try db.estimations().allSatisfy { $0.rating == TimeEstimationScorer.score(estimated: $0.estimatedSeconds, actual: $0.actualSeconds).rating })
         #expect(try db.integrityCheck() == "ok")
     }

@@ -55,6 +55,6 @@ public func recordQuest(
 /// quest itself; the intro's own tests leave it on, as a fresh box has it.
 public func skipFirstQuestIntro(data dir: String) throws {
     let db = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
-    try db.updateSettings { $0.game.firstQuestIntro = false }
+    try db.settings.update { $0.game.firstQuestIntro = false }
     try db.close()
 }

@@ -18,15 +18,15 @@ struct BackupsFakeStoreTests {
 
         init(_ listed: [BackupInfo]) { self.listed = Mutex(listed) }
 
-        func backup(kind: BackupKind, now: Date) throws -> BackupInfo {
+        func make(kind: BackupKind, now: Date) throws -> BackupInfo {
             if failing.withLock({ $0 }) { throw CardFull() }
             let made = BackupInfo(path: "/nowhere/questbox-made.sqlite", createdAt: now, sizeBytes: 1, kind: kind)
             listed.withLock { $0.append(made) }
             return made
         }
-        func backups() throws -> [BackupInfo] { listed.withLock { $0 } }
+        func all() throws -> [BackupInfo] { listed.withLock { $0 } }
         func restore(from file: String, now: Date) throws -> BackupInfo { throw CardFull() }
-        func recordBackupDownload(_ backup: BackupInfo, now: Date) throws { downloads.withLock { $0 += 1 } }
+        func recordDownload(_ backup: BackupInfo, now: Date) throws { downloads.withLock { $0 += 1 } }
         func offCardStatuses() throws -> [OffCardStatus] { [] }
         func incomingFile() throws -> IncomingFile { throw CardFull() }
     }
@@ -44,15 +44,15 @@ struct BackupsFakeStoreTests {
             #expect(page.contains("questbox-2026-11-01.sqlite"), "\(page)")
             let made = try await browser.post(client, "/parent/backups", [])
             #expect(made.status == .seeOther)
-            #expect(try fake.backups().count == 2)
-            #expect(try db.backups().isEmpty, "the real store was never asked")
+            #expect(try fake.all().count == 2)
+            #expect(try db.backups.all().isEmpty, "the real store was never asked")
 
             fake.failing.withLock { $0 = true }
             _ = try await browser.get(client, "/parent/backups")
             let full = try await browser.post(client, "/parent/backups", [])
             #expect(full.status == .internalServerError, "\(full.status)")
             #expect(full.headers[.location] == nil)
-            #expect(try fake.backups().count == 2)
+            #expect(try fake.all().count == 2)
 
             let (gone, _) = try await browser.get(client, "/parent/backups/questbox-2026-11-01.sqlite")
             #expect(gone == .notFound)

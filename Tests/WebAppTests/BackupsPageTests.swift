@@ -40,8 +40,8 @@ struct BackupsPageTests {
         // A daily backup at 07:58 today (or yesterday's, before 07:58): the page says its time.
         let today = try #require(cal.date(bySettingHour: 7, minute: 58, second: 0, of: now))
         let made = today <= now ? today : today.addingTimeInterval(-86_400)
-        try db.backupIfDue(now: made)
-        try db.updateSettings { $0.game.reminderTime = ClockTime(hour: 19, minute: 5)! }
+        try db.backups.makeIfDue(now: made)
+        try db.settings.update { $0.game.reminderTime = ClockTime(hour: 19, minute: 5)! }
         let services = try await makeServices(args, logger: Logger(label: "test"), clockStyle: .twelveHour)
         let app = Application(router: buildRouter(services))
         try await app.test(.router) { client in
@@ -65,11 +65,11 @@ struct BackupsPageTests {
             #expect(status == .ok && empty.contains("No backups yet.") && empty.contains("No daily backup yet"))
             let made = try await browser.post(client, "/parent/backups", [])
             #expect(made.status == .seeOther)
-            let backups = try db.backups()
+            let backups = try db.backups.all()
             #expect(backups.count == 1 && backups[0].kind == .manual)
             let (_, page) = try await browser.get(client, try #require(made.headers[.location]))
             #expect(page.contains("Backup \(backups[0].fileName) is made.") && page.contains("made by hand"))
-            try db.backupIfDue(now: Date())
+            try db.backups.makeIfDue(now: Date())
             let (_, daily) = try await browser.get(client, "/parent/backups")
             #expect(daily.contains("The daily backup ran today at "))
             // #48: one clock format, the box's own: "today 07:30", never "Nov 29, 2026 at 7:30 AM".
@@ -81,7 +81,7 @@ struct BackupsPageTests {
             #expect(Data(buffer: download.body) == FileManager.default.contents(atPath: backups[0].path))
             #expect(Data(buffer: download.body).starts(with: Data("SQLite format 3\0".utf8)))
             // A download is a copy off the box: BACK-1's weekly reminder counts from it.
-            #expect(try db.backupReminderDue(now: Date().addingTimeInterval(8 * 86_400))?.lastOffTheBox != nil)
+            #expect(try db.backups.reminderDue(now: Date().addingTimeInterval(8 * 86_400))?.lastOffTheBox != nil)
             for path in ["/parent/backups/..%2Fquestbox.sqlite", "/parent/backups/%2E%2E", "/parent/backups/questbox.sqlite", "/parent/backups/.restore-x.sqlite"] {
                 let response = try await client.execute(uri: path, method: .get, headers: browser.cookieHeader)
                 #expect(response.status == .notFound, "\(path)")
@@ -97,7 +97,7 @@ struct BackupsPageTests {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
-        let saved = try db.backup(to: NSTemporaryDirectory() + "questbox-upload-\(UUID().uuidString).sqlite", kind: .manual, now: Date())
+        let saved = try db.backups.make(to: NSTemporaryDirectory() + "questbox-upload-\(UUID().uuidString).sqlite", kind: .manual, now: Date())
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 80)], routine: everyDay)
         #expect(try db.estimations().count == 2)
         let box = try FakeBox(path: args.socketPath)
@@ -116,7 +116,7 @@ struct BackupsPageTests {
             let response = try await upload(client, &browser, content, name: "C:\\Users\\me\\questbox-monday.sqlite")
             #expect(response.status == .seeOther, "\(String(buffer: response.body))")
             #expect(try db.estimations().count == 1)
-            #expect(try db.backups().contains { $0.kind == .beforeRestore })
+            #expect(try db.backups.all().contains { $0.kind == .beforeRestore })
             #expect(box.commands.contains("reload"))
             #expect(box.commands.filter { $0 == "button-check" }.count == 3, "held for the restore, let go after: \(box.commands)")
             let (_, page) = try await browser.get(client, try #require(response.headers[.location]))
@@ -125,7 +125,7 @@ struct BackupsPageTests {
             let (_, forged) = try await browser.get(client, "/parent/backups?done=backup-made&file=Enter%20your%20PIN%20at%20evil.example")
             #expect(!forged.contains("evil.example") && !forged.contains("class=\"done\""))
             // No upload file is left behind in the backups folder.
-            let left = try FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory).filter { $0.hasPrefix(".") }
+            let left = try FileManager.default.contentsOfDirectory(atPath: db.backups.directory).filter { $0.hasPrefix(".") }
             #expect(left.isEmpty, "\(left)")
         }
     }
@@ -151,7 +151,7 @@ struct BackupsPageTests {
             #expect(shown.hasPrefix(message), "\(shown)")
             #expect(!shown.contains("/"), "no path in \(shown)")
             #expect(try db.estimations().count == 1)
-            #expect(try db.backups().isEmpty, "nothing was backed up or left behind")
+            #expect(try db.backups.all().isEmpty, "nothing was backed up or left behind")
         }
     }
 
@@ -180,8 +180,8 @@ struct BackupsPageTests {
             let truncated = body.getSlice(at: 0, length: body.readableBytes - 30) ?? body
             let broken = try await client.execute(uri: "/parent/backups/restore?csrf=\(browser.csrf)", method: .post, headers: cut, body: truncated)
             #expect(broken.status == .badRequest)
-            #expect(try db.backups().isEmpty)
-            let left = (try? FileManager.default.contentsOfDirectory(atPath: db.backupsDirectory)) ?? []
+            #expect(try db.backups.all().isEmpty)
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: db.backups.directory)) ?? []
             #expect(left.isEmpty, "\(left)")
         }
     }
@@ -191,12 +191,12 @@ struct BackupsPageTests {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.parentPIN.setPIN("2468")
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
-        try db.backup(kind: .manual, now: Date())
+        try db.backups.make(kind: .manual, now: Date())
         let mount = NSTemporaryDirectory() + "questbox-tests-stick-\(UUID().uuidString)/SCHOOLBAG"
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
         let stick = RemovableVolume(mountPoint: mount, device: "/dev/sda1", fileSystem: "vfat", readOnly: false, mountID: 41)
-        guard case .copied(let copy) = try db.copyNewestBackup(to: stick, now: Date()) else { Issue.record("not copied"); return }
-        _ = try? db.copyNewestBackup(to: RemovableVolume(mountPoint: mount + "-full", device: "/dev/sdb1", fileSystem: "vfat", readOnly: true, mountID: 42), now: Date())
+        guard case .copied(let copy) = try db.backups.copyNewest(to: stick, now: Date()) else { Issue.record("not copied"); return }
+        _ = try? db.backups.copyNewest(to: RemovableVolume(mountPoint: mount + "-full", device: "/dev/sdb1", fileSystem: "vfat", readOnly: true, mountID: 42), now: Date())
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 80)], routine: everyDay)
         var services = try await makeServices(args, logger: Logger(label: "test"))
         services.sticks = { [stick] }
@@ -216,7 +216,7 @@ struct BackupsPageTests {
             let restored = try await browser.post(client, "/parent/backups/restore-stick", [("stick", "41"), ("file", copy.fileName)])
             #expect(restored.status == .seeOther, "\(String(buffer: restored.body))")
             #expect(try db.estimations().count == 1, "the stick's copy is the data now")
-            #expect(try db.backups().contains { $0.kind == .beforeRestore })
+            #expect(try db.backups.all().contains { $0.kind == .beforeRestore })
         }
     }
 }

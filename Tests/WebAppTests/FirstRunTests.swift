@@ -39,18 +39,18 @@ struct FirstRunTests {
             #expect(String(buffer: unknown.body).contains("Board: “../../etc/passwd” cannot be used. Choose one of:"), "the settings' refusal in the page's words")
             let none = try await browser.post(client, "/parent/first-run/board", [("board", "none")])
             #expect(none.status == .unprocessableContent, "the first run chooses a board")
-            #expect(try db.settings().boardName == nil)
+            #expect(try db.settings.current().boardName == nil)
 
             let chosen = try await browser.post(client, "/parent/first-run/board", [("board", "rpi4")])
             #expect(chosen.status == .seeOther)
-            #expect(try db.settings().boardName == "rpi4")
+            #expect(try db.settings.current().boardName == "rpi4")
             (_, page) = try await browser.get(client, "/parent")
             // No box has written anything down in this store: the page says it has not started.
             #expect(page.contains("The box does not answer and has not started with the board rpi4 yet"))
             #expect(!page.contains("value=\"rpi5\""), "no more choosing")
             let again = try await browser.post(client, "/parent/first-run/board", [("board", "rpi5")])
             #expect(again.status == .forbidden)
-            #expect(try db.settings().boardName == "rpi4")
+            #expect(try db.settings.current().boardName == "rpi4")
         }
     }
 
@@ -71,7 +71,7 @@ struct FirstRunTests {
     func firstRoutine() async throws {
         let (args, db) = try TestArguments.fresh()
         try db.parentPIN.setPIN("2468")
-        try db.updateSettings { $0.boardName = "rpi4" }
+        try db.settings.update { $0.boardName = "rpi4" }
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -82,11 +82,11 @@ struct FirstRunTests {
             #expect(!page.contains("Choose the box's board"), "the board is chosen")
             (_, page) = try await browser.get(client, "/parent/routines/new?starter=school-morning")
             #expect(page.contains("value=\"Morning Quest\"") && page.contains("value=\"Get Dressed\"") && page.contains("value=\"5:00\""))
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
             let (unknownStatus, empty) = try await browser.get(client, "/parent/routines/new?starter=<script>")
             #expect(unknownStatus == .ok && !empty.contains("<script>") && !empty.contains("Morning Quest"))
 
-            try db.saveRoutine(everyDay)
+            try db.routines.save(everyDay)
             (_, page) = try await browser.get(client, "/parent")
             #expect(!page.contains("Getting started"), "a board and a routine: the box plays")
         }
@@ -122,7 +122,7 @@ struct BoxStartTruthTests {
     @Test("#48: a box that could not start with its board: the first run says why and offers the boards again (a new one may be chosen), the health page says failed")
     func failedStart() async throws {
         let (args, db) = try TestArguments.fresh()
-        try db.updateSettings { $0.boardName = "rpi4" }
+        try db.settings.update { $0.boardName = "rpi4" }
         try db.recordBoxStart(BoxStartRecord(state: .failed, board: "rpi4", reason: "no GPIO chip labelled pinctrl-bcm2711 (run `questbox doctor --board rpi4`)", at: Date()))
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
@@ -134,7 +134,7 @@ struct BoxStartTruthTests {
             #expect(page.contains("value=\"rpi5\""), "the boards are offered again")
             let chosen = try await browser.post(client, "/parent/first-run/board", [("board", "rpi5")])
             #expect(chosen.status == .seeOther)
-            #expect(try db.settings().boardName == "rpi5")
+            #expect(try db.settings.current().boardName == "rpi5")
             (_, page) = try await browser.get(client, "/parent")
             #expect(!page.contains("value=\"rpi4\""), "a board not yet tried is not offered again")
         }

@@ -16,7 +16,7 @@ struct HealthPageTests {
     func doctorChecks() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.parentPIN.setPIN("2468")
-        try db.backup(kind: .manual, now: Date())
+        try db.backups.make(kind: .manual, now: Date())
         let app = try await buildApplication(args)
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -73,7 +73,7 @@ struct HealthPageTests {
             #expect(page.contains("<dt>Version</dt><dd>\(BuildVersion.text)</dd>"))
             #expect(!page.contains("Up for"), "no uptime for a box that does not answer")
 
-            try db.updateSettings { $0.boardName = "pi4" }
+            try db.settings.update { $0.boardName = "pi4" }
             let played = try recordQuest(db, at: Date().addingTimeInterval(-120), durations: [(60, 60)], routine: everyDay)
             (_, page) = try await browser.get(client, "/parent/health")
             #expect(page.contains("<p class=\"health-state offline\" id=\"box-state\">Offline: The box does not answer and has not started with the board pi4 yet"))

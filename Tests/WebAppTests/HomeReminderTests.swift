@@ -65,7 +65,7 @@ struct HomeReminderTests {
         #expect(try quest(home, "Evening Quest").reminder == nil)
 
         // Reminders switched off for the box: none shown.
-        try db.updateSettings { $0.game.remindersEnabled = false }
+        try db.settings.update { $0.game.remindersEnabled = false }
         home = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(8, 0))
         #expect(home.quests.allSatisfy { $0.reminder == nil })
     }

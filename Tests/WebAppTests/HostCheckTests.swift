@@ -31,7 +31,7 @@ struct HostCheckTests {
                 #expect(response.status == .ok, "\(host): \(response.status)")
             }
             // A name the parent lists is answered within 2 s of the change.
-            try SettingsCatalog.set("web.hosts", to: "questbox.home.arpa kitchen-box", in: db)
+            try SettingsCatalog.set("web.hosts", to: "questbox.home.arpa kitchen-box", in: db.settings)
             try await Task.sleep(for: .milliseconds(2_100))
             let listed = try await client.execute(uri: "/api/v1/stats", method: .get, headers: [.host: "Questbox.Home.Arpa.:8080"])
             #expect(listed.status == .ok)
@@ -50,8 +50,8 @@ struct HostCheckTests {
             #expect(WebHosts.parse(bad) == nil, "\(bad)")
         }
         let (_, db) = try TestArguments.fresh()
-        #expect(throws: StoreError.self) { try SettingsCatalog.set("web.hosts", to: "evil\u{1B}", in: db) }
-        #expect(try SettingsCatalog.set("web.hosts", to: "box.lan", in: db).value == "box.lan")
-        #expect(try SettingsCatalog.set("web.hosts", to: "none", in: db).value == "none")
+        #expect(throws: StoreError.self) { try SettingsCatalog.set("web.hosts", to: "evil\u{1B}", in: db.settings) }
+        #expect(try SettingsCatalog.set("web.hosts", to: "box.lan", in: db.settings).value == "box.lan")
+        #expect(try SettingsCatalog.set("web.hosts", to: "none", in: db.settings).value == "none")
     }
 }

@@ -26,23 +26,23 @@ struct MePageTests {
             #expect(page.contains("Turn sounds off") && page.contains("Turn hints off") && page.contains("Turn reminders off"))
             let forged = try await browser.post(client, "/me/switches", [("switch", "sound.mute"), ("on", "true")], csrf: "00")
             #expect(forged.status == .forbidden)
-            #expect(try db.settings().soundEnabled)
+            #expect(try db.settings.current().soundEnabled)
 
             let muted = try await browser.post(client, "/me/switches", [("switch", "sound.mute"), ("on", "true")])
             #expect(muted.status == .seeOther)
-            #expect(try db.settings().soundEnabled == false)
+            #expect(try db.settings.current().soundEnabled == false)
             (_, page) = try await browser.get(client, try #require(muted.headers[.location]))
             #expect(page.contains("Sounds: saved.") && page.contains("Turn sounds on"))
             _ = try await browser.post(client, "/me/switches", [("switch", "reminders"), ("on", "false")])
-            #expect(try db.settings().game.remindersEnabled == false)
+            #expect(try db.settings.current().game.remindersEnabled == false)
 
-            try db.updateSettings { $0.game.lockedSwitches = [.hints] }
+            try db.settings.update { $0.game.lockedSwitches = [.hints] }
             (_, page) = try await browser.get(client, "/me")
             #expect(page.contains("Locked by a parent") && !page.contains("Turn hints off"))
             let refused = try await browser.post(client, "/me/switches", [("switch", "hints"), ("on", "false")])
             #expect(refused.status == .conflict)
             #expect(String(buffer: refused.body).contains("Hints before a guess is locked by a parent."))
-            #expect(try db.settings().game.hintsEnabled)
+            #expect(try db.settings.current().game.hintsEnabled)
 
             let bad = try await browser.post(client, "/me/switches", [("switch", "streak.policy"), ("on", "true")])
             #expect(bad.status == .badRequest, "only her own switches")
@@ -64,7 +64,7 @@ struct MePageTests {
                 ("name", "Desk Reset"), ("day", "1"), ("day", "3"), ("task", "Wipe"), ("task", "Clear"), ("task", "Lamp"), ("action", "save"),
             ])
             #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
-            let changed = try #require(try db.routine(id: Self.mine.id))
+            let changed = try #require(try db.routines.withID(Self.mine.id))
             #expect(changed.tasks.map(\.displayName) == ["Wipe", "Clear", "Lamp"])
             #expect(changed.tasks[0].id == Self.mine.tasks[1].id && changed.tasks[1].id == Self.mine.tasks[0].id, "each step keeps its history")
             #expect(changed.activeDays == [1, 3] && changed.createdBy == .player)
@@ -73,11 +73,11 @@ struct MePageTests {
             #expect(parents.0 == .notFound)
             let notHers = try await browser.post(client, "/quests/\(everyDay.id.uuidString)/remove", [])
             #expect(notHers.status == .notFound)
-            #expect(try db.routine(id: everyDay.id)?.isActive == true)
+            #expect(try db.routines.withID(everyDay.id)?.isActive == true)
 
             let removed = try await browser.post(client, "/quests/\(Self.mine.id.uuidString)/remove", [])
             #expect(removed.status == .seeOther)
-            #expect(try db.routine(id: Self.mine.id)?.isActive == false, "set aside, not deleted")
+            #expect(try db.routines.withID(Self.mine.id)?.isActive == false, "set aside, not deleted")
             (_, page) = try await browser.get(client, try #require(removed.headers[.location]))
             #expect(page.contains("“Desk Reset” is set aside."))
             #expect(!page.contains("<strong>Desk Reset</strong>"))
@@ -96,13 +96,13 @@ struct MePageTests {
             let revision = try #require(page.firstMatch(of: #/name="revision" value="([0-9a-f]+)"/#)).1
             var other = Self.mine
             other.activeDays = [2]
-            try db.saveRoutine(other)
+            try db.routines.save(other)
             let response = try await browser.post(client, "/quests/\(Self.mine.id.uuidString)", [
                 ("revision", String(revision)), ("name", "Desk Reset"), ("day", "5"), ("task", "Only"), ("action", "save"),
             ])
             #expect(response.status == .unprocessableContent)
             #expect(String(buffer: response.body).contains("Not saved: this routine was changed meanwhile"))
-            #expect(try db.routine(id: Self.mine.id)?.activeDays == [2])
+            #expect(try db.routines.withID(Self.mine.id)?.activeDays == [2])
         }
     }
 }

@@ -24,9 +24,9 @@ struct ParentAreasFakeStoreTests {
             self.streak = streak
         }
 
-        func settings() throws -> StoredSettings { stored.withLock { $0 } }
-        func routines() throws -> [Routine] { [] }
-        func updateSettings(reminders: [(routine: String, reminder: ReminderChoice)], now: Date, _ change: (inout StoredSettings) -> Void) throws {
+        func current() throws -> StoredSettings { stored.withLock { $0 } }
+        func routineList() throws -> [Routine] { [] }
+        func update(reminders: [(routine: String, reminder: ReminderChoice)], now: Date, _ change: (inout StoredSettings) -> Void) throws {
             var s = stored.withLock { $0 }
             change(&s)
             stored.withLock { $0 = s }
@@ -77,7 +77,7 @@ struct ParentAreasFakeStoreTests {
     func settingsOnAFake() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
         try db.parentPIN.setPIN("2468")
-        let fake = FakeSettings(try db.settings(), streak: 12)
+        let fake = FakeSettings(try db.settings.current(), streak: 12)
         let app = try await application(args) { $0.settings = fake }
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
@@ -86,16 +86,16 @@ struct ParentAreasFakeStoreTests {
             #expect(page.contains("Switching keeps the streak (now 12 days)"), "\(page)")
             let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: ["sound.volume": "35"]))
             #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
-            #expect(try fake.settings().volumePercent == 35)
+            #expect(try fake.current().volumePercent == 35)
             #expect(fake.writes.withLock { $0 } == 1)
-            #expect(try db.settings().volumePercent != 35, "the real store was never asked")
+            #expect(try db.settings.current().volumePercent != 35, "the real store was never asked")
         }
     }
 
     @Test("#32: a switch a parent locked after her page was drawn is refused by the store's answer, not the page's")
     func lockedMeanwhile() async throws {
         let (args, db) = try TestArguments.fresh(routines: [everyDay])
-        let fake = FakeSettings(try db.settings(), streak: 0)
+        let fake = FakeSettings(try db.settings.current(), streak: 0)
         let app = try await application(args) { $0.settings = fake }
         try await app.test(.router) { client in
             var browser = BrowserSession()

@@ -21,10 +21,10 @@ struct PhonePairingTests {
     @Test("PRIV-1: a fresh store's pages are paired-only; a box in use keeps them open through the migration; the setting still switches")
     func privateByDefault() throws {
         let (fresh, _) = try freshDatabase()
-        #expect(try fresh.settings().playerPagesPaired)
-        #expect(try SettingsCatalog.value(of: "web.player-pages", in: fresh.settings(), routines: []).value == "paired")
-        try SettingsCatalog.set("web.player-pages", to: "open", in: fresh)
-        #expect(try !fresh.settings().playerPagesPaired)
+        #expect(try fresh.settings.current().playerPagesPaired)
+        #expect(try SettingsCatalog.value(of: "web.player-pages", in: fresh.settings.current(), routines: []).value == "paired")
+        try SettingsCatalog.set("web.player-pages", to: "open", in: fresh.settings)
+        #expect(try !fresh.settings.current().playerPagesPaired)
     }
 
     @Test("PRIV-1: an unpaired phone gets a code from the box, types it and sees her pages, paired to press nothing; a wrong code says the tries left")

@@ -56,7 +56,7 @@ struct PresenceTests {
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await browser.get(client, "/parent/setup/state").1 == #"{"phase":"queued"}"#)
             let early = try await browser.post(client, "/parent/setup/pin", [("pin", "0000"), ("again", "0000")])
-            let hasPIN = try db.settings().hasPIN
+            let hasPIN = try db.settings.current().hasPIN
             #expect(early.status == .seeOther && early.headers[.location] == "/parent/setup" && !hasPIN)
             box.claimMoved("shown")
             #expect(try await Self.phase(&browser, client, becomes: "waiting") == #"{"phase":"waiting"}"#)
@@ -72,7 +72,7 @@ struct PresenceTests {
             #expect(differ.status == .unprocessableContent && String(buffer: differ.body).contains("The two PINs differ."))
             let short = try await browser.post(client, "/parent/setup/pin", [("pin", "12"), ("again", "12")])
             #expect(short.status == .unprocessableContent && String(buffer: short.body).contains("PIN: must be 4 to 8 digits"))
-            #expect(try db.settings().hasPIN == false)
+            #expect(try db.settings.current().hasPIN == false)
             let set = try await browser.post(client, "/parent/setup/pin", [("pin", "246802"), ("again", "246802")])
             #expect(set.status == .seeOther && set.headers[.location] == "/parent")
             #expect(try db.parentPIN.verifyPIN("246802", monotonicNanos: 0, bootID: "t") == .accepted)

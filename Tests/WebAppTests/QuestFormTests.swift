@@ -100,7 +100,7 @@ struct QuestFormTests {
                 ("task", "  "), ("action", "save"),
             ])
             #expect(saved.status == .seeOther)
-            let routine = try #require(try db.routine(named: "Homework Session"))
+            let routine = try #require(try db.routines.named("Homework Session"))
             #expect(saved.headers[.location] == "/quests/saved?quest=\(routine.id.uuidString)&box=now")
             #expect(routine.createdBy == .player && routine.displayName == "Homework Session" && routine.isActive)
             #expect(routine.activeDays == [2, 4])
@@ -154,7 +154,7 @@ struct QuestFormTests {
             clock.advance(seconds: 600)
             let full = try await make("Mine 13")
             #expect(full.status == .unprocessableContent && String(buffer: full.body).contains("You have 12 quests of your own already, the most the box keeps."))
-            #expect(try db.routines().filter { $0.createdBy == .player }.count == 12)
+            #expect(try db.routines.all().filter { $0.createdBy == .player }.count == 12)
         }
     }
 
@@ -169,7 +169,7 @@ struct QuestFormTests {
             _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
             let made = try await browser.post(client, "/quests", [("name", "Mine"), ("day", "2"), ("task", "a"), ("action", "save")])
             #expect(made.status == .seeOther)
-            let quest = try #require(try db.routines().first { $0.createdBy == .player })
+            let quest = try #require(try db.routines.all().first { $0.createdBy == .player })
             func change(_ name: String) async throws -> TestResponse {
                 _ = try await browser.get(client, "/quests/\(quest.id.uuidString)/edit")
                 return try await browser.post(client, "/quests/\(quest.id.uuidString)", [("name", name), ("day", "2"), ("task", "a"), ("action", "save")])
@@ -179,7 +179,7 @@ struct QuestFormTests {
             #expect(fast.status == .tooManyRequests && fast.headers[.retryAfter] == "600")
             #expect(String(buffer: fast.body).contains("You changed your quests 10 times in the last 10 minutes. Change this one in 10 minutes."))
             #expect(String(buffer: fast.body).contains("value=\"Mine 11\""), "her words are kept")
-            #expect(try db.routine(id: quest.id)?.displayName == "Mine 10")
+            #expect(try db.routines.withID(quest.id)?.displayName == "Mine 10")
             clock.advance(seconds: 600)
             #expect(try await change("Mine 11").status == .seeOther)
         }
@@ -194,7 +194,7 @@ struct QuestFormTests {
             _ = try await browser.get(client, "/quests/new?template=Custom%20Quest")
             let made = try await browser.post(client, "/quests", [("name", "Mine"), ("day", "2"), ("task", "Feed cat"), ("task", "Water plants"), ("action", "save")])
             #expect(made.status == .seeOther)
-            let quest = try #require(try db.routines().first { $0.createdBy == .player })
+            let quest = try #require(try db.routines.all().first { $0.createdBy == .player })
             let (_, page) = try await browser.get(client, "/quests/\(quest.id.uuidString)/edit")
             #expect(page.contains("name=\"task-id\" value=\"\(quest.tasks[1].id.uuidString)\""), "each row carries its step's id")
             let parentsTask = try #require(everyDay.tasks.first).id
@@ -205,7 +205,7 @@ struct QuestFormTests {
                 ("task-id", parentsTask.uuidString), ("task", "Tidy"), ("action", "save"),
             ])
             #expect(changed.status == .seeOther, "\(String(buffer: changed.body))")
-            let saved = try #require(try db.routine(id: quest.id))
+            let saved = try #require(try db.routines.withID(quest.id))
             #expect(saved.tasks.map(\.displayName) == ["Feed the cat", "Water the plants", "Tidy"])
             #expect(saved.tasks.prefix(2).map(\.id) == quest.tasks.map(\.id), "renamed in their rows, the same steps")
             #expect(saved.tasks[2].id != parentsTask, "a parent's task id is not hers to take")
@@ -239,7 +239,7 @@ struct QuestFormTests {
                 #expect(page.contains("id=\"\(id)\">\(message)"), "\(id): \(message)\n\(page)")
                 #expect(page.contains("aria-invalid=\"true\"") || id.hasPrefix("days") || id.hasPrefix("steps"))
             }
-            #expect(try db.routines().map(\.name) == ["daily"], "nothing stored")
+            #expect(try db.routines.all().map(\.name) == ["daily"], "nothing stored")
         }
     }
 
@@ -256,7 +256,7 @@ struct QuestFormTests {
             #expect(page.contains("id=\"task-5\"") && !page.contains("id=\"task-6\""), "two sent + three")
             #expect(page.contains("value=\"Mine\"") && page.contains("value=\"one\""))
             #expect(page.contains("name=\"day\" value=\"3\" checked") && !page.contains("name=\"day\" value=\"2\" checked"))
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
             let firstButton = try #require(page.range(of: #"<button type="submit"[^>]*>"#, options: .regularExpression))
             #expect(page[firstButton].contains("value=\"save\""), "Enter in a field saves (the first submit button), not “More steps”")
         }
@@ -283,7 +283,7 @@ struct QuestFormTests {
             var stranger = BrowserSession()
             stranger.csrf = browser.csrf
             #expect(try await stranger.post(client, "/quests", quest).status == .forbidden, "the token without its cookie")
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
             #expect(try await browser.post(client, "/quests", quest).status == .seeOther, "and the right one works")
         }
     }
@@ -302,7 +302,7 @@ struct QuestFormTests {
             headers[.contentType] = "text/plain"
             let plain = try await client.execute(uri: "/quests", method: .post, headers: headers, body: ByteBuffer(string: "name=Q"))
             #expect(plain.status == .unsupportedMediaType)
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
         }
     }
 
@@ -323,7 +323,7 @@ struct QuestFormTests {
             headers[CSRFTokens.headerName] = browser.csrf
             let created = try await client.execute(uri: "/api/v1/quests", method: .post, headers: headers, body: ByteBuffer(string: body))
             #expect(created.status == .created)
-            let stored = try #require(try db.routine(named: "Piano"))
+            let stored = try #require(try db.routines.named("Piano"))
             let answer = try JSONDecoder().decode([String: String].self, from: Data(buffer: created.body))
             #expect(answer == ["id": stored.id.uuidString, "name": "Piano", "box": "offline"])
             #expect(stored.createdBy == .player)

@@ -63,9 +63,9 @@ struct RoomGateTests {
     func pathFormsNeverOpenHerRoom() async throws {
         let (args, db) = try TestArguments.fresh(routines: [morningRoutine])
         try db.parentPIN.setPIN("2468")
-        try SettingsCatalog.set("web.player-pages", to: "paired", in: db)
+        try SettingsCatalog.set("web.player-pages", to: "paired", in: db.settings)
         let app = try await buildApplication(args)
-        let routinesBefore = try db.routines().count
+        let routinesBefore = try db.routines.all().count
         try await app.test(.router) { client in
             var stranger = BrowserSession()
             _ = try await stranger.get(client, "/kiosk")
@@ -83,7 +83,7 @@ struct RoomGateTests {
                     #expect(status == .forbidden || status == .notFound, "\(method) \(form) answered \(status.code)")
                 }
             }
-            #expect(try db.routines().count == routinesBefore, "a refused post stored a quest")
+            #expect(try db.routines.all().count == routinesBefore, "a refused post stored a quest")
 
             // A signed-in parent's browser is not her paired screen (PRIV-1): refused as well.
             var parent = try await signedInParent(client)
@@ -121,8 +121,8 @@ struct RoomGateTests {
         _ = buildRouter(try await makeServices(args, logger: Logger(label: "test")), rooms: rooms)
         let parentRoutes = rooms.all.filter { $0.room == .parent }
         #expect(parentRoutes.count > 30, "only \(parentRoutes.count) routes in the parent's room")
-        let routinesBefore = try db.routines().count
-        let settingsBefore = try db.settings()
+        let routinesBefore = try db.routines.all().count
+        let settingsBefore = try db.settings.current()
         try await app.test(.router) { client in
             var stranger = BrowserSession()
             _ = try await stranger.get(client, "/parent")
@@ -142,8 +142,8 @@ struct RoomGateTests {
                 }
             }
         }
-        #expect(try db.routines().count == routinesBefore)
-        #expect(try db.settings() == settingsBefore, "a refused request changed a setting")
+        #expect(try db.routines.all().count == routinesBefore)
+        #expect(try db.settings.current() == settingsBefore, "a refused request changed a setting")
         #expect(try db.parentPIN.verifyPIN("2468", monotonicNanos: 0, bootID: "test") == .accepted, "the PIN changed")
     }
 }

@@ -61,7 +61,7 @@ struct RoutineEditorTests {
             #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
             let location = try #require(saved.headers[.location])
             #expect(location.hasPrefix("/parent?done=") && location.hasSuffix("box=now"))
-            let routine = try #require(try db.routine(named: "school-morning"))
+            let routine = try #require(try db.routines.named("school-morning"))
             #expect(routine.displayName == "Morning Quest" && routine.activeDays == [2, 3, 4, 5, 6] && routine.isActive && routine.createdBy == .parent)
             #expect(routine.tasks.map(\.name) == ["teeth", "dress", "bag"])
             #expect(routine.tasks.map(\.referenceDurationSeconds) == [150, 300, nil])
@@ -109,13 +109,13 @@ struct RoutineEditorTests {
                 name: "school-morning", displayName: "Morning Run", days: [2, 3, 4, 5, 6], reminder: "off", revision: String(revision),
                 rows: [(t[2].id.uuidString, "bag", "Pack the Bag", ""), (foreign, "shoes", "Shoes On", "1:05"), (t[0].id.uuidString, "teeth-brush", "Tooth Time", "2:00")]))
             #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
-            let stored = try #require(try db.routine(id: morning.id))
+            let stored = try #require(try db.routines.withID(morning.id))
             #expect(stored.displayName == "Morning Run" && stored.reminder == .off)
             #expect(stored.tasks.map(\.name) == ["bag", "shoes", "teeth-brush"])
             #expect(stored.tasks[0].id == t[2].id && stored.tasks[2].id == t[0].id)
             #expect(stored.tasks[1].id != everyDay.tasks[0].id && !t.map(\.id).contains(stored.tasks[1].id))
             #expect(stored.tasks.map(\.referenceDurationSeconds) == [nil, 65, 120])
-            #expect(try db.routine(id: everyDay.id) == everyDay)   // the other routine is untouched
+            #expect(try db.routines.withID(everyDay.id) == everyDay)   // the other routine is untouched
             // Its history still belongs to the renamed task (INS-1 reads it by task id).
             #expect(try db.estimations().filter { $0.taskID == t[0].id }.count == 1)
         }
@@ -145,7 +145,7 @@ struct RoutineEditorTests {
                 let odd = try await browser.post(client, "/parent/routines", routineFields(name: "typed", displayName: "Typed", rows: rows, action: action))
                 #expect(odd.status == .ok && order(String(buffer: odd.body)).count == 3, "\(action)")
             }
-            #expect(try db.routine(named: "typed") == nil)   // nothing was saved along the way
+            #expect(try db.routines.named("typed") == nil)   // nothing was saved along the way
             // Rows that do not line up are a broken form.
             var broken = routineFields(name: "typed", displayName: "Typed", rows: rows)
             broken.removeAll { $0.0 == "taskUsual" }
@@ -182,7 +182,7 @@ struct RoutineEditorTests {
             let text = String(shown.2).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             #expect(text.contains(message), "\(text)")
             #expect(page.matches(of: /class="error"/).count == 1)
-            #expect(try db.routines() == [everyDay])
+            #expect(try db.routines.all() == [everyDay])
         }
     }
 
@@ -196,27 +196,27 @@ struct RoutineEditorTests {
             let (_, page) = try await browser.get(client, "/parent/routines/\(everyDay.id.uuidString)")
             let revision = String(try #require(page.firstMatch(of: /name="revision" value="([0-9a-f]+)"/)?.1))
             // The CLI pauses it meanwhile.
-            try db.setRoutineActive(false, id: everyDay.id)
+            try db.routines.setActive(false, id: everyDay.id)
             let rows = [(everyDay.tasks[0].id.uuidString, "one", "One", "3:00")]
             let refused = try await browser.post(client, "/parent/routines/\(everyDay.id.uuidString)", routineFields(
                 name: "daily", displayName: "Daily Quest!", days: Array(1...7), revision: revision, rows: rows))
             #expect(refused.status == .conflict)
             let again = String(buffer: refused.body)
             #expect(again.contains("Not saved: this routine was changed meanwhile") && again.contains("value=\"Daily Quest!\"") && again.contains("value=\"3:00\""))
-            #expect(try db.routine(id: everyDay.id)?.displayName == "Daily Quest")
-            #expect(try db.routine(id: everyDay.id)?.isActive == false)
+            #expect(try db.routines.withID(everyDay.id)?.displayName == "Daily Quest")
+            #expect(try db.routines.withID(everyDay.id)?.isActive == false)
             let newer = String(try #require(again.firstMatch(of: /name="revision" value="([0-9a-f]+)"/)?.1))
             #expect(newer != revision)
             let saved = try await browser.post(client, "/parent/routines/\(everyDay.id.uuidString)", routineFields(
                 name: "daily", displayName: "Daily Quest!", days: Array(1...7), revision: newer, rows: rows))
             #expect(saved.status == .seeOther)
-            #expect(try db.routine(id: everyDay.id)?.displayName == "Daily Quest!")
+            #expect(try db.routines.withID(everyDay.id)?.displayName == "Daily Quest!")
             // Removed meanwhile: the save does not bring it back.
-            try db.removeRoutine(id: everyDay.id)
+            try db.routines.remove(id: everyDay.id)
             let gone = try await browser.post(client, "/parent/routines/\(everyDay.id.uuidString)", routineFields(
                 name: "daily", displayName: "Daily Quest!", days: Array(1...7), revision: newer, rows: rows))
             #expect(gone.status == .notFound)
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
         }
     }
 
@@ -233,20 +233,20 @@ struct RoutineEditorTests {
             let id = everyDay.id.uuidString
             let paused = try await browser.post(client, "/parent/routines/\(id)/active", [("active", "false")])
             #expect(paused.status == .seeOther && paused.headers[.location]?.contains("paused") == true)
-            #expect(try db.routine(id: everyDay.id)?.isActive == false)
+            #expect(try db.routines.withID(everyDay.id)?.isActive == false)
             let (_, home) = try await browser.get(client, "/parent")
             // #48: "set aside", the player's word too; "paused" is a quest stopped part-way.
             #expect(home.contains(">set aside<") && !home.contains(">paused<") && home.contains("Offer again"))
             let (_, after) = try await browser.get(client, try #require(paused.headers[.location]))
             #expect(after.contains("“Daily Quest” is set aside; its plays stay"), "the status line")
             _ = try await browser.post(client, "/parent/routines/\(id)/active", [("active", "true")])
-            #expect(try db.routine(id: everyDay.id)?.isActive == true)
+            #expect(try db.routines.withID(everyDay.id)?.isActive == true)
             let (status, confirm) = try await browser.get(client, "/parent/routines/\(id)/remove")
             #expect(status == .ok && confirm.contains("played to the end twice") && confirm.contains("stay in the player"))
-            #expect(try db.routines().count == 1)   // asking is not removing
+            #expect(try db.routines.all().count == 1)   // asking is not removing
             let removed = try await browser.post(client, "/parent/routines/\(id)/remove", [])
             #expect(removed.status == .seeOther)
-            #expect(try db.routines().isEmpty)
+            #expect(try db.routines.all().isEmpty)
             #expect(try db.estimations().count == 2)
             #expect(box.commands.filter { $0 == "reload" }.count == 3)
             #expect(try await browser.get(client, "/parent/routines/\(id)").0 == .notFound)
@@ -270,14 +270,14 @@ struct RoutineEditorTests {
             #expect(post.status == .seeOther)
             let api = try await client.execute(uri: "/api/v1/parent/routines/\(everyDay.id.uuidString)", method: .delete, headers: stranger.jsonHeaders())
             #expect(api.status == .unauthorized)
-            #expect(try db.routines() == [everyDay])
+            #expect(try db.routines.all() == [everyDay])
 
             var parent = try await signedInParent(client)
             let forged = try await parent.post(client, "/parent/routines/\(everyDay.id.uuidString)/remove", [], csrf: "00")
             #expect(forged.status == .forbidden)
             let missing = try await client.execute(uri: "/api/v1/parent/routines/\(everyDay.id.uuidString)", method: .delete, headers: parent.jsonHeaders(token: false))
             #expect(missing.status == .forbidden)
-            #expect(try db.routines() == [everyDay])
+            #expect(try db.routines.all() == [everyDay])
         }
     }
 
@@ -310,24 +310,24 @@ struct RoutineEditorTests {
             let document = #"{"name":"piano","displayName":"Piano Quest","activeDays":[2,4],"tasks":[{"name":"scales","displayName":"Scales","referenceDurationSeconds":300}]}"#
             let created = try await client.execute(uri: "/api/v1/parent/routines", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: document))
             #expect(created.status == .created)
-            let first = try #require(try db.routine(named: "piano"))
+            let first = try #require(try db.routines.named("piano"))
             let replaced = try await client.execute(uri: "/api/v1/parent/routines", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: document.replacingOccurrences(of: "Piano Quest", with: "Piano!")))
             #expect(replaced.status == .ok)
-            let second = try #require(try db.routine(named: "piano"))
+            let second = try #require(try db.routines.named("piano"))
             #expect(second.id == first.id && second.tasks[0].id == first.tasks[0].id && second.displayName == "Piano!")
             let read = try await client.execute(uri: "/api/v1/parent/routines/\(first.id.uuidString)", method: .get, headers: browser.cookieHeader)
             let detail = try #require(try JSONSerialization.jsonObject(with: Data(buffer: read.body)) as? [String: Any])
-            #expect(detail["revision"] as? String == QuestDatabase.revision(of: second))
+            #expect(detail["revision"] as? String == RoutineStore.revision(of: second))
             let bad = try await client.execute(uri: "/api/v1/parent/routines", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"name":"x","activeDays":[8],"tasks":[{"name":"a"}]}"#))
             #expect(bad.status == .unprocessableContent && String(buffer: bad.body).contains(#""field":"activeDays[0]""#))
             let pause = try await client.execute(uri: "/api/v1/parent/routines/\(first.id.uuidString)/active", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"isActive":false}"#))
             #expect(pause.status == .ok)
-            #expect(try db.routine(id: first.id)?.isActive == false)
+            #expect(try db.routines.withID(first.id)?.isActive == false)
             let odd = try await client.execute(uri: "/api/v1/parent/routines/\(first.id.uuidString)/active", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"isActive":"no"}"#))
             #expect(odd.status == .badRequest)
             let gone = try await client.execute(uri: "/api/v1/parent/routines/\(first.id.uuidString)", method: .delete, headers: browser.jsonHeaders())
             #expect(gone.status == .ok)
-            #expect(try db.routine(id: first.id) == nil)
+            #expect(try db.routines.withID(first.id) == nil)
             let again = try await client.execute(uri: "/api/v1/parent/routines/\(first.id.uuidString)", method: .delete, headers: browser.jsonHeaders())
             #expect(again.status == .notFound)
         }

@@ -18,12 +18,12 @@ struct RoutinesFakeStoreTests {
 
         init(_ routines: [Routine]) { stored = Mutex(routines) }
 
-        func routines() throws -> [Routine] { stored.withLock { $0 } }
-        func routine(id: UUID) throws -> Routine? { stored.withLock { $0.first { $0.id == id } } }
-        func routine(named name: String) throws -> Routine? { stored.withLock { $0.first { $0.name == name } } }
-        func saveRoutine(_ routine: Routine, ifStillAt revision: String?) throws {
+        func all() throws -> [Routine] { stored.withLock { $0 } }
+        func withID(_ id: UUID) throws -> Routine? { stored.withLock { $0.first { $0.id == id } } }
+        func named(_ name: String) throws -> Routine? { stored.withLock { $0.first { $0.name == name } } }
+        func save(_ routine: Routine, ifStillAt revision: String?) throws {
             try write { list in
-                if let revision, list.first(where: { $0.id == routine.id }).map(QuestDatabase.revision(of:)) != revision {
+                if let revision, list.first(where: { $0.id == routine.id }).map(RoutineStore.revision(of:)) != revision {
                     throw StoreError.changedElsewhere("this routine was changed meanwhile (in the fake)")
                 }
                 list.removeAll { $0.id == routine.id }
@@ -31,14 +31,14 @@ struct RoutinesFakeStoreTests {
                 return true
             }
         }
-        func setRoutineActive(_ isActive: Bool, id: UUID) throws -> Bool {
+        func setActive(_ isActive: Bool, id: UUID) throws -> Bool {
             try write { list in
                 guard let i = list.firstIndex(where: { $0.id == id }) else { return false }
                 list[i].isActive = isActive
                 return true
             }
         }
-        func removeRoutine(id: UUID) throws -> Bool {
+        func remove(id: UUID) throws -> Bool {
             try write { list in
                 let before = list.count
                 list.removeAll { $0.id == id }
@@ -74,26 +74,26 @@ struct RoutinesFakeStoreTests {
             _ = try await browser.get(client, "/parent/routines/\(id)")
             let paused = try await browser.post(client, "/parent/routines/\(id)/active", [("active", "false")])
             #expect(paused.status == .seeOther)
-            #expect(try fake.routine(id: Self.fakeMorning.id)?.isActive == false)
-            #expect(try db.routine(id: everyDay.id)?.isActive == true, "the real store was never asked")
+            #expect(try fake.withID(Self.fakeMorning.id)?.isActive == false)
+            #expect(try db.routines.withID(everyDay.id)?.isActive == true, "the real store was never asked")
 
             // Changed between the page and its save: refused, the changes kept on the page.
             let (_, editor) = try await browser.get(client, "/parent/routines/\(id)")
             let revision = String(try #require(editor.firstMatch(of: /name="revision" value="([0-9a-f]+)"/)?.1))
-            _ = try fake.setRoutineActive(true, id: Self.fakeMorning.id)
+            _ = try fake.setActive(true, id: Self.fakeMorning.id)
             let rows = [(Self.fakeMorning.tasks[0].id.uuidString, "teeth", "Teeth", "2:00")]
             let stale = try await browser.post(client, "/parent/routines/\(id)", routineFields(
                 name: "fake-morning", displayName: "Fake Morning!", days: Array(1...7), revision: revision, rows: rows))
             #expect(stale.status == .conflict)
             #expect(String(buffer: stale.body).contains("Not saved: this routine was changed meanwhile (in the fake)"))
-            #expect(try fake.routine(id: Self.fakeMorning.id)?.displayName == "Fake Morning")
+            #expect(try fake.withID(Self.fakeMorning.id)?.displayName == "Fake Morning")
 
             fake.failing.withLock { $0 = true }
             _ = try await browser.get(client, "/parent/routines/\(id)/remove")
             let failed = try await browser.post(client, "/parent/routines/\(id)/remove", [])
             #expect(failed.status == .internalServerError, "\(failed.status)")
             #expect(failed.headers[.location] == nil, "no redirect claiming it was removed")
-            #expect(try fake.routines().count == 1)
+            #expect(try fake.all().count == 1)
 
             let (unknown, _) = try await browser.get(client, "/parent/routines/\(UUID().uuidString)")
             #expect(unknown == .notFound)

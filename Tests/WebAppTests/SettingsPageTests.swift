@@ -30,19 +30,19 @@ struct SettingsPageTests {
             var browser = try await signedInParent(client)
             let (status, page) = try await browser.get(client, "/parent/settings")
             #expect(status == .ok)
-            let keys = SettingsCatalog.list(try db.settings(), routines: []).map(\.key)
+            let keys = SettingsCatalog.list(try db.settings.current(), routines: []).map(\.key)
             for key in keys { #expect(page.contains("name=\"value.\(key)\""), "\(key) is on the page") }
             #expect(page.contains("<option value=\"joker\">One free day a week keeps it going</option>"))
             // STREAK-3: the help says what each policy does, and that a switch keeps the streak shown now.
             #expect(!page.contains("never resets to 0"))
             #expect(page.contains("with none left the streak starts again from 0. Switching keeps the streak (now 0 days)"))
-            let reminderTime = try db.settings().game.reminderTime.description
+            let reminderTime = try db.settings.current().game.reminderTime.description
             #expect(page.contains("type=\"time\"") && page.contains("value=\"\(reminderTime)\""))
             let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: [
                 "sound.volume": "35", "streak.policy": "joker", "reminder.time": "06:45", "week.first-day": "monday", "estimate.readback": "true",
             ]))
             #expect(saved.status == .seeOther, "\(String(buffer: saved.body))")
-            let settings = try db.settings()
+            let settings = try db.settings.current()
             #expect(settings.volumePercent == 35 && settings.game.streakPolicy == .joker && settings.firstWeekday == 2 && settings.game.estimateReadBack)
             #expect(settings.game.reminderTime.description == "06:45")
             #expect(settings.game.streakPolicyChanges.map(\.to) == [.joker], "STREAK-3: the switch is stored")
@@ -62,11 +62,11 @@ struct SettingsPageTests {
             var browser = try await signedInParent(client)
             let (_, page) = try await browser.get(client, "/parent/settings")
             // The CLI mutes the box while the page is open.
-            try SettingsCatalog.set("sound.mute", to: "true", in: db)
+            try SettingsCatalog.set("sound.mute", to: "true", in: db.settings)
             let saved = try await browser.post(client, "/parent/settings", settingsFields(page, changing: ["hints": "false"]))
             #expect(saved.status == .seeOther)
-            #expect(try db.settings().soundEnabled == false, "the CLI's mute stays")
-            #expect(try db.settings().game.hintsEnabled == false)
+            #expect(try db.settings.current().soundEnabled == false, "the CLI's mute stays")
+            #expect(try db.settings.current().game.hintsEnabled == false)
             // Nothing changed: nothing written, no reload asked.
             let (_, again) = try await browser.get(client, "/parent/settings")
             let unchanged = try await browser.post(client, "/parent/settings", settingsFields(again, changing: [:]))
@@ -88,7 +88,7 @@ struct SettingsPageTests {
         try await app.test(.router) { client in
             var browser = try await signedInParent(client)
             let (_, page) = try await browser.get(client, "/parent/settings")
-            let before = try db.settings()
+            let before = try db.settings.current()
             let response = try await browser.post(client, "/parent/settings", settingsFields(page, changing: key == "sound.volume" ? [key: value] : [key: value, "sound.volume": "12"]))
             #expect(response.status == .unprocessableContent)
             let body = String(buffer: response.body)
@@ -96,7 +96,7 @@ struct SettingsPageTests {
             let escaped = message.replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
             #expect(body.contains("<span class=\"error\" id=\"\(id)-error\">\(escaped)</span>"), "\(body)")
             #expect(!body.contains("<script>"))
-            #expect(try db.settings() == before, "one refused value writes nothing, not even the volume")
+            #expect(try db.settings.current() == before, "one refused value writes nothing, not even the volume")
         }
     }
 
@@ -112,11 +112,11 @@ struct SettingsPageTests {
             let ok = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(),
                                               body: ByteBuffer(string: #"{"sound.volume":"60","reminder.daily":"off"}"#))
             #expect(ok.status == .ok)
-            #expect(try db.settings().volumePercent == 60 && db.routine(named: "daily")?.reminder == .off)
+            #expect(try db.settings.current().volumePercent == 60 && db.routines.named("daily")?.reminder == .off)
             let bad = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(),
                                                body: ByteBuffer(string: #"{"sound.volume":"61","colour":"red"}"#))
             #expect(bad.status == .unprocessableContent && String(buffer: bad.body).contains(#""field":"colour""#))
-            #expect(try db.settings().volumePercent == 60)
+            #expect(try db.settings.current().volumePercent == 60)
             let notTexts = try await client.execute(uri: "/api/v1/parent/settings", method: .post, headers: browser.jsonHeaders(), body: ByteBuffer(string: #"{"sound.volume":61}"#))
             #expect(notTexts.status == .badRequest)
             let signedOut = try await client.execute(uri: "/api/v1/parent/settings", method: .get)

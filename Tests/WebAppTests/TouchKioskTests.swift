@@ -263,7 +263,7 @@ struct TouchKioskTests {
         try await app.test(.router) { client in
             var stranger = BrowserSession()
             #expect(try await stranger.get(client, "/stats").0 == .ok, "open as set")
-            try SettingsCatalog.set("web.player-pages", to: "paired", in: db)
+            try SettingsCatalog.set("web.player-pages", to: "paired", in: db.settings)
             try await Task.sleep(nanoseconds: 1_100_000_000)  // the gate reads the setting once a second
             for path in ["/", "/stats", "/me", "/quests/new", "/api/v1/stats", "/api/v1/player"] {
                 let (status, page) = try await stranger.get(client, path)

@@ -30,8 +30,8 @@ struct TestArguments: AppArguments {
         let dir = NSTemporaryDirectory() + "questbox-web-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db = try QuestDatabase(path: dir + "/questbox.sqlite")
-        try SettingsCatalog.set("web.player-pages", to: playerPages, in: db)
-        for r in routines { try db.saveRoutine(r) }
+        try SettingsCatalog.set("web.player-pages", to: playerPages, in: db.settings)
+        for r in routines { try db.routines.save(r) }
         return (TestArguments(databasePath: dir + "/questbox.sqlite", socketPath: dir + "/questbox.sock"), db)
     }
 }
@@ -62,8 +62,8 @@ struct WebAppTests {
             }
         }
         let db = try QuestDatabase(path: args.databasePath, access: .readOnly)
-        #expect(try db.routines().isEmpty && db.settings().boardName == nil)
-        #expect(try db.settings().playerPagesPaired, "PRIV-1: a fresh store's pages are paired-only")
+        #expect(try db.routines.all().isEmpty && db.settings.current().boardName == nil)
+        #expect(try db.settings.current().playerPagesPaired, "PRIV-1: a fresh store's pages are paired-only")
     }
 
     @Test("the player's home lists today's quests, level and XP from the store", arguments: [TestingSetup.router, .live])

@@ -28,7 +28,7 @@ struct BackupsController {
         parent.get("backups") { request, _ in try page(request, problem: nil) }
         parent.post("backups") { request, _ in
             _ = try await forms.changeForm(request, limit: 1024)
-            let made = try self.backups.backup(kind: .manual, now: Date())
+            let made = try self.backups.make(kind: .manual, now: Date())
             return done(.backupMade, made.fileName)
         }
         parent.get("backups/:name") { _, context in try await download(context) }
@@ -50,7 +50,7 @@ struct BackupsController {
             let form = try await forms.changeForm(request, limit: 1024)
             let stick = form.value("stick").flatMap(Int.init)
             guard let volume = self.sticks().first(where: { $0.mountID == stick }),
-                  let copy = QuestDatabase.offCardCopies(on: volume).first(where: { $0.fileName == form.value("file") })
+                  let copy = BackupStore.offCardCopies(on: volume).first(where: { $0.fileName == form.value("file") })
             else {
                 return try page(request, problem: "That copy is not on a stick in the box any more; plug it in again.", status: .unprocessableContent)
             }
@@ -83,7 +83,7 @@ struct BackupsController {
         parent.get("backups") { _, _ in try BackupList(self.backups) }
         parent.post("backups") { request, _ in
             try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
-            try self.backups.backup(kind: .manual, now: Date())
+            try self.backups.make(kind: .manual, now: Date())
             return try BackupList(self.backups).json(status: .created)
         }
     }
@@ -97,14 +97,14 @@ struct BackupsController {
     /// backup at once took the web app from 46 to 232 MiB, past its unit's MemoryMax).
     func download(_ context: WebRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let backup = try self.backups.backups().first(where: { $0.fileName == name }),
+        guard let backup = try self.backups.all().first(where: { $0.fileName == name }),
               FileManager.default.fileExists(atPath: backup.path)
         else {
             throw HTTPError(.notFound, message: "No such backup.")
         }
         let file = try InputFileStream(path: backup.path)
         // BACK-1: a download is a copy off the box (the weekly reminder waits a week again).
-        do { try self.backups.recordBackupDownload(backup, now: Date()) } catch {
+        do { try self.backups.recordDownload(backup, now: Date()) } catch {
             logger.error("recording a backup's download failed", metadata: ["error": "\(error)"])
         }
         return Response(
@@ -119,13 +119,13 @@ struct BackupsController {
     }
 
     func page(_ request: Request, problem: String?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let list = try self.backups.backups()
+        let list = try self.backups.all()
         // What the last change did: a word from a fixed list, a file only if it is listed.
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
             .text(backup: request.uri.queryParameters["file"].map(String.init), listed: list.map(\.fileName))
         let box = request.uri.queryParameters["box"].map(String.init)
         let sticks = try self.backups.offCardStatuses()
-        let plugged = self.sticks().map { ($0, QuestDatabase.offCardCopies(on: $0)) }
+        let plugged = self.sticks().map { ($0, BackupStore.offCardCopies(on: $0)) }
         return try forms.formPage("parent-backups", for: request, status: status) { csrf in
             var view = BackupsView(backups: list, csrf: csrf, problem: problem, done: done, boxNote: box.map { BoxNote.text($0) },
                                    calendar: self.calendar, clock: clockStyle)
@@ -238,7 +238,7 @@ struct BackupList: ResponseEncodable {
     var backups: [Backup]
 
     init(_ shelf: any BackupShelf) throws {
-        backups = try shelf.backups().map {
+        backups = try shelf.all().map {
             Backup(fileName: $0.fileName, createdAt: $0.createdAt, sizeBytes: $0.sizeBytes, kind: $0.kind?.rawValue ?? "other")
         }
     }
@@ -331,7 +331,7 @@ struct OffCardView: Encodable {
     var sticks: [Stick]
     var plugged: [Plugged]
     var nothingPlugged: Bool
-    var kept = QuestDatabase.offCardCopiesKept
+    var kept = BackupStore.offCardCopiesKept
 
     init(statuses: [OffCardStatus], plugged: [(RemovableVolume, [OffCardCopy])], calendar: Calendar, clock: ClockStyle, now: Date = Date()) {
         func when(_ date: Date) -> String { CalendarWords.day(date, now: now, calendar: calendar, clock: clock) }

@@ -14,9 +14,25 @@ protocol FamilySettings: SettingsStore {
     func streakToday(calendar: Calendar, now: Date) throws -> Int
 }
 
-extension QuestDatabase: FamilySettings {
+/// The running app's: the store's settings area (`db.settings`), and the plays a streak is
+/// read from.
+struct StoreFamilySettings: FamilySettings {
+    let database: QuestDatabase
+
+    func current() throws -> StoredSettings { try database.settings.current() }
+    func routineList() throws -> [Routine] { try database.settings.routineList() }
+    func update(reminders: [(routine: String, reminder: ReminderChoice)], now: Date, _ change: (inout StoredSettings) -> Void) throws {
+        try database.settings.update(reminders: reminders, now: now, change)
+    }
+    @discardableResult
+    func setReminder(_ reminder: ReminderChoice, forRoutineNamed name: String) throws -> Bool {
+        try database.settings.setReminder(reminder, forRoutineNamed: name)
+    }
+    func setPlayerSwitch(_ playerSwitch: PlayerSwitch, on: Bool) throws -> Bool {
+        try database.settings.setPlayerSwitch(playerSwitch, on: on)
+    }
     func streakToday(calendar: Calendar, now: Date) throws -> Int {
-        let world = try loadWorld(calendar: calendar, bootID: "web", taskMemory: false)
+        let world = try database.loadWorld(calendar: calendar, bootID: "web", taskMemory: false)
         return PlayerStanding.of(world, rules: .standard, today: now).streak
     }
 }

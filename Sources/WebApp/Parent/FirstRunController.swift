@@ -29,7 +29,7 @@ struct FirstRunController {
     func addRoutes(to router: RoomRoutes<WebRequestContext>) {
         router.post("/parent/first-run/board") { request, _ in
             let form = try await forms.changeForm(request, limit: 1024)
-            let settings = try self.settings.settings()
+            let settings = try self.settings.current()
             // #48: a board the box could not start with may be chosen again (the list stays).
             var chosenFailed = false
             if let chosen = settings.boardName { chosenFailed = try await startFailed(board: chosen) }
@@ -87,7 +87,7 @@ struct FirstRunController {
 
     /// `/parent` before a PIN exists.
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let stored = try self.settings.settings().boardName
+        let stored = try self.settings.current().boardName
         let running: String? = switch await box.ask(BoxRequest(command: "state")) {
         case .online(let reply): reply.box?.board
         case .offline: nil

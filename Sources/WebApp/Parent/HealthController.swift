@@ -39,7 +39,7 @@ struct HealthController {
         // Asked anew, not the state kept for the kiosk's flood: this page must say what is now
         // (a parent's page, its checks one run at a time).
         let state = await box.ask(BoxRequest(command: "state"))
-        let board = try? settings.settings().boardName
+        let board = try? settings.current().boardName
         let lastPlay = try? records.lastPlayedAt()
         var status = BoxHealth(
             state: state, storedBoard: board ?? nil, lastPlay: lastPlay ?? nil, disk: DiskSpace.of(doctor.dataDirectory),

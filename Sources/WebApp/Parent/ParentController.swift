@@ -67,7 +67,7 @@ struct ParentController {
     }
 
     func home(_ request: Request) async throws -> Response {
-        guard try settings.settings().hasPIN else {
+        guard try settings.current().hasPIN else {
             return try await firstRun.page(request)
         }
         let reset = try pinResets.settlePINReset()
@@ -80,7 +80,7 @@ struct ParentController {
         // What the last change did: a word from a fixed list, the routine named by its id.
         let routineID = request.uri.queryParameters["routine"].flatMap { UUID(uuidString: String($0)) }
         let done = request.uri.queryParameters["done"].flatMap { StatusLine(rawValue: String($0)) }?
-            .text(routine: try routineID.flatMap { try self.routines.routine(id: $0) })
+            .text(routine: try routineID.flatMap { try self.routines.withID($0) })
         // PAR-2: a reset waiting (with its cancel), or one applied, said once.
         let resetLine = reset.flatMap { PINResetWords.home($0, now: now, calendar: self.calendar, clock: clockStyle) }
         if reset?.state == .applied, reset?.shown == false { try pins.markPINResetShown(at: now) }
@@ -88,7 +88,7 @@ struct ParentController {
         let state = await self.box.state()
         let board: String? = switch state {
         case .online(let reply): reply.box?.board
-        case .offline: try settings.settings().boardName
+        case .offline: try settings.current().boardName
         }
         let started = GettingStarted(hasRoutine: !routines.isEmpty, hasBoard: board != nil)
         let others = ((try? records.houseBoxes()) ?? []).map { box in
@@ -269,7 +269,7 @@ struct ParentHome: Encodable {
         // The summary's window (#48): the 28 days ending today.
         let since = calendar.date(byAdding: .day, value: 1 - FamilySummary.windowDays, to: calendar.startOfDay(for: Date())) ?? Date()
         let counts = try library.completedPlayCounts(since: since)
-        return try library.routines().map { r in
+        return try library.all().map { r in
             let played = counts[r.id] ?? 0
             return Routine(
                 id: r.id, name: r.name, displayName: r.displayName, days: WeekdayText.list(r.activeDays, calendar: calendar),

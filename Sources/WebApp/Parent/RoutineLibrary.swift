@@ -7,14 +7,14 @@ import QuestStore
 /// the running app. A stale save throws `StoreError.changedElsewhere`, a clashing name
 /// `StoreError.invalid`, as the store does.
 protocol RoutineLibrary: Sendable {
-    func routines() throws -> [Routine]
-    func routine(id: UUID) throws -> Routine?
-    func routine(named name: String) throws -> Routine?
-    func saveRoutine(_ routine: Routine, ifStillAt revision: String?) throws
-    @discardableResult func setRoutineActive(_ isActive: Bool, id: UUID) throws -> Bool
-    @discardableResult func removeRoutine(id: UUID) throws -> Bool
+    func all() throws -> [Routine]
+    func withID(_ id: UUID) throws -> Routine?
+    func named(_ name: String) throws -> Routine?
+    func save(_ routine: Routine, ifStillAt revision: String?) throws
+    @discardableResult func setActive(_ isActive: Bool, id: UUID) throws -> Bool
+    @discardableResult func remove(id: UUID) throws -> Bool
     /// How many times each routine was played to the end since `since` (PAR-1's aggregate).
     func completedPlayCounts(since: Date) throws -> [UUID: Int]
 }
 
-extension QuestDatabase: RoutineLibrary {}
+extension RoutineStore: RoutineLibrary {}

@@ -36,7 +36,7 @@ struct RoutinesController {
             let form = try await forms.changeForm(request, limit: 1024)
             let routine = try stored(context)
             let active = form.value("active") == "true"
-            try routines.setRoutineActive(active, id: routine.id)
+            try routines.setActive(active, id: routine.id)
             return await savedRedirect(active ? .routineOffered : .routinePaused, routine.id)
         }
         parent.get("routines/:id/remove") { request, context in
@@ -49,7 +49,7 @@ struct RoutinesController {
         parent.post("routines/:id/remove") { request, context in
             _ = try await forms.changeForm(request, limit: 1024)
             let routine = try stored(context)
-            try routines.removeRoutine(id: routine.id)
+            try routines.remove(id: routine.id)
             return await savedRedirect(.routineRemoved, nil)
         }
     }
@@ -71,9 +71,9 @@ struct RoutinesController {
             } catch let problem as RoutineDocument.Problem {
                 return try APIProblem(field: problem.field, message: problem.problem).json(status: .unprocessableContent)
             }
-            let existing = try routines.routine(named: document.name)
+            let existing = try routines.named(document.name)
             let routine = document.routine(existing: existing, newID: UUID.init)
-            try routines.saveRoutine(routine, ifStillAt: nil)
+            try routines.save(routine, ifStillAt: nil)
             let box = await self.box.reload().appliedText
             return try RoutineDetail(routine, box: box).json(status: existing == nil ? .created : .ok)
         }
@@ -85,21 +85,21 @@ struct RoutinesController {
                 return try APIProblem(field: "isActive", message: "expected {\"isActive\": true or false}").json(status: .badRequest)
             }
             let routine = try stored(context)
-            try routines.setRoutineActive(active, id: routine.id)
+            try routines.setActive(active, id: routine.id)
             let box = await self.box.reload().appliedText
             return try RoutineDetail(try stored(context), box: box).json(status: .ok)
         }
         parent.delete("routines/:id") { request, context in
             try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
             let routine = try stored(context)
-            try routines.removeRoutine(id: routine.id)
+            try routines.remove(id: routine.id)
             return try SavedQuest(id: routine.id, name: routine.displayName, box: await self.box.reload().appliedText).json(status: .ok)
         }
     }
 
     /// The routine named by the path, or 404.
     func stored(_ context: WebRequestContext) throws -> Routine {
-        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try routines.routine(id: id) else {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text), let routine = try routines.withID(id) else {
             throw HTTPError(.notFound, message: "No such routine (it may have been removed).")
         }
         return routine
@@ -115,14 +115,14 @@ struct RoutinesController {
             return try page(request, form: form, problem: nil, id: id)
         }
         do {
-            let existing = try id.flatMap { try routines.routine(id: $0) }
+            let existing = try id.flatMap { try routines.withID($0) }
             if id != nil && existing == nil { throw FieldProblem(field: "", message: "This routine was removed meanwhile; save it as a new one from the routines list.") }
             let routine = try form.routine(existing: existing)
             do {
-                try routines.saveRoutine(routine, ifStillAt: id == nil ? nil : form.revision)
+                try routines.save(routine, ifStillAt: id == nil ? nil : form.revision)
             } catch StoreError.changedElsewhere(let reason) {
                 // Saving again applies these changes over the routine as it is now.
-                form.revision = try routines.routine(id: routine.id).map(QuestDatabase.revision(of:))
+                form.revision = try routines.withID(routine.id).map(RoutineStore.revision(of:))
                 let problem = FieldProblem(field: "", message: "Not saved: \(reason). Your changes are still here; save again to apply them.")
                 return try page(request, form: form, problem: problem, id: id, status: .conflict)
             } catch StoreError.invalid(let message) {
@@ -141,7 +141,7 @@ struct RoutinesController {
 
     func page(_ request: Request, form: RoutineForm, problem: FieldProblem?, id: UUID? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         try forms.formPage("parent-routine", for: request, status: status) { csrf in
-            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try settings.familyCalendar(from: calendar), reminderTime: try settings.settings().game.reminderTime, clock: clockStyle)
+            RoutineFormView(form: form, problem: problem, id: id, csrf: csrf, calendar: try settings.familyCalendar(from: calendar), reminderTime: try settings.current().game.reminderTime, clock: clockStyle)
         }
     }
 }
@@ -186,7 +186,7 @@ struct RoutineForm: Sendable {
         rows = routine.tasks.map { t in
             Row(id: t.id.uuidString, name: t.name, displayName: t.displayName, usual: t.referenceDurationSeconds.map(UsualTime.text) ?? "")
         } + [Row()]
-        revision = QuestDatabase.revision(of: routine)
+        revision = RoutineStore.revision(of: routine)
     }
 
     /// A starting point for a first routine, as the editor shows it (nothing stored yet).
@@ -428,7 +428,7 @@ struct RoutineDetail: ResponseEncodable {
 
     init(_ r: Routine, box: String?) {
         id = r.id
-        revision = QuestDatabase.revision(of: r)
+        revision = RoutineStore.revision(of: r)
         routine = RoutineDocument(r)
         reminder = (r.reminder ?? .standard).description
         self.box = box

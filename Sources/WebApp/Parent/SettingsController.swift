@@ -115,7 +115,7 @@ struct SettingsController {
 
     func addAPIRoutes(to parent: RoomRoutes<WebRequestContext>) {
         parent.get("settings") { _, _ in
-            SettingsList(settings: SettingsCatalog.list(try self.settings.settings(), routines: try self.routines.routines()))
+            SettingsList(settings: SettingsCatalog.list(try self.settings.current(), routines: try self.routines.all()))
         }
         parent.post("settings") { request, _ in
             try forms.csrf.check(request, sent: request.headers[CSRFTokens.headerName])
@@ -123,7 +123,7 @@ struct SettingsController {
             guard let body = strictJSON([String: String].self, from: buffer), !body.isEmpty else {
                 return try APIProblem(field: "", message: "expected {\"key\": \"value\", …} (see GET /api/v1/parent/settings)").json(status: .badRequest)
             }
-            let routines = try self.routines.routines()
+            let routines = try self.routines.all()
             for key in body.keys.sorted() {
                 if let problem = SettingsCatalog.problem(setting: key, to: body[key] ?? "", routines: routines) {
                     return try APIProblem(field: key, message: problem).json(status: .unprocessableContent)
@@ -132,13 +132,13 @@ struct SettingsController {
             try SettingsCatalog.set(all: body.keys.sorted().map { ($0, body[$0] ?? "") }, in: self.settings)
             let box = await self.box.reload().appliedText
             return try SettingsList(
-                settings: SettingsCatalog.list(try self.settings.settings(), routines: try self.routines.routines()), box: box
+                settings: SettingsCatalog.list(try self.settings.current(), routines: try self.routines.all()), box: box
             ).json(status: .ok)
         }
     }
 
     func page(_ request: Request, sent: [String: String], problems: [String: String], status: HTTPResponse.Status = .ok) throws -> Response {
-        let values = SettingsCatalog.list(try self.settings.settings(), routines: [])
+        let values = SettingsCatalog.list(try self.settings.current(), routines: [])
         let streakNow = try self.settings.streakToday(calendar: calendar, now: Date())
         let changed = request.uri.queryParameters["changed"].map { $0.split(separator: ",").map(String.init) } ?? []
         let box = request.uri.queryParameters["box"].map(String.init)

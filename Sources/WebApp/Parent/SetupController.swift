@@ -23,7 +23,7 @@ struct SetupController {
             _ = try await forms.changeForm(request, limit: 1024)
             // #47: no PIN lockout stops a claim: the act at the box is how the parent gets in
             // past a stranger's wrong PINs, and a new PIN it asks for waits 24 hours (PAR-2).
-            let reset = try settings.settings().hasPIN
+            let reset = try settings.current().hasPIN
             switch await presence.start(reset: reset, client: context.clientName) {
             case .started(let id):
                 var response = Response.redirect(to: "/parent/setup")
@@ -125,7 +125,7 @@ struct SetupController {
         }
         guard pin == again else { return try page(request, problem: "The two PINs differ. Type the same PIN twice.", status: .unprocessableContent) }
         guard presence.consume(claim) else { return .redirect(to: "/parent/setup") }
-        if try settings.settings().hasPIN {
+        if try settings.current().hasPIN {
             // PAR-2: over an existing PIN the new one waits 24 hours; the old one still signs
             // in and may cancel it, and the parent's phone is told (by questbox-link).
             try pins.askPINReset(pin, from: client, clock: pinResets.pinResetClock())
@@ -147,7 +147,7 @@ struct SetupController {
     func page(_ request: Request, problem: String?, signInProblem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let claim = PresenceCheck.claim(of: request)
         let phase = presence.phase(of: claim)
-        let resetting = try settings.settings().hasPIN
+        let resetting = try settings.current().hasPIN
         let match = presence.match(of: claim).map(ClaimScreen.spaced)
         return try forms.formPage("parent-setup", for: request, status: status) { csrf in
             var view = SetupView(csrf: csrf, problem: problem, resetting: resetting)

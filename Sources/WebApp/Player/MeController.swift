@@ -29,12 +29,12 @@ struct MeController {
     }
 
     func page(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let settings = try self.settings.settings()
-        let quests = try routines.routines().filter { $0.createdBy == .player && $0.isActive }
+        let settings = try self.settings.current()
+        let quests = try routines.all().filter { $0.createdBy == .player && $0.isActive }
         let switched = request.uri.queryParameters["switched"].flatMap { PlayerSwitch(rawValue: String($0)) }
         let removed = request.uri.queryParameters["removed"].flatMap { UUID(uuidString: String($0)) }
         // The removed quest's name from the store, never from the address (#31).
-        let removedName = try removed.flatMap { try routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0.displayName : nil }
+        let removedName = try removed.flatMap { try routines.withID($0) }.flatMap { $0.createdBy == .player ? $0.displayName : nil }
         return try forms.formPage("me", for: request, status: status) { csrf in
             MeView(
                 csrf: csrf, switches: PlayerSwitch.allCases.map { SwitchView($0, settings: settings.game) },

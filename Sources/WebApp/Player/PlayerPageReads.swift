@@ -29,7 +29,7 @@ struct PlayerPageReads: Sendable {
             await BackgroundRead.run {
                 Result {
                     let report = try StatsReport.load(from: database, now: Date(), calendar: calendar)
-                    let letters = StatsPage.weekdayLetters(try database.familyCalendar(from: calendar))
+                    let letters = StatsPage.weekdayLetters(try database.settings.familyCalendar(from: calendar))
                     return RenderedStats(report: report, page: try resources.page("stats", StatsPage(report, weekdayLetters: letters)))
                 }
             }
@@ -45,5 +45,5 @@ struct PlayerPageReads: Sendable {
 
 extension SettingsStore {
     /// The family's calendar: the week starts on the stored first weekday, as on the box.
-    func familyCalendar(from base: Calendar) throws -> Calendar { try settings().calendar(from: base) }
+    func familyCalendar(from base: Calendar) throws -> Calendar { try current().calendar(from: base) }
 }

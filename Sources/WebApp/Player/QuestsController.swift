@@ -33,7 +33,7 @@ struct QuestsController {
             let quest = try ownQuest(context)
             _ = try await forms.changeForm(request)
             // Set aside, never deleted: her plays stay, and a parent can bring it back.
-            try self.routines.setRoutineActive(false, id: quest.id)
+            try self.routines.setActive(false, id: quest.id)
             let box = await self.box.reload().appliedText
             return Response.redirect(to: LocalLink.to("/me", [("removed", quest.id.uuidString), ("box", box)]))
         }
@@ -41,7 +41,7 @@ struct QuestsController {
             // The quest named by its id and read from the store: no text from the address
             // is shown (#31).
             let id = request.uri.queryParameters["quest"].flatMap { UUID(uuidString: String($0)) }
-            let quest = try id.flatMap { try self.routines.routine(id: $0) }.flatMap { $0.createdBy == .player ? $0 : nil }
+            let quest = try id.flatMap { try self.routines.withID($0) }.flatMap { $0.createdBy == .player ? $0 : nil }
             let box = request.uri.queryParameters["box"].map(String.init) ?? ""
             return try forms.page("quest-saved", QuestSavedView(name: quest?.displayName, box: box))
         }
@@ -100,7 +100,7 @@ struct QuestsController {
             if let editing {
                 view.action = "/quests/\(editing.id.uuidString)"
                 view.title = "Change your quest"
-                view.revision = QuestDatabase.revision(of: editing)
+                view.revision = RoutineStore.revision(of: editing)
                 view.editing = true
             }
             return view
@@ -110,7 +110,7 @@ struct QuestsController {
     /// The player's own quest named in the address; a parent's routine, or none, is 404.
     func ownQuest(_ context: WebRequestContext) throws -> Routine {
         guard let text = context.parameters.get("id"), let id = UUID(uuidString: text),
-              let quest = try self.routines.routine(id: id), quest.createdBy == .player, quest.isActive
+              let quest = try self.routines.withID(id), quest.createdBy == .player, quest.isActive
         else { throw HTTPError(.notFound, message: "No quest of yours has that address.") }
         return quest
     }
@@ -203,7 +203,7 @@ struct QuestDraft: Codable, Sendable {
         if sent.count > PlayerQuestLimits.maximumSteps {
             throw FieldProblem(field: "tasks", message: "Steps: \(sent.count) steps; a quest of your own has at most \(PlayerQuestLimits.maximumSteps)")
         }
-        let routines = try library.routines()
+        let routines = try library.all()
         // One name for one quest: a player's quest never takes a name the box already
         // shows (a parent's routine's name or display name, or another quest's), nor one
         // that reads the same (#47: TR39's skeleton, so no "Mοrning Quest" with an omicron).
@@ -221,7 +221,7 @@ struct QuestDraft: Codable, Sendable {
             let claimed = sent.map { $0.offset < taskIDs.count ? UUID(uuidString: taskIDs[$0.offset]) : nil }
             var routine = document.routine(existing: editing, claimedTaskIDs: claimed, newID: UUID.init)
             if let editing { routine.isActive = editing.isActive }
-            try library.saveRoutine(routine, ifStillAt: revision)
+            try library.save(routine, ifStillAt: revision)
             return routine
         } catch StoreError.changedElsewhere(let reason) {
             throw FieldProblem(field: "name", message: "Not saved: \(reason). Your changes are still here; save again to keep them.")

@@ -78,7 +78,7 @@ final class AllowedHostNames: Sendable {
         }
         self.fixed = fixed
         listed = PeriodicRead(initial: [], refreshNanos: Self.refreshNanos, clock: clock) {
-            guard let database, let settings = try? database.settings() else { return nil }
+            guard let database, let settings = try? database.settings.current() else { return nil }
             return Set(settings.webHosts)
         }
     }

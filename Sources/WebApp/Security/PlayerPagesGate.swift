@@ -16,7 +16,7 @@ final class PlayerPagesSetting: Sendable {
 
     init(database: QuestDatabase, clock: any SystemClock) {
         setting = PeriodicRead(initial: (true, true), refreshNanos: Self.refreshNanos, clock: clock) {
-            (try? database.settings()).map { ($0.playerPagesPaired, $0.hasPIN) }
+            (try? database.settings.current()).map { ($0.playerPagesPaired, $0.hasPIN) }
         }
     }
 
