@@ -68,8 +68,11 @@ if "after_quest_memory_mb" in q:
         f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}, {m.get('anon', float('nan')):.1f}", "–")
 if "idle_after_quest_memory_mb" in q:
     m = q["idle_after_quest_memory_mb"]
+    back = q.get("pages_back_after_quest_kb")
+    said = ("; the box's log: not handed back by then" if back == [] else
+            f"; the box's log: handed back {back[0][0] / 1024:.1f} → {back[0][1] / 1024:.1f} MB" if back else "")
     row("memory idle after the quest (the summary gone, the quest's pages handed back; 100 s on): RSS / PSS / USS, of them no file's (MB)",
-        f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}, {m.get('anon', float('nan')):.1f}", "–")
+        f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}, {m.get('anon', float('nan')):.1f}{said}", "–")
 if "voice_process_mb" in q:
     m = q["voice_process_mb"]
     row("its voice process (`questbox voice serve`): RSS / PSS / USS (MB)", f"{m['rss']:.1f} / {m['pss']:.1f} / {m['uss']:.1f}", "–")

@@ -4,7 +4,7 @@ gpiozero 2.x program (zero.py) watch the same gpio-sim chip while this script pr
 buttons for both at once: each press is two pull writes back to back, one on the box's
 line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write.
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
-import json, os, random, signal, subprocess, sys, time
+import json, os, random, re, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
 from kernel_trace import RAISE, SETS, SYSCALLS, Presses, loop_timeline, box_edges, edges_raised, interval_errors, loop_stages, memory_kb, percentile, press_to_output, process_usage, raises, tracing
 
@@ -234,6 +234,11 @@ results["quest_pid"] = new_pid
 phase("the box idle after the quest", 160)
 time.sleep(max(0.0, quest_end + 103 - time.monotonic()))
 results["questbox"]["idle_after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
+# Whether the pages had gone back by that read: the box logs each hand-back with what it held
+# before and after ("memory released", after=quest); none means the read saw the quest's pages.
+released = [re.search(r"residentKB=\W*(\d+) -> (\d+)", line) for line in open(daemon_log, errors="replace")
+            if "memory released" in line and re.search(r"after=\W*quest", line)]
+results["questbox"]["pages_back_after_quest_kb"] = [[int(m[1]), int(m[2])] for m in released if m]
 results["audio_presses"] = presses
 results["offer_presses"] = offers[:-1]       # the last "next" ends the quest: the summary
 signal.alarm(0)
