@@ -40,12 +40,9 @@ enum StartUpMemory {
 
     /// A thread that ends when the work is done, not a dispatch queue: libdispatch's worker
     /// pool, once started, keeps a timer that wakes the idle box every second.
-    /// The same after the start's backup, made off the loop once the box was ready.
-    static func releaseInBackground(
-        world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, after: String, done: @escaping @Sendable () -> Void
-    ) {
+    static func releaseAfterQuest(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, done: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: after)
+            release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: "quest")
             done()
         }
         thread.name = "questbox-memory"
