@@ -35,6 +35,12 @@ voice_data=$(mktemp -d)
 cp "$voice_data"/voice/*.clip "$HIL_VOICE_SEED/"
 rm -rf "$voice_data"
 failed=0
+# Each scenario's output is kept, and a failed one's verdict lines are said again at the end:
+# CI shows the tail of a long run, and a failure's reason (a house attempt's problems) lay
+# hundreds of lines above it.
+logs=.build/hil/logs
+rm -rf "$logs" && mkdir -p "$logs"
+why=()
 for s in "${scenarios[@]}"; do
     # 10 minutes a scenario: the ones that run an attempt again when the host stalled the VM
     # (quest, bounce, reminder) take about a minute an attempt, more on a loaded host; three
@@ -42,8 +48,15 @@ for s in "${scenarios[@]}"; do
     programs=$bin
     [[ $s != house ]] || programs=$release_bin
     began=$SECONDS
-    Tests/HIL/vm.sh -t 600 -- env HIL_VOICE_SEED="$HIL_VOICE_SEED" Tests/HIL/guest/scenarios "$programs" "$s" || failed=$((failed + 1))
+    status=0
+    Tests/HIL/vm.sh -t 600 -- env HIL_VOICE_SEED="$HIL_VOICE_SEED" Tests/HIL/guest/scenarios "$programs" "$s" 2>&1 \
+        | tee "$logs/$s.log" || status=$?
+    if ((status != 0)); then
+        failed=$((failed + 1))
+        why+=("$s: $(grep -aE '^(FAIL|problem:|inconclusive|house attempt|underruns logged|import → quest light)' "$logs/$s.log" | tail -n 20 | cut -c1-300 || true)")
+    fi
     echo "hil: $s took $((SECONDS - began)) s" >&2
 done
+for w in "${why[@]}"; do printf 'hil: why %s\n' "$w"; done
 echo "hil: ${#scenarios[@]} scenario(s), $failed failed"
 ((failed == 0))

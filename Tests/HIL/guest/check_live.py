@@ -22,7 +22,8 @@ def check(ok, message):
 
 
 # --- an import reaches the running box ---------------------------------------------------
-print(f"import → quest light: {live['light_after_import'] * 1000:.0f} ms")
+print(f"import → quest light: {live['light_after_import'] * 1000:.0f} ms after its end "
+      f"(the import took {live['import_seconds'] * 1000:.0f} ms, the first blink {live['lit_after_import_began'] * 1000:.0f} ms after it began)")
 check(live["light_after_import"] <= 1.0, f"the quest light came {live['light_after_import']:.2f} s after the import (limit 1 s)")
 
 # --- watch --json: every screen in order, nothing that tells the time while active --------
