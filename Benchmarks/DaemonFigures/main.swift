@@ -126,6 +126,9 @@ func measure(path: String, play: Bool) throws -> Figures {
         box.ready.lock()
         while box.readyAt == nil { box.ready.wait() }
         box.ready.unlock()
+        // The box's resting memory: once the start's backup, made off the loop, is done.
+        let backupDeadline = Date().addingTimeInterval(120)
+        while daemon.isBackingUp && Date() < backupDeadline { usleep(20_000) }
         usleep(200_000)
         let rss = residentMB()
         let memory = MemoryMap.read()

@@ -12,6 +12,8 @@ extension BoxDaemon {
     /// screen, a task in progress picked up, the day's timer armed.
     public func startDriven() {
         let resuming = startUp()
+        day.backupIfDue(calendar: state.world.calendar)
+        offCard?.check()
         day.arm(for: state.world)
         showFirstScreen(resuming: resuming)
     }

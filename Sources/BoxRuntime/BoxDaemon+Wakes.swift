@@ -13,6 +13,8 @@ extension BoxDaemon {
     }
     /// How many times a quest's pages went back since start (#36).
     public var memoryReleasesAfterQuests: Int { loop.releases }
+    /// Whether the start's daily backup is still being written off the loop, or logged.
+    public var isBackingUp: Bool { day.isBackingUp }
 
     /// What woke the loop: a ready descriptor, by what it is for. Naming one reads nothing:
     /// `tick` reads and drains each after the button edges are stepped.
@@ -28,6 +30,8 @@ extension BoxDaemon {
         /// The day's timer: why it fired (nil: its timerfd says, read in `tick`).
         case dayTimer(reason: String?)
         case storeWatch
+        /// The start's backup file was written off the loop: it is logged on it.
+        case backupFileWritten
         case sticks
         case client(Int32, ready: Int32)
     }
@@ -37,7 +41,7 @@ extension BoxDaemon {
     func pollSet() -> (fds: [Int32], wantWrite: [Int32]) {
         let watchFD = follower.watchFD
         var fds = hardware.intake.descriptors + [loop.timerFD, day.timerFD, loop.wakeFD]
-            + (loop.signalFD >= 0 ? [loop.signalFD] : []) + (watchFD >= 0 ? [watchFD] : [])
+            + (loop.signalFD >= 0 ? [loop.signalFD] : []) + (watchFD >= 0 ? [watchFD] : []) + (day.backupDoneFD.map { [$0] } ?? [])
         var wantWrite = [Int32](repeating: 0, count: fds.count)
         if let offCard, offCard.watchFD >= 0 {
             fds.append(offCard.watchFD)
@@ -57,6 +61,7 @@ extension BoxDaemon {
         case loop.timerFD: .monotonicTimer
         case day.timerFD: .dayTimer(reason: nil)
         case follower.watchFD: .storeWatch
+        case day.backupDoneFD: .backupFileWritten
         case offCard?.watchFD: .sticks
         case let fd where server?.owns(fd) == true: .client(fd, ready: ready)
         default: .edges(fd)

@@ -130,6 +130,8 @@ public final class BoxDaemon: @unchecked Sendable {
                 ])
             }
         }
+        day.backupOnceReady(calendar: state.world.calendar)   // off the loop (#49)
+        defer { day.waitForBackground() }   // the caller closes the store after `run`
         showFirstScreen(resuming: resuming)
         if qb_sd_notify("READY=1") == 1 { logger.info("notified systemd: ready") }
         onReady?()
@@ -199,6 +201,9 @@ public final class BoxDaemon: @unchecked Sendable {
             case .monotonicTimer: qb_timerfd_drain(loop.timerFD)
             case .dayTimer(let reason): calendarChanged(reason: reason ?? day.fired())
             case .storeWatch: follower.watchFired()
+            case .backupFileWritten:
+                day.backupFileWritten()   // what it mapped (2 MB to list the backups) goes back:
+                StartUpMemory.releaseInBackground(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger, after: "backup") {}
             case .sticks: offCard?.check()
             case .client(let fd, let ready): server?.service(fd, ready: ready, hello: { .hello(status()) }, handle: handle)
             }
@@ -217,8 +222,7 @@ public final class BoxDaemon: @unchecked Sendable {
     // MARK: the loop's work
 
     /// Start-up's own reads and writes, before anything shows: quests a stopped box left
-    /// open closed, the daily backup, the task in progress read (picked up by
-    /// `showFirstScreen`).
+    /// open closed, the task in progress read (picked up by `showFirstScreen`).
     func startUp() -> (task: InProgressTask, completed: [TaskEstimation])? {
         // The world was loaded before the times moved: take it again before the first screen.
         if day.wallClockTrusted && day.correctUntrustedTimes(), let world = follower.readWorld() { state.world = world }
@@ -231,8 +235,6 @@ public final class BoxDaemon: @unchecked Sendable {
         } catch {
             logger.error("closing unfinished quests failed", metadata: ["error": "\(error)"])
         }
-        day.backupIfDue(calendar: state.world.calendar)
-        offCard?.check()
         do {
             return try db.inProgress()
         } catch {
@@ -277,7 +279,7 @@ public final class BoxDaemon: @unchecked Sendable {
         if let at = persist.retryAt, at <= now { retryWrites(at: now) }
         if let at = follower.recheckAt, at <= now, follower.hasChanged() { reload(reason: "store changed") }
         if memory.pagesBackDue(at: now) {
-            StartUpMemory.releaseAfterQuest(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger) { [loop] in
+            StartUpMemory.releaseInBackground(world: state.world, rules: state.rules, wallClock: clock.wallNow(), logger: logger, after: "quest") { [loop] in
                 loop.countRelease()
             }
         }

@@ -22,6 +22,7 @@ final class DaySchedule {
     private(set) var wallClockTrusted: Bool
     /// BACK-1: copies of the backups to USB sticks (nil: none).
     var offCard: OffCardCopier?
+    private let background = BackgroundBackup()
 
     init(database: QuestDatabase, clock: SystemClock, logger: Logger, afterWrite: @escaping () -> Void) throws {
         db = database
@@ -89,15 +90,66 @@ final class DaySchedule {
         }
     }
 
-    /// The daily backup, when none was made today (a failure is one log line).
+    /// The daily backup, when none was made today.
     func backupIfDue(calendar: Calendar) {
         defer { afterWrite() }
-        do {
-            if let b = try db.backups.makeIfDue(now: clock.wallNow(), calendar: calendar) {
-                logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"])
+        Self.makeDailyBackup(database: db, clock: clock, calendar: calendar, logger: logger)
+    }
+
+    /// The start's daily backup, its file written off the loop once the box is ready (#49:
+    /// start to ready). With no eventfd for it, the loop makes it as before.
+    func backupOnceReady(calendar: Calendar) {
+        guard background.doneFD >= 0 else {
+            backupIfDue(calendar: calendar)
+            offCard?.check()
+            return
+        }
+        background.start(database: db, clock: clock, calendar: calendar, logger: logger)
+    }
+
+    /// Woken when the file is written (nil: no descriptor for it).
+    var backupDoneFD: Int32? { background.doneFD >= 0 ? background.doneFD : nil }
+
+    /// The file written off the loop goes into the store's log, on the loop; the sticks are
+    /// looked at (at every start, as before the backup moved off the loop).
+    func backupFileWritten() {
+        qb_eventfd_drain(background.doneFD)
+        logWrittenBackup()
+        offCard?.check()
+    }
+
+    /// Whether the start's backup is being written or waits to be logged (any thread).
+    var isBackingUp: Bool { background.isBusy }
+
+    /// A backup being written finishes, and is logged, before the store is closed (shutdown).
+    func waitForBackground() {
+        background.waitUntilDone()
+        logWrittenBackup()
+    }
+
+    private func logWrittenBackup() {
+        background.recordMade { made in
+            defer { afterWrite() }
+            do {
+                try db.backups.log(made)
+                logger.info("daily backup", metadata: ["file": "\(made.fileName)", "bytes": "\(made.sizeBytes)"])
+            } catch {
+                logger.error("daily backup failed", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// Makes the day's backup when none was made today (a failure is one log line); whether
+    /// one was made.
+    @discardableResult
+    static func makeDailyBackup(database: QuestDatabase, clock: SystemClock, calendar: Calendar, logger: Logger) -> Bool {
+        do {
+            guard let b = try database.backups.makeIfDue(now: clock.wallNow(), calendar: calendar) else { return false }
+            logger.info("daily backup", metadata: ["file": "\(b.fileName)", "bytes": "\(b.sizeBytes)"])
+            return true
         } catch {
             logger.error("daily backup failed", metadata: ["error": "\(error)"])
+            return false
         }
     }
 }

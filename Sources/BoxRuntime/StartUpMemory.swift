@@ -40,9 +40,12 @@ enum StartUpMemory {
 
     /// A thread that ends when the work is done, not a dispatch queue: libdispatch's worker
     /// pool, once started, keeps a timer that wakes the idle box every second.
-    static func releaseAfterQuest(world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, done: @escaping @Sendable () -> Void) {
+    /// The same after the start's backup, made off the loop once the box was ready.
+    static func releaseInBackground(
+        world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, after: String, done: @escaping @Sendable () -> Void
+    ) {
         let thread = Thread {
-            release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: "quest")
+            release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: after)
             done()
         }
         thread.name = "questbox-memory"

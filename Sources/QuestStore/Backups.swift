@@ -50,24 +50,35 @@ public struct BackupStore: Sendable {
     /// fsynced, then renamed into place, so a power cut leaves either no file or a whole one.
     @discardableResult
     public func make(to destination: String? = nil, kind: BackupKind = .manual, now: Date) throws -> BackupInfo {
-        let target: String
-        if let destination {
-            target = try writeBackup(to: destination)
-        } else {
-            try PrivateDirectory.make(directory)
-            target = try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true)
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
-        let info = BackupInfo(path: target, createdAt: now, sizeBytes: size, kind: kind)
+        let info = try destination.map { Self.info(path: try writeBackup(to: $0), kind: kind, now: now) } ?? makeFile(kind: kind, now: now)
+        try log(info)
+        return info
+    }
+
+    /// A backup's file in `backups/` (automatic ones beyond the newest `automaticKept`
+    /// removed), not yet in the log (`log` it): the daemon writes the file off its loop and
+    /// the log on it (#49).
+    public func makeFile(kind: BackupKind, now: Date) throws -> BackupInfo {
+        try PrivateDirectory.make(directory)
+        let info = Self.info(path: try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true), kind: kind, now: now)
+        if kind == .automatic { try pruneAutomaticBackups() }
+        return info
+    }
+
+    /// A backup written down in the store's log (BACK-1's reminder counts from it).
+    public func log(_ info: BackupInfo) throws {
         // From a read-only card the copy is what matters; there is no log to write to.
-        if isReadOnly { return info }
+        if isReadOnly { return }
         try pool.write { db in
             try db.execute(
                 sql: "INSERT INTO backupLog (createdAt, fileName, sizeBytes, kind) VALUES (?, ?, ?, ?)",
-                arguments: [now.timeIntervalSince1970, info.fileName, size, kind.rawValue])
+                arguments: [info.createdAt.timeIntervalSince1970, info.fileName, info.sizeBytes, (info.kind ?? .manual).rawValue])
         }
-        if kind == .automatic { try pruneAutomaticBackups() }
-        return info
+    }
+
+    static func info(path: String, kind: BackupKind, now: Date) -> BackupInfo {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        return BackupInfo(path: path, createdAt: now, sizeBytes: size, kind: kind)
     }
 
     /// The daily automatic backup: once per calendar day in `calendar` (a 23-hour DST day or a
@@ -76,9 +87,14 @@ public struct BackupStore: Sendable {
     /// backups). Returns the new backup, if one was made.
     @discardableResult
     public func makeIfDue(now: Date, calendar: Calendar = .current) throws -> BackupInfo? {
-        let latest = try all().filter { $0.kind == .automatic }.map(\.createdAt).max()
-        if let latest, latest <= now, calendar.isDate(latest, inSameDayAs: now) { return nil }
+        guard try isDue(now: now, calendar: calendar) else { return nil }
         return try make(kind: .automatic, now: now)
+    }
+
+    /// Whether the day's automatic backup is still to be made (`makeIfDue`'s rule).
+    public func isDue(now: Date, calendar: Calendar = .current) throws -> Bool {
+        let latest = try all().filter { $0.kind == .automatic }.map(\.createdAt).max()
+        return !(latest.map { $0 <= now && calendar.isDate($0, inSameDayAs: now) } ?? false)
     }
 
     /// The backups in `backups/`, newest first.

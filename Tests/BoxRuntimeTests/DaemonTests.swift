@@ -117,6 +117,10 @@ struct DaemonTests {
         let started = Date()
         while display.lastShown == nil && Date().timeIntervalSince(started) < 30 { usleep(10_000) }
         if display.lastShown == nil { Issue.record("the box's loop showed no screen within 30 s") }
+        // The start's daily backup, written off the loop, is logged on it: a test of the idle
+        // loop starts once that wake is over.
+        while daemon.isBackingUp && Date().timeIntervalSince(started) < 30 { usleep(10_000) }
+        if daemon.isBackingUp { Issue.record("the start's backup was not logged within 30 s") }
         return Rig(
             gpio: gpio, board: board, db: db, daemon: daemon, sound: sound, display: display, thread: thread, clock: clock, finished: finished,
             directory: dir)
@@ -383,6 +387,28 @@ struct DaemonTests {
         guard case .idle(let screen)? = rig.display.lastShown else { Issue.record("no idle screen"); return }
         #expect(screen.quests.map(\.playedToday) == [true], "the play moved to today, and the box knows it")
         #expect(screen.streakText == "Streak: 1 day")
+    }
+
+    @Test("BACK-1, #49: the start's daily backup is written off the loop once the box shows its first screen, then logged on the loop as its own write: no look at the store follows it; run ends only after it")
+    func startBackupOffTheLoop() throws {
+        let lines = LogLines()
+        let rig = try rig(routines: [], logLines: lines)
+        // `rig` waited for the backup to be written and logged.
+        let made = try rig.db.backups.all()
+        #expect(made.map(\.kind) == [.automatic], "\(made)")
+        #expect(try rig.db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM backupLog WHERE kind = 'automatic'") } == 1)
+        #expect(try rig.db.backups.isDue(now: Date()) == false)
+        let log = lines.all
+        let firstScreen = try #require(log.firstIndex { $0.hasPrefix("debug screen") })
+        let logged = try #require(log.firstIndex { $0.contains("daily backup") }, "no daily backup line")
+        #expect(firstScreen < logged, "the first screen waited for the backup")
+        // Logged on the loop, the write's watch events were taken as the box's own: no
+        // re-checks of the store (ten seconds of looks, 4 a second) follow.
+        let before = rig.daemon.wakeups
+        usleep(500_000)
+        #expect(rig.daemon.wakeups == before, "the loop woke \(rig.daemon.wakeups - before) times after the backup")
+        rig.stop()
+        #expect(!rig.daemon.isBackingUp)
     }
 
     @Test("idle with nothing to show: the loop does not wake up at all")

@@ -59,6 +59,23 @@ struct BackupTests {
         #expect(try db.backups.makeIfDue(now: now.addingTimeInterval(-86_400), calendar: utc) != nil)
     }
 
+    @Test("BACK-1, #49: the daemon's way: the day's file written first (due until then), logged after; the automatic ones beyond 14 removed with the file")
+    func fileThenLog() throws {
+        let (db, _) = try populated()
+        func logged() throws -> Int { try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM backupLog") } ?? -1 }
+        #expect(try db.backups.isDue(now: now))
+        let made = try db.backups.makeFile(kind: .automatic, now: now)
+        #expect(FileManager.default.fileExists(atPath: made.path))
+        #expect(made.kind == .automatic && made.sizeBytes > 0)
+        #expect(try logged() == 0, "the file alone is not in the log")
+        #expect(try !db.backups.isDue(now: now.addingTimeInterval(60)), "today's file counts")
+        try db.backups.log(made)
+        #expect(try db.pool.read { try Row.fetchOne($0, sql: "SELECT createdAt, fileName, sizeBytes, kind FROM backupLog") }
+            == ["createdAt": now.timeIntervalSince1970, "fileName": made.fileName, "sizeBytes": made.sizeBytes, "kind": "automatic"])
+        for day in 1...15 { _ = try db.backups.makeFile(kind: .automatic, now: now.addingTimeInterval(Double(day) * 86_400)) }
+        #expect(try db.backups.all().filter { $0.kind == .automatic }.count == BackupStore.automaticKept)
+    }
+
     @Test("automatic: once per calendar day — the 23-hour DST day and a start after yesterday evening's backup get theirs")
     func dailyByCalendarDay() throws {
         let (db, _) = try populated()
