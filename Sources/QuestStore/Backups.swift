@@ -60,6 +60,7 @@ public struct BackupStore: Sendable {
     /// the log on it (#49).
     public func makeFile(kind: BackupKind, now: Date) throws -> BackupInfo {
         try PrivateDirectory.make(directory)
+        removeStaleStagingFiles()
         let info = Self.info(path: try writeBackup(to: firstBackupPath(now: now, kind: kind), unique: true), kind: kind, now: now)
         if kind == .automatic { try pruneAutomaticBackups() }
         return info
@@ -228,11 +229,13 @@ public struct BackupStore: Sendable {
         return 0
     }
 
-    /// Private copies a killed restore left behind (files or folders named `.restore-*`), once
-    /// they are an hour old: a restore takes seconds, so one still running keeps its copy.
+    /// Private copies a killed restore left behind (files or folders named `.restore-*`) and
+    /// the half-written snapshot of a backup whose program was killed (`.….partial`), once
+    /// they are an hour old: a restore or a backup takes seconds, so one still running keeps
+    /// its file.
     func removeStaleStagingFiles(now: Date = Date()) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(".restore-") {
+        for name in names where name.hasPrefix(".restore-") || (name.hasPrefix(".") && name.hasSuffix(".partial")) {
             let path = (directory as NSString).appendingPathComponent(name)
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
             if now.timeIntervalSince(modified) > 3_600 { try? FileManager.default.removeItem(atPath: path) }

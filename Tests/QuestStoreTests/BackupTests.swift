@@ -280,6 +280,21 @@ struct BackupTests {
         #expect(hidden.isEmpty)
     }
 
+    @Test("a backup removes the half-written file of one killed an hour ago, not one being written")
+    func sweepsKilledBackups() throws {
+        let (db, _) = try populated()
+        _ = try db.backups.make(now: now)
+        let folder = db.backups.directory as NSString
+        let killed = folder.appendingPathComponent(".questbox-20240101T000000Z-automatic.sqlite.41.7.partial")
+        let writing = folder.appendingPathComponent(".questbox-20240101T000000Z-manual.sqlite.42.8.partial")
+        for path in [killed, writing] { #expect(FileManager.default.createFile(atPath: path, contents: Data("half".utf8))) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: killed)
+        _ = try db.backups.make(now: now.addingTimeInterval(60))
+        #expect(!FileManager.default.fileExists(atPath: killed), "an hour old: its writer is gone")
+        #expect(FileManager.default.fileExists(atPath: writing), "another program's backup still being written")
+        #expect(try db.backups.all().count == 2, "the sweep takes no backup with it")
+    }
+
     @Test("a backup of this version and of schema 1 both pass the full check")
     func acceptsOwnAndOlder() throws {
         let (db, dir) = try populated()
