@@ -255,6 +255,29 @@ struct StoreTests {
         #expect(memory[tasks[1]]?.recentActuals == [103, 104, 105], "\(String(describing: memory[tasks[1]]))")
     }
 
+    @Test("task memory: a task whose every difference is unreadable has no closest miss and no bias, and keeps the rest")
+    func taskMemoryAllDifferencesUnreadable() throws {
+        let (db, _) = try freshDatabase()
+        let base = Date(timeIntervalSince1970: 1_780_000_000)
+        // 3 calibration quests, then 3 that count for INS-1's bias.
+        for day in 0..<6 {
+            try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400), durations: [(60 + Double(day), 70), (120, 100 + Double(day))])
+        }
+        let before = try db.taskMemories()
+        let tasks = morningRoutine.tasks.map(\.id)
+        try db.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "DROP TRIGGER estimation_no_change")  // a bit flip does not ask the triggers
+            try db.execute(sql: "UPDATE estimation SET differenceSeconds = 'abc' WHERE orderIndex = 1")
+        }
+        let memory = try db.taskMemories()
+        #expect(before[tasks[1]]?.bias.count == 3 && before[tasks[1]]?.bestAbsDifferenceSeconds == 15)
+        #expect(memory[tasks[1]]?.bestAbsDifferenceSeconds == nil, "no readable difference: no closest miss")
+        #expect(memory[tasks[1]]?.bias == BiasSums(), "no readable difference: no bias")
+        #expect(memory[tasks[1]]?.lastEstimateSeconds == 120, "its estimates are still readable")
+        #expect(memory[tasks[1]]?.recentActuals == [103, 104, 105], "its durations are still readable")
+        #expect(memory[tasks[0]] == before[tasks[0]], "the other task's rows in the same scan are untouched")
+    }
+
     @Test("an estimation for an unknown session is refused and nothing of it is written")
     func orphanEstimation() throws {
         let (db, _) = try freshDatabase()
