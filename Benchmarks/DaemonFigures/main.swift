@@ -83,7 +83,7 @@ let pagesBackSeconds = 1.0
 func prepare(_ path: String, questAvailable: Bool) throws {
     let history = FiveYears()
     let db = try QuestDatabase(path: path)
-    try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
+    try db.plays.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
     if questAvailable {
         try db.routines.save(Routine(
             id: UUID(), name: "daily", displayName: "Daily Quest", activeDays: Array(1...7),

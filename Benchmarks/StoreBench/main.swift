@@ -22,7 +22,7 @@ if !FileManager.default.fileExists(atPath: path) {
     let db = try QuestDatabase(path: path)
     let built = clock.measure {
         do {
-            try db.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
+            try db.plays.recordHistory(sessions: history.sessions, estimations: history.estimations, wallClockTrusted: true)
         } catch {
             FileHandle.standardError.write(Data("store-bench: \(error)\n".utf8))
             exit(1)
@@ -47,8 +47,8 @@ func openLoadCompute() throws -> (open: Double, load: Double, compute: Double, s
     guard let db else { exit(1) }
     var snapshots: [EstimationSnapshot] = [], sessions: [GameSession] = [], plays: [QuestPlay] = []
     let load = Timing.milliseconds(try clock.measure {
-        snapshots = try db.snapshots()
-        sessions = try db.sessions()
+        snapshots = try db.plays.snapshots()
+        sessions = try db.plays.sessions()
         plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
         _ = try db.profile(sessions: sessions, plays: plays, calendar: history.calendar)
         _ = try db.settings.current()
@@ -95,9 +95,9 @@ if let s = last {
 if arguments.contains("--breakdown") {
     let db = try QuestDatabase(path: path)
     let parts: [(String, () throws -> Void)] = [
-        ("snapshots", { _ = try db.snapshots() }),
-        ("sessions", { _ = try db.sessions() }),
-        ("quest plays (SQL)", { _ = try db.questPlays() }),
+        ("snapshots", { _ = try db.plays.snapshots() }),
+        ("sessions", { _ = try db.plays.sessions() }),
+        ("quest plays (SQL)", { _ = try db.plays.questPlays() }),
         ("profile + settings", { _ = try db.profile(); _ = try db.settings.current() }),
     ]
     for (label, run) in parts {

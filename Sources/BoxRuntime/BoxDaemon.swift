@@ -69,7 +69,7 @@ public final class BoxDaemon: @unchecked Sendable {
         memory = StepMemory(nextID: Self.randomID())
         persist = PersistQueue(logger: logger) { [database, follower] request, trusted in
             defer { follower.ownWriteDone() }
-            try database.apply(request, wallClockTrusted: trusted)
+            try database.plays.apply(request, wallClockTrusted: trusted)
         }
         day = try DaySchedule(database: database, clock: clock, logger: logger) { [follower] in follower.ownWriteDone() }
         socket = SocketSide(control: control, server: try control.map {
@@ -230,13 +230,13 @@ public final class BoxDaemon: @unchecked Sendable {
             // Quests a stopped box left open (no task being timed) cannot go on: close them,
             // so no session stays `in_progress` for ever.
             defer { follower.ownWriteDone() }
-            let closed = try db.abandonUnfinishedSessions()
+            let closed = try db.plays.abandonUnfinishedSessions()
             if closed > 0 { logger.info("closed quests left unfinished", metadata: ["sessions": "\(closed)"]) }
         } catch {
             logger.error("closing unfinished quests failed", metadata: ["error": "\(error)"])
         }
         do {
-            return try db.inProgress()
+            return try db.plays.inProgress()
         } catch {
             logger.error("reading the task in progress failed", metadata: ["error": "\(error)"])
             return nil

@@ -81,7 +81,7 @@ final class DaySchedule {
     func correctUntrustedTimes() -> Bool {
         defer { afterWrite() }
         do {
-            let n = try db.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
+            let n = try db.plays.correctUntrustedWallTimes(bootID: clock.bootID, wallNow: clock.wallNow(), monotonicNow: clock.monotonicNanos())
             if n > 0 { logger.info("corrected wall times after clock sync", metadata: ["records": "\(n)"]) }
             return n > 0
         } catch {

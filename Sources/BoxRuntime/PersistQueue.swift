@@ -15,7 +15,7 @@ final class PersistQueue {
     private let logger: Logger
 
     /// `write` stores one request (`QuestDatabase.apply`); an error the store gives for good
-    /// (`QuestDatabase.isRefusal`) drops the request, any other keeps it for a retry.
+    /// (`PlayStore.isRefusal`) drops the request, any other keeps it for a retry.
     init(logger: Logger, write: @escaping (PersistRequest, _ wallClockTrusted: Bool) throws -> Void) {
         self.logger = logger
         self.write = write
@@ -71,7 +71,7 @@ final class PersistQueue {
     private func attempt(_ request: PersistRequest, wallClockTrusted: Bool) -> Error? {
         do {
             try write(request, wallClockTrusted)
-        } catch where QuestDatabase.isRefusal(error) {
+        } catch where PlayStore.isRefusal(error) {
             logger.error("the store refused a request; it is dropped", metadata: ["request": "\(request.kind)", "error": "\(error)"])
         } catch {
             return error

@@ -565,7 +565,7 @@ public final class HomeLinkService {
         }
         let world = try database.loadWorld(calendar: calendar, bootID: "", taskMemory: false)
         let today = world.calendar.dateInterval(of: .day, for: date).map { $0.start..<$0.end }
-        let sessions = try database.sessions(startedIn: today).filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
+        let sessions = try database.plays.sessions(startedIn: today).filter { world.calendar.isDate($0.startedAt, inSameDayAs: date) }
         lastRead = (stamp, date, world, sessions)
         storeReads += 1
         return (world, sessions)
@@ -582,7 +582,7 @@ public final class HomeLinkService {
         if let start = WeeklyReflectionEngine.weekBounds(containing: date, calendar: cal)?.start,
            let previous = cal.date(byAdding: .day, value: -3, to: start)
         {
-            reflection = WeeklyReflectionEngine.computeReflection(snapshots: try database.snapshots(), sessions: try database.sessions(), weekContaining: previous, calendar: cal)
+            reflection = WeeklyReflectionEngine.computeReflection(snapshots: try database.plays.snapshots(), sessions: try database.plays.sessions(), weekContaining: previous, calendar: cal)
         }
         lastWeek = (day, completed, reflection)
         return reflection

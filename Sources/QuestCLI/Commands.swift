@@ -220,7 +220,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let estimations = try options.open(access: .readOnly).estimations()
+        let estimations = try options.open(access: .readOnly).plays.estimations()
         let entries = estimations.map { e in
             Entry(
                 routineDisplayName: e.routineDisplayName, taskDisplayName: e.taskDisplayName, estimatedSeconds: e.estimatedSeconds,

@@ -109,7 +109,7 @@ struct SimulateCommand: ParsableCommand {
             for step in steps {
                 for effect in step.effects {
                     // What the player would see is on disk first, as on the box.
-                    if case .persist(let request) = effect { try db.apply(request, wallClockTrusted: true) }
+                    if case .persist(let request) = effect { try db.plays.apply(request, wallClockTrusted: true) }
                     printer.show(effect, atNanos: step.atNanos)
                 }
             }

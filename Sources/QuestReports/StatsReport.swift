@@ -121,8 +121,8 @@ public struct StatsReport: Encodable, Sendable {
     public static func load(from db: QuestDatabase, now: Date, calendar: Calendar) throws -> StatsReport {
         let settings = try db.settings.current()
         let cal = settings.calendar(from: calendar)
-        let snapshots = try db.snapshots()
-        let sessions = try db.sessions()
+        let snapshots = try db.plays.snapshots()
+        let sessions = try db.plays.sessions()
         let plays = QuestPlay.completedPlays(sessions: sessions, snapshots: snapshots)
         let profile = try db.profile(sessions: sessions, plays: plays, calendar: cal)
         let standing = PlayerStanding.of(profile: profile, plays: plays, settings: settings.game, rules: .standard, today: now, calendar: cal)

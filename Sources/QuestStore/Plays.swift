@@ -4,6 +4,15 @@ import GRDBSQLite
 import QuestCore
 
 extension QuestDatabase {
+    /// The plays: quests, their estimations, the task being timed, the reminders sounded.
+    public var plays: PlayStore { PlayStore(pool: pool) }
+}
+
+/// GAME-5, SCORE-1, §5: the append-only history of plays and the task being timed: an area of
+/// the store (#49) with its own records, over the one writer.
+public struct PlayStore: Sendable {
+    let pool: any DatabaseWriter
+
     /// Writes what the quest machine asked to persist, each request in its own transaction.
     /// `wallClockTrusted` marks wall times taken before the clock was synchronized, to be
     /// corrected later (`correctUntrustedWallTimes`).
@@ -360,9 +369,7 @@ extension QuestDatabase {
             return corrected
         }
     }
-}
 
-extension QuestDatabase {
     /// Imports finished plays in one transaction (old data, benchmarks). Sessions first, so
     /// every estimation finds its session.
     public func recordHistory(sessions: [GameSession], estimations: [TaskEstimation], wallClockTrusted: Bool) throws {

@@ -8,7 +8,7 @@ extension QuestDatabase {
     /// quests (in `calendar`'s time zone). Nothing is cached, so no writer's memory can ever
     /// overwrite another's plays (the CLI, the daemon and the web app write at once).
     public func profile(calendar: Calendar = .current) throws -> PlayerProfile {
-        let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try Self.questPlays(db)) }
+        let (xp, plays) = try pool.read { db in (try Self.totalXP(db), try PlayStore.questPlays(db)) }
         return PlayerProfile.derived(totalXP: xp, plays: plays, calendar: calendar)
     }
 

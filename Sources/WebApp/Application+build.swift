@@ -112,7 +112,7 @@ public struct WebServices: Sendable {
         settings = StoreFamilySettings(database: database)
         pins = database.parentPIN
         records = database
-        plays = database
+        plays = database.plays
         pinChecks = PINChecks(database: database, clock: clock)
         let reads = PlayerPageReads(database: database, resources: resources, calendar: calendar, clockStyle: clockStyle)
         self.reads = reads

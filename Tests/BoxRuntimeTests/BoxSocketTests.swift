@@ -168,7 +168,7 @@ extension DaemonTests {
             usleep(line == "BTN_LOCK" ? 300_000 : 150_000)
         }
         #expect(eventually { if case .summary = rig.display.lastShown { true } else { false } })
-        #expect(try other.sessions().first?.status == .completed && other.estimations().count == 2)
+        #expect(try other.plays.sessions().first?.status == .completed && other.plays.estimations().count == 2)
         try rig.press("BTN_LOCK")  // back to idle: now the removal applies
         #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.quests.isEmpty } else { false } })
     }
@@ -520,7 +520,7 @@ extension DaemonTests {
         guard case .idle(let before)? = rig.display.lastShown, let reflection = before.reflection else {
             Issue.record("no reflection pending at idle"); return
         }
-        try otherWriter(rig).apply(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier), wallClockTrusted: true)
+        try otherWriter(rig).plays.apply(.reflectionDismissed(weekIdentifier: reflection.weekIdentifier), wallClockTrusted: true)
         #expect(eventually { if case .idle(let s)? = rig.display.lastShown { s.reflection == nil } else { false } })
         try rig.press("BTN_LOCK")
         #expect(eventually { if case .estimating? = rig.display.lastShown { true } else { false } })
@@ -544,7 +544,7 @@ func playQuest(_ db: QuestDatabase, routine: Routine, at date: Date) throws {
     let session = GameSession(
         id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: date, startedMonotonicNanos: 1,
         bootID: "other-box", isCalibration: false)
-    try db.apply(.sessionStarted(session), wallClockTrusted: true)
+    try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
     var xp = GameRules.standard.xpSessionCompletionBonus
     for (i, task) in routine.tasks.enumerated() {
         let result = TimeEstimationScorer.score(estimated: 60, actual: 61)
@@ -553,11 +553,11 @@ func playQuest(_ db: QuestDatabase, routine: Routine, at date: Date) throws {
             orderIndex: i, result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: false,
             recordedAt: date, lockMonotonicNanos: 1, stopMonotonicNanos: 61_000_000_001, bootID: "other-box")
         xp += e.xpEarned
-        try db.apply(.estimationCompleted(e), wallClockTrusted: true)
+        try db.plays.apply(.estimationCompleted(e), wallClockTrusted: true)
     }
     var done = session
     done.completedAt = date
     done.status = .completed
     done.xpEarned = xp
-    try db.apply(.sessionCompleted(done), wallClockTrusted: true)
+    try db.plays.apply(.sessionCompleted(done), wallClockTrusted: true)
 }

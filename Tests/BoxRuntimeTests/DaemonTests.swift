@@ -235,12 +235,12 @@ struct DaemonTests {
         try rig.gpio.edge(line: "BTN_STOP", rising: false, atNanos: stop + 80_000_000)
         usleep(200_000)
         rig.stop()
-        let saved = try rig.db.estimations()
+        let saved = try rig.db.plays.estimations()
         #expect(saved.count == 1)
         #expect(saved.first?.actualSeconds == Double(stop - lock) / 1e9)
         #expect(saved.first?.lockMonotonicNanos == lock && saved.first?.stopMonotonicNanos == stop)
         #expect(rig.sound.played.contains(.lockIn) && rig.sound.played.contains { $0.rawValue.hasPrefix("reveal_") })
-        #expect(try rig.db.inProgress() == nil)
+        #expect(try rig.db.plays.inProgress() == nil)
         // Outputs were driven, and are off after shutdown.
         #expect(rig.gpio.history.contains { $0.1 == 7 && $0.2 })  // the buzzer tapped
         #expect(try rig.gpio.outputValue(line: "BUZZER") == false && rig.gpio.outputValue(line: "LED_RED") == false)
@@ -260,7 +260,7 @@ struct DaemonTests {
         usleep(200_000)
         let counted = rig.daemon.pressesLitAhead
         rig.stop()
-        #expect(try rig.db.estimations().count == 1, "the quest went as pressed")
+        #expect(try rig.db.plays.estimations().count == 1, "the quest went as pressed")
         #expect(counted.lit == 3, "start, lock-in and next lit ahead: \(counted)")
         #expect(counted.asRead == 3, "each set by the edge's read itself: \(counted)")
         #expect(counted.missed == 0)
@@ -307,7 +307,7 @@ struct DaemonTests {
         usleep(200_000)
         guard case .intro(let page)? = rig.display.lastShown else { Issue.record("no intro: \(String(describing: rig.display.lastShown))"); rig.stop(); return }
         #expect(page.page == 1)
-        #expect(try rig.db.sessions().isEmpty, "no quest starts while the box explains")
+        #expect(try rig.db.plays.sessions().isEmpty, "no quest starts while the box explains")
         try rig.press("BTN_LOCK")
         usleep(200_000)
         if case .intro(let next)? = rig.display.lastShown { #expect(next.page == 2) } else { Issue.record("LOCK did not turn the page") }
@@ -315,7 +315,7 @@ struct DaemonTests {
         usleep(300_000)
         if case .estimating(let e)? = rig.display.lastShown { #expect(e.taskNumber == 1) } else { Issue.record("STOP did not skip to the quest") }
         rig.stop()
-        #expect(try rig.db.sessions().count == 1 && rig.db.sessions().first?.isCalibration == true)
+        #expect(try rig.db.plays.sessions().count == 1 && rig.db.plays.sessions().first?.isCalibration == true)
     }
 
     @Test("#36: a while after a quest ends, the pages it mapped go back (off the loop), once; while a quest is in play they stay")
@@ -355,16 +355,16 @@ struct DaemonTests {
         try rig.press("BTN_STOP")  // the reveal plays; its estimation waits in memory
         usleep(1_200_000)  // the reveal's buzz, then the cue; the first retry (after 1 s) fails too
         #expect(rig.display.lastNotice == BoxDaemon.notSavedNotice)
-        #expect(try rig.db.estimations().isEmpty && rig.db.sessions().isEmpty)
+        #expect(try rig.db.plays.estimations().isEmpty && rig.db.plays.sessions().isEmpty)
         #expect(rig.sound.played.contains { $0.rawValue.hasPrefix("reveal_") })  // the result is still shown
         // Buzzer rises: lock-in tap, stop tap, the way-off reveal's two pulses, and the cue's long buzz.
         #expect(rig.gpio.history.filter { $0.1 == 7 && $0.2 }.count == 5)
 
         try rig.db.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = 0") }
         var waited = 0
-        while try rig.db.estimations().isEmpty && waited < 40 { usleep(100_000); waited += 1 }
+        while try rig.db.plays.estimations().isEmpty && waited < 40 { usleep(100_000); waited += 1 }
         rig.stop()
-        let saved = try rig.db.estimations(), sessions = try rig.db.sessions()
+        let saved = try rig.db.plays.estimations(), sessions = try rig.db.plays.sessions()
         #expect(saved.count == 1 && sessions.count == 1, "waited \(waited * 100) ms")
         #expect(rig.display.lastNotice == nil)
     }
@@ -376,12 +376,12 @@ struct DaemonTests {
             let session = GameSession(
                 id: UUID(), routineID: Self.everyDay.id, routineDisplayName: "Daily Quest", startedAt: Date(timeIntervalSince1970: 100_000),
                 startedMonotonicNanos: clock.monotonicNanos() - 5_000_000_000, bootID: clock.bootID, isCalibration: true)
-            try db.apply(.sessionStarted(session), wallClockTrusted: false)
+            try db.plays.apply(.sessionStarted(session), wallClockTrusted: false)
             var done = session
             done.status = .completed
             done.completedAt = session.startedAt.addingTimeInterval(2)
             done.xpEarned = GameRules.standard.xpSessionCompletionBonus
-            try db.apply(.sessionCompleted(done), wallClockTrusted: false)
+            try db.plays.apply(.sessionCompleted(done), wallClockTrusted: false)
         })
         defer { rig.stop() }
         guard case .idle(let screen)? = rig.display.lastShown else { Issue.record("no idle screen"); return }

@@ -68,7 +68,7 @@ struct DayScheduleTests {
         let session = GameSession(
             id: UUID(), routineID: Self.everyDay.id, routineDisplayName: "Daily Quest", startedAt: clock.wallNow(),
             startedMonotonicNanos: 9_000_000_000, bootID: clock.bootID, isCalibration: true)
-        try db.apply(.sessionStarted(session), wallClockTrusted: false)
+        try db.plays.apply(.sessionStarted(session), wallClockTrusted: false)
         final class Writes { var count = 0 }
         let writes = Writes()
         let day = try DaySchedule(database: db, clock: clock, logger: Logger(label: "test")) { writes.count += 1 }
@@ -76,7 +76,7 @@ struct DayScheduleTests {
         let synced = Date(timeIntervalSince1970: 1_780_000_000)
         clock.setWall(synced, trusted: true)
         #expect(day.clockChecked() && day.wallClockTrusted)
-        #expect(try db.sessions().first?.startedAt == synced.addingTimeInterval(-1), "started 1 s before the monotonic now")
+        #expect(try db.plays.sessions().first?.startedAt == synced.addingTimeInterval(-1), "started 1 s before the monotonic now")
         #expect(!day.clockChecked(), "corrected once")
 
         let cal = Self.calendar("UTC")

@@ -50,7 +50,7 @@ extension FamilyRunner {
     func checkStreak(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
         let settings = try other.settings.current()
         let cal = settings.calendar(from: baseCalendar())
-        let plays = try other.questPlays()
+        let plays = try other.plays.questPlays()
         let shown = shownStreak()
         let stats = try StatsReport.load(from: other, now: trueNow(), calendar: baseCalendar()).currentStreak
         if shown != stats { fail("streak: the box's standing says \(shown ?? -1), the stats \(stats)") }
@@ -131,8 +131,8 @@ extension FamilyRunner {
     /// exactly once.
     func checkReminders(on day: Date) throws {
         let settings = try other.settings.current()
-        let sounded = try other.remindersSounded().filter { calendar.isDate($0.at.addingTimeInterval(-wallSkewAtCheck), inSameDayAs: day) }
-        let plays = try other.questPlays()
+        let sounded = try other.plays.remindersSounded().filter { calendar.isDate($0.at.addingTimeInterval(-wallSkewAtCheck), inSameDayAs: day) }
+        let plays = try other.plays.questPlays()
         for routine in try other.routines.all() where routine.isActive {
             let mine = sounded.filter { $0.routineID == routine.id }
             if mine.count > 1 { fail("REM-1: \(routine.displayName)'s reminder sounded \(mine.count) times") }
@@ -179,8 +179,8 @@ extension FamilyRunner {
         case .idle: break
         default: fail("stuck: at the end of the day the box shows \(daemon.state.phase.name)")
         }
-        if try other.inProgress() != nil { fail("stuck: a task is still being timed at the end of the day") }
-        let open = try other.sessions().filter { $0.status == .inProgress }
+        if try other.plays.inProgress() != nil { fail("stuck: a task is still being timed at the end of the day") }
+        let open = try other.plays.sessions().filter { $0.status == .inProgress }
         if !open.isEmpty { fail("stuck: \(open.count) quest(s) still open in the store") }
         if daemon.unsavedPlays > 0 { fail("stuck: \(daemon.unsavedPlays) plays not saved") }
     }
@@ -221,8 +221,8 @@ extension FamilyRunner {
     /// the days played, as the history has them.
     func checkWeeklyCards(_ screens: [(at: Date, screen: Screen, notice: String?)]) throws {
         let cal = try other.settings.current().calendar(from: baseCalendar())
-        let plays = try other.questPlays()
-        let tasks = try other.estimations()
+        let plays = try other.plays.questPlays()
+        let tasks = try other.plays.estimations()
         for shown in screens {
             guard case .reflection(let card) = shown.screen else { continue }
             guard let week = cal.dateInterval(of: .weekOfYear, for: card.weekStartDate) else { continue }
@@ -240,7 +240,7 @@ extension FamilyRunner {
     /// One line per day: what happened, the totals and the streak, what the box said.
     func writeReport(_ day: Date, screens: [(at: Date, screen: Screen, notice: String?)]) throws {
         let profile = try other.profile(calendar: try other.settings.current().calendar(from: baseCalendar()))
-        let reminders = try other.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { ClockTime(of: $0.at, calendar: calendar).description }
+        let reminders = try other.plays.remindersSounded().filter { calendar.isDate($0.at, inSameDayAs: day) }.map { ClockTime(of: $0.at, calendar: calendar).description }
         let notes = dayNotes.isEmpty ? "-" : dayNotes.joined(separator: "; ")
         report.append("\(DayText.of(day, calendar: calendar)) | \(notes) | reminders \(reminders.isEmpty ? "-" : reminders.joined(separator: ",")) | \(profile.totalXP) XP, \(profile.sessionsCompleted) quests, streak \(shownStreak() ?? -1) | \(screens.count) screens")
     }

@@ -424,9 +424,9 @@ final class FamilyRunner {
         case .tamperXP:
             // A writer that puts a total from its memory (what the store forbids): the
             // invariant must name this day.
-            if var session = try other.sessions().last(where: { $0.status == .completed }) {
+            if var session = try other.plays.sessions().last(where: { $0.status == .completed }) {
                 session.xpEarned += 7
-                try other.apply(.sessionCompleted(session), wallClockTrusted: true)
+                try other.plays.apply(.sessionCompleted(session), wallClockTrusted: true)
             }
             note("tampered with a quest's XP")
         case .tamperStreak:
@@ -438,7 +438,7 @@ final class FamilyRunner {
             note("raised the box's streak in its memory")
         case .tamperReminder:
             if let routine = try other.routines.all().first(where: \.isActive) {
-                try other.apply(.reminderSounded(routineID: routine.id, name: routine.displayName, at: trueNow()), wallClockTrusted: true)
+                try other.plays.apply(.reminderSounded(routineID: routine.id, name: routine.displayName, at: trueNow()), wallClockTrusted: true)
             }
             note("logged a second reminder")
         case .tamperScreen:
@@ -448,14 +448,14 @@ final class FamilyRunner {
             note("drew a running task's screen with its time so far")
         case .tamperCard:
             var card = WeeklyReflectionEngine.computeReflection(
-                snapshots: try other.snapshots(), sessions: try other.sessions(), weekContaining: trueNow(),
+                snapshots: try other.plays.snapshots(), sessions: try other.plays.sessions(), weekContaining: trueNow(),
                 calendar: try other.settings.current().calendar(from: baseCalendar()))
             card.questsCompleted += 1
             display.show(.reflection(card), notice: nil)
             note("drew this week's card with a quest more")
         case .tamperStuck:
             if let routine = try other.routines.all().first(where: \.isActive) {
-                try other.apply(.sessionStarted(GameSession(
+                try other.plays.apply(.sessionStarted(GameSession(
                     id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: trueNow(),
                     startedMonotonicNanos: clock.monotonicNanos(), bootID: "a writer that died", isCalibration: false)), wallClockTrusted: true)
             }

@@ -60,7 +60,7 @@ struct LinkEndToEndTests {
         let event = Observer.json(observer.wait(for: base + "/event") { $0.contains("\"reminder\"") })
         #expect(event?["quest"] as? String == "Morning Quest", "\(rig.linkLog)")
         #expect(state(observer, base) { $0["last_reminder_quest"] as? String == "Morning Quest" } != nil)
-        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").remindersSounded().count == 1)
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").plays.remindersSounded().count == 1)
 
         // A press on the box: the state follows within a second.
         observer.forget()
@@ -82,7 +82,7 @@ struct LinkEndToEndTests {
         observer.connection.publish(topic: base + "/remind/set", payload: "PRESS", retain: false)
         for _ in 0..<100 where !rig.linkLog.contains("reason=reminder_too_soon") { usleep(50_000) }
         #expect(rig.linkLog.contains("MQTT command ignored") && rig.linkLog.contains("reason=reminder_too_soon"), "\(rig.linkLog)")
-        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").remindersSounded().count == 1)
+        #expect(try QuestDatabase(path: "\(rig.data)/questbox.sqlite").plays.remindersSounded().count == 1)
 
         // #48: the quest stays named through the reveal ("Quest in play" flickered to "").
         try rig.ask(BoxRequest(command: "press", button: "lock", action: "tap"))

@@ -136,7 +136,7 @@ struct InteractiveSimulateTests {
         #expect(text.contains("LED"))
 
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-        let saved = try db.estimations()
+        let saved = try db.plays.estimations()
         #expect(saved.count == 1)
         let e = try #require(saved.first)
         #expect(e.estimatedSeconds > 180, "held up accelerated the estimate: \(e.estimatedSeconds)")
@@ -184,7 +184,7 @@ struct InteractiveSimulateTests {
         #expect(text.contains("sound ♪ reveal_"), "the reveal's sound on the status row")
         #expect(!text.contains("│ TimeQuest · Level"), "no line-per-event output in a terminal")
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: dir))
-        #expect(try db.estimations().count == 1)
+        #expect(try db.plays.estimations().count == 1)
     }
 
     @Test("SIGTERM reaches the loop, not the audio thread: outputs off, exit 0")

@@ -18,7 +18,7 @@ struct BackupTests {
 
     /// What must survive a refused restore untouched.
     func fingerprint(_ db: QuestDatabase) throws -> String {
-        "\(try db.estimations().map(\.id))|\(try db.routines.all())|\(try db.profile())"
+        "\(try db.plays.estimations().map(\.id))|\(try db.routines.all())|\(try db.profile())"
     }
 
     @Test("a backup is a whole, valid TimeQuest database with the same data; no temporary file is left")
@@ -33,7 +33,7 @@ struct BackupTests {
         #expect(!FileManager.default.fileExists(atPath: info.path + "-wal"))
         try QuestDatabase.validate(path: info.path)
         let copy = try QuestDatabase(path: info.path)
-        #expect(try copy.estimations() == db.estimations())
+        #expect(try copy.plays.estimations() == db.plays.estimations())
         #expect(try copy.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")  // reopened by the store
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: db.backups.directory).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty)
@@ -102,11 +102,11 @@ struct BackupTests {
         #expect(try fingerprint(db) == before)
         #expect(safety.kind == .beforeRestore)
         let saved = try QuestDatabase(path: safety.path)
-        #expect(try saved.estimations().count == 4)
+        #expect(try saved.plays.estimations().count == 4)
         #expect(try db.integrityCheck() == "ok")
         // The box keeps writing afterwards.
         try recordQuest(db, at: now.addingTimeInterval(100_000), durations: [(60, 61)])
-        #expect(try db.estimations().count == 4)
+        #expect(try db.plays.estimations().count == 4)
     }
 
     func expectRefused(_ db: QuestDatabase, file: String, message: String) throws {

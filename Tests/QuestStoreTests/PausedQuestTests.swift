@@ -44,7 +44,7 @@ struct PausedQuestTests {
 
         mutating func persist() throws {
             let requests = sim.allEffects.compactMap { if case .persist(let p) = $0 { p } else { nil } }
-            for request in requests.dropFirst(written) { try db.apply(request, wallClockTrusted: true) }
+            for request in requests.dropFirst(written) { try db.plays.apply(request, wallClockTrusted: true) }
             written = requests.count
         }
 
@@ -64,14 +64,14 @@ struct PausedQuestTests {
         try box.advance(to: 80 * s + GameRules.standard.walkAwayPauseMs * 1_000_000)
         #expect(box.sim.state.phase.name == "idle")
 
-        let paused = try db.pausedQuests()
+        let paused = try db.plays.pausedQuests()
         #expect(paused.count == 1)
         #expect(paused.first?.session.status == .paused && paused.first?.estimations.count == 1)
         let firstXP = paused.first?.estimations.first?.xpEarned ?? -1
         #expect(paused.first?.session.xpEarned == firstXP)
         #expect(try db.profile(calendar: Self.cal).totalXP == firstXP, "the played task's XP counts at once")
         #expect(try db.profile(calendar: Self.cal).sessionsCompleted == 0)
-        #expect(try db.abandonUnfinishedSessions() == 0, "a paused quest is not an unfinished one")
+        #expect(try db.plays.abandonUnfinishedSessions() == 0, "a paused quest is not an unfinished one")
         #expect(try db.loadWorld(calendar: Self.cal, bootID: "boot-b").pausedQuests == paused)
 
         // The box restarts two hours later (another boot), reads the store, and the next lock
@@ -80,7 +80,7 @@ struct PausedQuestTests {
         try again.tap(.lock, at: 1 * s)
         guard case .sessionResumed(let resumed)? = again.requests.last else { Issue.record("not resumed: \(again.requests.map(\.kind))"); return }
         #expect(resumed.id == paused.first?.session.id)
-        #expect(try db.pausedQuests().isEmpty)
+        #expect(try db.plays.pausedQuests().isEmpty)
         var t = 2 * s
         for _ in 0..<2 {
             try again.tap(.lock, at: t)
@@ -88,10 +88,10 @@ struct PausedQuestTests {
             try again.tap(.lock, at: t + 62 * s)
             t += 70 * s
         }
-        let sessions = try db.sessions()
+        let sessions = try db.plays.sessions()
         #expect(sessions.count == 1)
         #expect(sessions.first?.status == .completed)
-        let estimations = try db.estimations()
+        let estimations = try db.plays.estimations()
         #expect(estimations.map(\.orderIndex) == [0, 1, 2])
         #expect(sessions.first?.xpEarned == estimations.reduce(GameRules.standard.xpSessionCompletionBonus) { $0 + $1.xpEarned })
         #expect(try db.inconsistentSessionXP().isEmpty)
@@ -107,14 +107,14 @@ struct PausedQuestTests {
         var box = try Box(db, wallClockStart: Self.morning, bootID: "boot-a")
         try box.tap(.lock, at: 1 * s)
         try box.advance(to: 2 * s + GameRules.standard.walkAwayPauseMs * 1_000_000)
-        #expect(try db.pausedQuests().count == 1)
+        #expect(try db.plays.pausedQuests().count == 1)
         // The next day: a fresh quest, the old one stays paused in the history.
         let day: Int64 = 86_400 * s
         try box.advance(to: day)
         box.sim.send(.wallClockTick(atNanos: day), at: day)
         try box.tap(.lock, at: day + 1 * s)
         guard case .sessionStarted? = box.requests.last else { Issue.record("no fresh quest: \(box.requests.map(\.kind))"); return }
-        #expect(try db.pausedQuests().isEmpty)
-        #expect(try db.sessions().map(\.status).sorted { $0.rawValue < $1.rawValue } == [.inProgress, .paused])
+        #expect(try db.plays.pausedQuests().isEmpty)
+        #expect(try db.plays.sessions().map(\.status).sorted { $0.rawValue < $1.rawValue } == [.inProgress, .paused])
     }
 }

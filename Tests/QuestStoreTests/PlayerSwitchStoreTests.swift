@@ -50,7 +50,7 @@ struct PlayerSwitchStoreTests {
         s = try db.settings.current()
         #expect(!s.game.hintsEnabled && s.game.lockedSwitches == [.mute])
         // The box's gesture, written as the box writes it, keeps to the lock as well.
-        try db.apply(.soundMuted(true), wallClockTrusted: true)
+        try db.plays.apply(.soundMuted(true), wallClockTrusted: true)
         #expect(try db.settings.current().soundEnabled)
         try db.settings.update { $0.soundEnabled = false }
         #expect(try db.settings.current().soundEnabled == false, "a parent changes a locked setting")
@@ -59,9 +59,9 @@ struct PlayerSwitchStoreTests {
     @Test("the box's gesture is written like any play, and read back by the next world")
     func gesture() throws {
         let (db, _) = try freshDatabase()
-        try db.apply(.soundMuted(true), wallClockTrusted: true)
+        try db.plays.apply(.soundMuted(true), wallClockTrusted: true)
         #expect(try db.loadWorld(calendar: .current, bootID: "b", taskMemory: false).settings.soundMuted)
-        try db.apply(.soundMuted(false), wallClockTrusted: true)
+        try db.plays.apply(.soundMuted(false), wallClockTrusted: true)
         #expect(try db.settings.current().soundEnabled)
     }
 }

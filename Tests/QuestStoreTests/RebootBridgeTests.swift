@@ -19,18 +19,18 @@ struct RebootBridgeTests {
         var before = try PausedQuestTests.Box(db, wallClockStart: PausedQuestTests.morning, bootID: "boot-a")
         try before.tap(.lock, at: 1 * s)
         try before.tap(.lock, at: 2 * s)  // task 1 timed from here
-        let task = try #require(try db.inProgress()?.task)
+        let task = try #require(try db.plays.inProgress()?.task)
 
         // The plug is pulled; the Pi is back 2 minutes later, its box started 5 s after boot.
         var after = try PausedQuestTests.Box(db, wallClockStart: PausedQuestTests.morning.addingTimeInterval(122), bootID: "boot-b")
         after.sim.send(.restoreInProgress(task, completedEstimations: [], atNanos: 5 * s), at: 5 * s)
         try after.persist()
         #expect(after.sim.state.phase.name == "active")
-        let moved = try #require(try db.inProgress()?.task, "the bridged task is still readable")
+        let moved = try #require(try db.plays.inProgress()?.task, "the bridged task is still readable")
         #expect(moved.bootID == "boot-b" && moved.lockMonotonicNanos < 0)
         try after.tap(.stop, at: 30 * s)
 
-        let estimation = try #require(try db.estimations().first)
+        let estimation = try #require(try db.plays.estimations().first)
         #expect(abs(estimation.actualSeconds - 150) < 0.5, "120 s before the reboot and 30 s after: \(estimation.actualSeconds)")
         #expect(try db.unreadableRows(limit: 5).total == 0)
         #expect(try db.inconsistentSessionXP().isEmpty)
@@ -38,6 +38,6 @@ struct RebootBridgeTests {
 
         let backup = try db.backups.make(now: PausedQuestTests.morning.addingTimeInterval(600))
         try db.backups.restore(from: db.backups.directory + "/" + backup.fileName, now: PausedQuestTests.morning.addingTimeInterval(700))
-        #expect(try db.estimations().count == 1)
+        #expect(try db.plays.estimations().count == 1)
     }
 }

@@ -12,9 +12,9 @@ struct ReminderLogTests {
         let routine = Routine(id: UUID(), name: "r", displayName: "R", activeDays: Array(1...7), tasks: [RoutineTask(id: UUID(), name: "t", displayName: "T")])
         try db.routines.save(routine)
         let first = Date(timeIntervalSince1970: 1_780_000_000), second = first.addingTimeInterval(86_400)
-        try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: first), wallClockTrusted: true)
-        try db.apply(.reminderSounded(routineID: routine.id, name: "R", at: second), wallClockTrusted: true)
-        #expect(try db.lastReminders() == [routine.id: second])
+        try db.plays.apply(.reminderSounded(routineID: routine.id, name: "R", at: first), wallClockTrusted: true)
+        try db.plays.apply(.reminderSounded(routineID: routine.id, name: "R", at: second), wallClockTrusted: true)
+        #expect(try db.plays.lastReminders() == [routine.id: second])
         #expect(try db.loadWorld(calendar: .current, bootID: "b").reminders == [routine.id: second])
         #expect(try db.contentReport(limit: 5).rows.isEmpty)
     }

@@ -169,14 +169,14 @@ struct DateBoundsTests {
             #expect(result.status != 0 && result.stderr.hasPrefix("questbox: --now: ") && result.stderr.split(separator: "\n").count == 1, "\(now): \(result.stderr)")
         }
         let db = try QuestDatabase(path: DataDirectory.databasePath(in: data))
-        #expect(try db.sessions().isEmpty)
+        #expect(try db.plays.sessions().isEmpty)
         let far = Date(timeIntervalSince1970: 3e12)
         let session = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "x", startedAt: far, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
-        #expect(throws: StoreError.self) { try db.apply(.sessionStarted(session), wallClockTrusted: true) }
+        #expect(throws: StoreError.self) { try db.plays.apply(.sessionStarted(session), wallClockTrusted: true) }
         do {
-            try db.apply(.sessionStarted(session), wallClockTrusted: true)
+            try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
         } catch {
-            #expect(QuestDatabase.isRefusal(error), "a box would retry it for ever: \(error)")
+            #expect(PlayStore.isRefusal(error), "a box would retry it for ever: \(error)")
         }
         let ok = try runProcess(questbox, ["simulate", "--events", repo + "/deploy/example-quest.events", "--now", "2026-11-23T07:00:00Z", "--data", data])
         #expect(ok.status == 0, "\(ok.stderr)")

@@ -38,7 +38,7 @@ struct StoreTests {
         #expect(try db.routines.remove(named: "School Morning"))
         #expect(try !db.routines.remove(named: "School Morning"))
         #expect(try db.routines.all() == [evening])
-        #expect(try db.estimations().count == 1)  // the play stays in the history
+        #expect(try db.plays.estimations().count == 1)  // the play stays in the history
     }
 
     @Test("PAR-1: an editor's save applies only to the routine it read; pause, resume and removal by id keep the history")
@@ -76,7 +76,7 @@ struct StoreTests {
             try db.routines.save(last, ifStillAt: RoutineStore.revision(of: last))
         }
         #expect(try db.routines.all().isEmpty)
-        #expect(try db.estimations().count == 1)  // the play stays in the history
+        #expect(try db.plays.estimations().count == 1)  // the play stays in the history
     }
 
     @Test("every persist request round-trips; the estimation, its XP and the cleared task commit together")
@@ -86,12 +86,12 @@ struct StoreTests {
         let session = GameSession(
             id: UUID(), routineID: morningRoutine.id, routineDisplayName: "Morning Quest", startedAt: start,
             startedMonotonicNanos: 7, bootID: "b", isCalibration: true)
-        try db.apply(.sessionStarted(session), wallClockTrusted: true)
+        try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
         let task = InProgressTask(
             session: session, taskIndex: 0, taskID: morningRoutine.tasks[0].id, estimatedSeconds: 150, lockMonotonicNanos: 1_000_000_007,
             bootID: "b", lockedAt: start.addingTimeInterval(3), lockedAtTrusted: true)
-        try db.apply(.taskStarted(task), wallClockTrusted: true)
-        let restored = try #require(try db.inProgress())
+        try db.plays.apply(.taskStarted(task), wallClockTrusted: true)
+        let restored = try #require(try db.plays.inProgress())
         #expect(restored.task == task)
         #expect(restored.completed.isEmpty)
 
@@ -100,22 +100,22 @@ struct StoreTests {
             id: UUID(), sessionID: session.id, taskID: task.taskID, taskDisplayName: "Tooth Time", routineDisplayName: "Morning Quest",
             orderIndex: 0, result: result, xpEarned: 100, isCalibration: true, recordedAt: start.addingTimeInterval(170.25),
             lockMonotonicNanos: 1_000_000_007, stopMonotonicNanos: 162_123_456_796, bootID: "b")
-        try db.apply(.estimationCompleted(e), wallClockTrusted: true)
-        #expect(try db.inProgress() == nil)
-        #expect(try db.estimations() == [e])
-        #expect(try db.snapshots() == [e.snapshot])
+        try db.plays.apply(.estimationCompleted(e), wallClockTrusted: true)
+        #expect(try db.plays.inProgress() == nil)
+        #expect(try db.plays.estimations() == [e])
+        #expect(try db.plays.snapshots() == [e.snapshot])
         #expect(try db.profile().totalXP == 100)
 
         var completed = session
         completed.status = .completed
         completed.completedAt = start.addingTimeInterval(200)
         completed.xpEarned = 120
-        try db.apply(.sessionCompleted(completed), wallClockTrusted: true)
-        #expect(try db.sessions() == [completed])
+        try db.plays.apply(.sessionCompleted(completed), wallClockTrusted: true)
+        #expect(try db.plays.sessions() == [completed])
         #expect(try db.profile() == PlayerProfile(totalXP: 120, currentStreak: 1, lastPlayedDate: completed.completedAt, sessionsCompleted: 1))
-        #expect(try db.questPlays() == [QuestPlay(routineID: morningRoutine.id, completedAt: completed.completedAt!, measuredTaskSeconds: e.actualSeconds)])
+        #expect(try db.plays.questPlays() == [QuestPlay(routineID: morningRoutine.id, completedAt: completed.completedAt!, measuredTaskSeconds: e.actualSeconds)])
 
-        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
+        try db.plays.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
         #expect(try db.reflectionTracking().dismissedWeek == "2026-W23")
     }
 
@@ -129,12 +129,12 @@ struct StoreTests {
             let session = GameSession(
                 id: UUID(), routineID: morningRoutine.id, routineDisplayName: "Morning Quest", startedAt: start,
                 startedMonotonicNanos: Int64(i), bootID: "b", isCalibration: false)
-            try db.apply(.sessionStarted(session), wallClockTrusted: true)
+            try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
             ids.append(session.id)
         }
-        #expect(try db.sessions(startedIn: day..<day.addingTimeInterval(86_400)).map(\.id) == [ids[1], ids[2]])
-        #expect(try db.sessions(startedIn: nil).map(\.id) == ids)
-        #expect(try db.sessions(startedIn: day.addingTimeInterval(90_000)..<day.addingTimeInterval(99_000)).isEmpty)
+        #expect(try db.plays.sessions(startedIn: day..<day.addingTimeInterval(86_400)).map(\.id) == [ids[1], ids[2]])
+        #expect(try db.plays.sessions(startedIn: nil).map(\.id) == ids)
+        #expect(try db.plays.sessions(startedIn: day.addingTimeInterval(90_000)..<day.addingTimeInterval(99_000)).isEmpty)
     }
 
     @Test("#49: the change stamp moves on another connection's commit and on this one's own write, never on a read")
@@ -142,15 +142,15 @@ struct StoreTests {
         let (db, dir) = try freshDatabase()
         let first = try db.changeStamp()
         _ = try db.loadWorld(calendar: Calendar(identifier: .gregorian), bootID: "", taskMemory: false)
-        _ = try db.sessions()
+        _ = try db.plays.sessions()
         #expect(try db.changeStamp() == first, "a read moved it")
         // Another process's commit, as the CLI's or the web app's.
         let other = try QuestDatabase(path: (dir as NSString).appendingPathComponent("questbox.sqlite"))
-        try other.apply(.reflectionDismissed(weekIdentifier: "2026-W22"), wallClockTrusted: true)
+        try other.plays.apply(.reflectionDismissed(weekIdentifier: "2026-W22"), wallClockTrusted: true)
         let afterOther = try db.changeStamp()
         #expect(afterOther != first)
         #expect(try db.changeStamp() == afterOther, "it moved again without a commit")
-        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
+        try db.plays.apply(.reflectionDismissed(weekIdentifier: "2026-W23"), wallClockTrusted: true)
         #expect(try db.changeStamp() != afterOther, "this connection's own write")
     }
 
@@ -172,7 +172,7 @@ struct StoreTests {
         #expect(r.questsCompleted == 4 && r.daysPlayedThisWeek == 4 && r.totalEstimations == 2, "CAL-1: learning quests count, their estimations not")
         #expect(r.learningLine == "Accuracy from 1 quest; the first 3 were for learning")
         #expect(try db.pendingReflection(now: monday.addingTimeInterval(3 * 86_400), calendar: cal) == nil, "the week is not over")
-        try db.apply(.reflectionDismissed(weekIdentifier: "2026-W53"), wallClockTrusted: true)
+        try db.plays.apply(.reflectionDismissed(weekIdentifier: "2026-W53"), wallClockTrusted: true)
         #expect(try db.pendingReflection(now: nextWeek, calendar: cal) == nil)
     }
 
@@ -183,16 +183,16 @@ struct StoreTests {
         for day in 0..<6 { try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400), durations: [(60, 61), (90, 95 + Double(day))]) }
         // An abandoned session counts for nothing.
         let abandoned = GameSession(id: UUID(), routineID: morningRoutine.id, routineDisplayName: "M", startedAt: base, startedMonotonicNanos: 0, bootID: "b", status: .abandoned, isCalibration: false)
-        try db.apply(.sessionStarted(abandoned), wallClockTrusted: true)
-        let derived = QuestPlay.completedPlays(sessions: try db.sessions(), snapshots: try db.snapshots())
+        try db.plays.apply(.sessionStarted(abandoned), wallClockTrusted: true)
+        let derived = QuestPlay.completedPlays(sessions: try db.plays.sessions(), snapshots: try db.plays.snapshots())
         #expect(derived.count == 6)
-        #expect(derived == (try db.questPlays()))
+        #expect(derived == (try db.plays.questPlays()))
         // Rows stored out of time order (a corrected wall time) still load oldest first.
         try recordQuest(db, at: base.addingTimeInterval(-86_400 * 30), durations: [(60, 60)])
-        let loaded = try db.snapshots()
+        let loaded = try db.plays.snapshots()
         #expect(zip(loaded, loaded.dropFirst()).allSatisfy { $0.recordedAt <= $1.recordedAt })
-        #expect(loaded.map(\.recordedAt) == (try db.estimations()).map(\.recordedAt))
-        let sessions = try db.sessions()
+        #expect(loaded.map(\.recordedAt) == (try db.plays.estimations()).map(\.recordedAt))
+        let sessions = try db.plays.sessions()
         #expect(zip(sessions, sessions.dropFirst()).allSatisfy { $0.startedAt <= $1.startedAt })
     }
 
@@ -216,13 +216,13 @@ struct StoreTests {
             try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400),
                             durations: [(60 + Double(day) * 15, 70 + Double(day * 7 % 11)), (120, 100 + Double(day * 13 % 17)), (90, 300)])
         }
-        let fromSQL = try db.taskMemories()
-        let fromHistory = Self.replayedTaskMemory(try db.snapshots())
+        let fromSQL = try db.plays.taskMemories()
+        let fromHistory = Self.replayedTaskMemory(try db.plays.snapshots())
         #expect(fromSQL == fromHistory)
         #expect(fromSQL.values.allSatisfy { $0.recentActuals.count == 5 })
         let world = try db.loadWorld(calendar: Calendar(identifier: .gregorian), bootID: "b")
         #expect(world.taskMemory == fromHistory)
-        #expect(world.plays == QuestPlay.completedPlays(sessions: try db.sessions(), snapshots: try db.snapshots()))
+        #expect(world.plays == QuestPlay.completedPlays(sessions: try db.plays.sessions(), snapshots: try db.plays.snapshots()))
     }
 
     @Test("task memory: an unreadable task id is skipped, and of two rows at the same time the later written is the newer")
@@ -246,7 +246,7 @@ struct StoreTests {
                 WHERE rowid = (SELECT MAX(rowid) FROM estimation WHERE orderIndex = 1 AND rowid < (SELECT MAX(rowid) FROM estimation WHERE orderIndex = 1))
                 """)
         }
-        let memory = try db.taskMemories()
+        let memory = try db.plays.taskMemories()
         #expect(Set(memory.keys) == Set(tasks.prefix(2)), "the two tasks played; no entry for the unreadable ids")
         #expect(memory[tasks[0]]?.lastEstimateSeconds == 64, "the newest readable row of the first task is day 4's")
         #expect(memory[tasks[0]]?.recentActuals == [70, 70], "days 3 and 4 only: the first three quests were calibration")
@@ -263,13 +263,13 @@ struct StoreTests {
         for day in 0..<6 {
             try recordQuest(db, at: base.addingTimeInterval(Double(day) * 86_400), durations: [(60 + Double(day), 70), (120, 100 + Double(day))])
         }
-        let before = try db.taskMemories()
+        let before = try db.plays.taskMemories()
         let tasks = morningRoutine.tasks.map(\.id)
         try db.pool.writeWithoutTransaction { db in
             try db.execute(sql: "DROP TRIGGER estimation_no_change")  // a bit flip does not ask the triggers
             try db.execute(sql: "UPDATE estimation SET differenceSeconds = 'abc' WHERE orderIndex = 1")
         }
-        let memory = try db.taskMemories()
+        let memory = try db.plays.taskMemories()
         #expect(before[tasks[1]]?.bias.count == 3 && before[tasks[1]]?.bestAbsDifferenceSeconds == 15)
         #expect(memory[tasks[1]]?.bestAbsDifferenceSeconds == nil, "no readable difference: no closest miss")
         #expect(memory[tasks[1]]?.bias == BiasSums(), "no readable difference: no bias")
@@ -285,7 +285,7 @@ struct StoreTests {
         let e = TaskEstimation(
             id: UUID(), sessionID: UUID(), taskID: UUID(), taskDisplayName: "T", routineDisplayName: "R", orderIndex: 0, result: result,
             xpEarned: 100, isCalibration: false, recordedAt: Date(), lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")
-        #expect(throws: StoreError.self) { try db.apply(.estimationCompleted(e), wallClockTrusted: true) }
+        #expect(throws: StoreError.self) { try db.plays.apply(.estimationCompleted(e), wallClockTrusted: true) }
         #expect(try db.profile().totalXP == 0)
     }
 
@@ -296,7 +296,7 @@ struct StoreTests {
         #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "DELETE FROM estimation") } }
         #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "UPDATE estimation SET actualSeconds = 1") } }
         #expect(throws: DatabaseError.self) { try db.pool.write { try $0.execute(sql: "UPDATE estimation SET recordedAt = 0") } }  // trusted: final
-        #expect(try db.estimations().count == 1)
+        #expect(try db.plays.estimations().count == 1)
     }
 
     @Test("§5: wall times taken before the clock was trusted are corrected from monotonic time, once")
@@ -308,19 +308,19 @@ struct StoreTests {
         try recordQuest(db, at: Date(timeIntervalSince1970: 2_000), durations: [(60, 60)], trusted: false, bootID: "old-boot")
         // NTP syncs at monotonic 1000 s: real time 2026-06-10 07:00 UTC.
         let real = Date(timeIntervalSince1970: 1_781_074_800)
-        let corrected = try db.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 1_000_000_000_000)
+        let corrected = try db.plays.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 1_000_000_000_000)
         #expect(corrected == 3)  // two estimations and their session
-        let after = try db.estimations()
+        let after = try db.plays.estimations()
         let first = try #require(after.first { $0.id == played[0].id })
         let expected = real.timeIntervalSince1970 - Double(1_000_000_000_000 - played[0].stopMonotonicNanos) / 1e9
         #expect(abs(first.recordedAt.timeIntervalSince1970 - expected) < 1e-3)
         #expect(first.actualSeconds == played[0].actualSeconds)  // durations never change
-        let session = try #require(try db.sessions().first { $0.bootID == "boot-a" })
+        let session = try #require(try db.plays.sessions().first { $0.bootID == "boot-a" })
         #expect(abs(session.startedAt.timeIntervalSince1970 - (real.timeIntervalSince1970 - 995)) < 1e-3)
         #expect(session.completedAt! > session.startedAt)
         // The other boot cannot be bridged; a second correction changes nothing.
-        #expect(try db.estimations().first { $0.bootID == "old-boot" }?.recordedAt == Date(timeIntervalSince1970: 2_061))
-        #expect(try db.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 2_000_000_000_000) == 0)
+        #expect(try db.plays.estimations().first { $0.bootID == "old-boot" }?.recordedAt == Date(timeIntervalSince1970: 2_061))
+        #expect(try db.plays.correctUntrustedWallTimes(bootID: "boot-a", wallNow: real, monotonicNow: 2_000_000_000_000) == 0)
     }
 
     @Test("the profile is derived from the history: XP of completed quests and of unfinished ones, count, streak, last day")
@@ -339,24 +339,24 @@ struct StoreTests {
         }
         // An abandoned quest keeps the XP of its reveals; it is no completed quest.
         let abandoned = GameSession(id: UUID(), routineID: morningRoutine.id, routineDisplayName: "M", startedAt: day(7), startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
-        try db.apply(.sessionStarted(abandoned), wallClockTrusted: true)
+        try db.plays.apply(.sessionStarted(abandoned), wallClockTrusted: true)
         let result = TimeEstimationScorer.score(estimated: 60, actual: 60)
-        try db.apply(.estimationCompleted(TaskEstimation(
+        try db.plays.apply(.estimationCompleted(TaskEstimation(
             id: UUID(), sessionID: abandoned.id, taskID: UUID(), taskDisplayName: "T", routineDisplayName: "M", orderIndex: 0, result: result,
             xpEarned: 100, isCalibration: false, recordedAt: day(7), lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")),
             wallClockTrusted: true)
         var gone = abandoned
         gone.status = .abandoned
         gone.xpEarned = 100
-        try db.apply(.sessionAbandoned(gone), wallClockTrusted: true)
+        try db.plays.apply(.sessionAbandoned(gone), wallClockTrusted: true)
         let profile = try db.profile(calendar: berlin)
         #expect(profile.totalXP == xp + 100)
         #expect(profile.sessionsCompleted == 5)
         #expect(profile.currentStreak == 4)
-        #expect(profile.lastPlayedDate == (try db.sessions()).compactMap(\.completedAt).max())
+        #expect(profile.lastPlayedDate == (try db.plays.sessions()).compactMap(\.completedAt).max())
         #expect(try db.inconsistentSessionXP().isEmpty)
         // From history a view already loaded, the same profile.
-        #expect(try db.profile(sessions: db.sessions(), plays: QuestPlay.completedPlays(sessions: db.sessions(), snapshots: db.snapshots()), calendar: berlin) == profile)
+        #expect(try db.profile(sessions: db.plays.sessions(), plays: QuestPlay.completedPlays(sessions: db.plays.sessions(), snapshots: db.plays.snapshots()), calendar: berlin) == profile)
         // The world the daemon loads carries the same profile.
         #expect(try db.loadWorld(calendar: berlin, bootID: "b").profile == profile)
     }
@@ -370,10 +370,10 @@ struct StoreTests {
             try db.execute(sql: "UPDATE estimation SET actualSeconds = 1e999 WHERE orderIndex = 0")
             try db.execute(sql: "UPDATE estimation SET differenceSeconds = 'abc' WHERE orderIndex = 2")
         }
-        #expect(try db.snapshots().count == 1)
-        #expect(try db.estimations().count == 1)
+        #expect(try db.plays.snapshots().count == 1)
+        #expect(try db.plays.estimations().count == 1)
         // Memory reads only the columns it needs: the flipped row's estimate still counts, its duration not.
-        #expect(try db.taskMemories()[morningRoutine.tasks[0].id]?.bestAbsDifferenceSeconds == 2)
+        #expect(try db.plays.taskMemories()[morningRoutine.tasks[0].id]?.bestAbsDifferenceSeconds == 2)
         let unreadable = try db.unreadableRows()
         #expect(unreadable.total == 2)
         #expect(unreadable.lines == [
@@ -395,20 +395,20 @@ struct StoreTests {
         let start = Date(timeIntervalSince1970: 1_780_000_000)
         let open = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "A", startedAt: start, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
         let timed = GameSession(id: UUID(), routineID: UUID(), routineDisplayName: "B", startedAt: start, startedMonotonicNanos: 0, bootID: "b", isCalibration: false)
-        try db.apply(.sessionStarted(open), wallClockTrusted: true)
-        try db.apply(.estimationCompleted(TaskEstimation(
+        try db.plays.apply(.sessionStarted(open), wallClockTrusted: true)
+        try db.plays.apply(.estimationCompleted(TaskEstimation(
             id: UUID(), sessionID: open.id, taskID: UUID(), taskDisplayName: "T", routineDisplayName: "A", orderIndex: 0,
             result: TimeEstimationScorer.score(estimated: 60, actual: 60), xpEarned: 100, isCalibration: false, recordedAt: start,
             lockMonotonicNanos: 0, stopMonotonicNanos: 60_000_000_000, bootID: "b")), wallClockTrusted: true)
-        try db.apply(.sessionStarted(timed), wallClockTrusted: true)
-        try db.apply(.taskStarted(InProgressTask(
+        try db.plays.apply(.sessionStarted(timed), wallClockTrusted: true)
+        try db.plays.apply(.taskStarted(InProgressTask(
             session: timed, taskIndex: 0, taskID: UUID(), estimatedSeconds: 60, lockMonotonicNanos: 1, bootID: "b", lockedAt: start,
             lockedAtTrusted: true)), wallClockTrusted: true)
-        #expect(try db.abandonUnfinishedSessions() == 1)
-        let sessions = try db.sessions()
+        #expect(try db.plays.abandonUnfinishedSessions() == 1)
+        let sessions = try db.plays.sessions()
         #expect(sessions.first { $0.id == open.id }?.status == .abandoned && sessions.first { $0.id == open.id }?.xpEarned == 100)
         #expect(sessions.first { $0.id == timed.id }?.status == .inProgress)
-        #expect(try db.abandonUnfinishedSessions() == 0)
+        #expect(try db.plays.abandonUnfinishedSessions() == 0)
         #expect(try db.profile().totalXP == 100)
     }
 
@@ -416,7 +416,7 @@ struct StoreTests {
     func inconsistentSessionXP() throws {
         let (db, _) = try freshDatabase()
         try recordQuest(db, at: Date(timeIntervalSince1970: 1_780_000_000), durations: [(120, 118)])
-        let id = try #require(try db.sessions().first?.id)
+        let id = try #require(try db.plays.sessions().first?.id)
         try db.pool.write { try $0.execute(sql: "UPDATE session SET xpEarned = xpEarned + 1000") }
         #expect(try db.inconsistentSessionXP() == [id])
     }
@@ -616,10 +616,10 @@ struct MigrationTests {
         try FileManager.default.copyItem(atPath: "\(packageRoot)/Tests/QuestStoreTests/Fixtures/schema-v1.sqlite", toPath: path)
         let db = try QuestDatabase(path: path)
         #expect(try db.schemaVersion() == Schema.currentVersion)
-        #expect(try db.estimations().count == 36)
-        #expect(try db.sessions().count == 12)
+        #expect(try db.plays.estimations().count == 36)
+        #expect(try db.plays.sessions().count == 12)
         #expect(try db.routines.all().map(\.name) == ["School Morning"])
-        #expect(try db.estimations().allSatisfy { $0.rating == TimeEstimationScorer.score(estimated: $0.estimatedSeconds, actual: $0.actualSeconds).rating })
+        #expect(try db.plays.estimations().allSatisfy { $0.rating == TimeEstimationScorer.score(estimated: $0.estimatedSeconds, actual: $0.actualSeconds).rating })
         #expect(try db.integrityCheck() == "ok")
     }
 }

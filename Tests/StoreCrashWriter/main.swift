@@ -18,7 +18,7 @@ do {
         let session = GameSession(
             id: UUID(), routineID: routineID, routineDisplayName: "Crash Quest", startedAt: Date(), startedMonotonicNanos: mono,
             bootID: "crash-test", isCalibration: false)
-        try db.apply(.sessionStarted(session), wallClockTrusted: true)
+        try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
         for index in 0..<3 {
             let lock = mono, stop = mono + Int64(60 + index) * 1_000_000_000
             mono = stop + 1_000_000
@@ -27,14 +27,14 @@ do {
                 id: UUID(), sessionID: session.id, taskID: UUID(), taskDisplayName: "Task \(index)", routineDisplayName: "Crash Quest",
                 orderIndex: index, result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: false,
                 recordedAt: Date(), lockMonotonicNanos: lock, stopMonotonicNanos: stop, bootID: "crash-test")
-            try db.apply(.estimationCompleted(estimation), wallClockTrusted: true)
+            try db.plays.apply(.estimationCompleted(estimation), wallClockTrusted: true)
             // write(2) directly: nothing sits in a buffer when the process dies.
             FileHandle.standardOutput.write(Data("committed \(estimation.id.uuidString)\n".utf8))
         }
         var done = session
         done.status = .completed
         done.completedAt = Date()
-        try db.apply(.sessionCompleted(done), wallClockTrusted: true)
+        try db.plays.apply(.sessionCompleted(done), wallClockTrusted: true)
     }
 } catch {
     FileHandle.standardError.write(Data("StoreCrashWriter: \(error)\n".utf8))

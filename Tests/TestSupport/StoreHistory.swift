@@ -27,7 +27,7 @@ public func recordQuest(
     let session = GameSession(
         id: UUID(), routineID: routine.id, routineDisplayName: routine.displayName, startedAt: start,
         startedMonotonicNanos: monotonicStart, bootID: bootID, isCalibration: profile.sessionsCompleted < 3)
-    try db.apply(.sessionStarted(session), wallClockTrusted: trusted)
+    try db.plays.apply(.sessionStarted(session), wallClockTrusted: trusted)
     var mono = monotonicStart, wall = start
     var done: [TaskEstimation] = []
     for (i, d) in durations.enumerated() {
@@ -39,7 +39,7 @@ public func recordQuest(
             taskDisplayName: routine.tasks[i % routine.tasks.count].displayName, routineDisplayName: routine.displayName, orderIndex: i,
             result: result, xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: session.isCalibration,
             recordedAt: wall, lockMonotonicNanos: lock, stopMonotonicNanos: stop, bootID: bootID)
-        try db.apply(.estimationCompleted(e), wallClockTrusted: trusted)
+        try db.plays.apply(.estimationCompleted(e), wallClockTrusted: trusted)
         done.append(e)
         mono = stop
     }
@@ -47,7 +47,7 @@ public func recordQuest(
     completed.status = .completed
     completed.completedAt = wall
     completed.xpEarned = done.reduce(XPEngine.sessionCompletionBonus) { $0 + $1.xpEarned }
-    try db.apply(.sessionCompleted(completed), wallClockTrusted: trusted)
+    try db.plays.apply(.sessionCompleted(completed), wallClockTrusted: trusted)
     return done
 }
 

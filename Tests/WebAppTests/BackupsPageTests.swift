@@ -99,7 +99,7 @@ struct BackupsPageTests {
         try recordQuest(db, at: Date().addingTimeInterval(-2 * 86_400), durations: [(60, 70)], routine: everyDay)
         let saved = try db.backups.make(to: NSTemporaryDirectory() + "questbox-upload-\(UUID().uuidString).sqlite", kind: .manual, now: Date())
         try recordQuest(db, at: Date().addingTimeInterval(-86_400), durations: [(60, 80)], routine: everyDay)
-        #expect(try db.estimations().count == 2)
+        #expect(try db.plays.estimations().count == 2)
         let box = try FakeBox(path: args.socketPath)
         let app = try await buildApplication(args)
         try await app.test(setup) { client in
@@ -110,12 +110,12 @@ struct BackupsPageTests {
             box.refusals.withLock { $0["button-check"] = "button-check: a quest is running (active); the check waits until it ends" }
             let busy = try await upload(client, &browser, content, name: "questbox-monday.sqlite")
             #expect(busy.status == .conflict && String(buffer: busy.body).contains("Not restored: a quest is being played on the box; restore once it is over (nothing was changed)."))
-            #expect(try db.estimations().count == 2 && !box.commands.contains("reload"))
+            #expect(try db.plays.estimations().count == 2 && !box.commands.contains("reload"))
             box.refusals.withLock { $0["button-check"] = nil }
             _ = try await browser.get(client, "/parent/backups")
             let response = try await upload(client, &browser, content, name: "C:\\Users\\me\\questbox-monday.sqlite")
             #expect(response.status == .seeOther, "\(String(buffer: response.body))")
-            #expect(try db.estimations().count == 1)
+            #expect(try db.plays.estimations().count == 1)
             #expect(try db.backups.all().contains { $0.kind == .beforeRestore })
             #expect(box.commands.contains("reload"))
             #expect(box.commands.filter { $0 == "button-check" }.count == 3, "held for the restore, let go after: \(box.commands)")
@@ -150,7 +150,7 @@ struct BackupsPageTests {
             let shown = try #require(page.firstMatch(of: /id="backup-error" role="alert">([^<]*)</)?.1)
             #expect(shown.hasPrefix(message), "\(shown)")
             #expect(!shown.contains("/"), "no path in \(shown)")
-            #expect(try db.estimations().count == 1)
+            #expect(try db.plays.estimations().count == 1)
             #expect(try db.backups.all().isEmpty, "nothing was backed up or left behind")
         }
     }
@@ -212,10 +212,10 @@ struct BackupsPageTests {
                 #expect(refused.status == .unprocessableContent, "\(stickID) \(file)")
                 #expect(String(buffer: refused.body).contains("not on a stick in the box any more"))
             }
-            #expect(try db.estimations().count == 2, "nothing restored by a refused form")
+            #expect(try db.plays.estimations().count == 2, "nothing restored by a refused form")
             let restored = try await browser.post(client, "/parent/backups/restore-stick", [("stick", "41"), ("file", copy.fileName)])
             #expect(restored.status == .seeOther, "\(String(buffer: restored.body))")
-            #expect(try db.estimations().count == 1, "the stick's copy is the data now")
+            #expect(try db.plays.estimations().count == 1, "the stick's copy is the data now")
             #expect(try db.backups.all().contains { $0.kind == .beforeRestore })
         }
     }

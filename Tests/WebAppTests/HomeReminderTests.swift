@@ -43,7 +43,7 @@ struct HomeReminderTests {
     /// The store and the home at 08:00, the morning's reminder sounded at 07:30.
     func atEight(clock: ClockStyle) throws -> (QuestDatabase, PlayerHome) {
         let db = try store()
-        try db.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
+        try db.plays.apply(.reminderSounded(routineID: morning.id, name: morning.displayName, at: Self.at(7, 30)), wallClockTrusted: true)
         return (db, try PlayerHome.load(from: db, calendar: Self.cal, clock: clock, now: Self.at(8, 0)))
     }
 
@@ -76,16 +76,16 @@ struct HomeReminderTests {
         let session = GameSession(
             id: UUID(), routineID: evening.id, routineDisplayName: evening.displayName, startedAt: Self.at(17, 0),
             startedMonotonicNanos: 1_000_000_000, bootID: "boot-a", isCalibration: true)
-        try db.apply(.sessionStarted(session), wallClockTrusted: true)
+        try db.plays.apply(.sessionStarted(session), wallClockTrusted: true)
         let result = TimeEstimationScorer.score(estimated: 60, actual: 70)
-        try db.apply(.estimationCompleted(TaskEstimation(
+        try db.plays.apply(.estimationCompleted(TaskEstimation(
             id: UUID(), sessionID: session.id, taskID: evening.tasks[0].id, taskDisplayName: "Bag",
             routineDisplayName: evening.displayName, orderIndex: 0, result: result,
             xpEarned: XPEngine.xpForEstimation(rating: result.rating), isCalibration: true, recordedAt: Self.at(17, 2),
             lockMonotonicNanos: 2_000_000_000, stopMonotonicNanos: 72_000_000_000, bootID: "boot-a")), wallClockTrusted: true)
         var paused = session
         paused.status = .paused
-        try db.apply(.sessionPaused(paused), wallClockTrusted: true)
+        try db.plays.apply(.sessionPaused(paused), wallClockTrusted: true)
         return paused
     }
 
@@ -107,7 +107,7 @@ struct HomeReminderTests {
         // #48: picked up again, it is no longer paused.
         var resumed = paused
         resumed.status = .inProgress
-        try db.apply(.sessionResumed(resumed), wallClockTrusted: true)
+        try db.plays.apply(.sessionResumed(resumed), wallClockTrusted: true)
         let playing = try PlayerHome.load(from: db, calendar: Self.cal, clock: .twentyFourHour, now: Self.at(17, 31))
         #expect(try quest(playing, "Evening Quest").paused == nil)
     }

@@ -148,7 +148,7 @@ struct ParentAreasFakeStoreTests {
             var browser = try await signedInParent(client)
             var (status, page) = try await browser.get(client, "/parent/health")
             #expect(status == .ok)
-            #expect(try db.lastPlayedAt() == nil)
+            #expect(try db.plays.lastPlayedAt() == nil)
             #expect(page.contains("<dt>Last play</dt><dd>") && !page.contains("<dt>Last play</dt><dd>none yet</dd>"), "\(page)")
             records.unreadable.withLock { $0 = true }
             (status, page) = try await browser.get(client, "/parent/health")

@@ -117,7 +117,7 @@ struct RoutineEditorTests {
             #expect(stored.tasks.map(\.referenceDurationSeconds) == [nil, 65, 120])
             #expect(try db.routines.withID(everyDay.id) == everyDay)   // the other routine is untouched
             // Its history still belongs to the renamed task (INS-1 reads it by task id).
-            #expect(try db.estimations().filter { $0.taskID == t[0].id }.count == 1)
+            #expect(try db.plays.estimations().filter { $0.taskID == t[0].id }.count == 1)
         }
     }
 
@@ -247,7 +247,7 @@ struct RoutineEditorTests {
             let removed = try await browser.post(client, "/parent/routines/\(id)/remove", [])
             #expect(removed.status == .seeOther)
             #expect(try db.routines.all().isEmpty)
-            #expect(try db.estimations().count == 2)
+            #expect(try db.plays.estimations().count == 2)
             #expect(box.commands.filter { $0 == "reload" }.count == 3)
             #expect(try await browser.get(client, "/parent/routines/\(id)").0 == .notFound)
             #expect(try await browser.get(client, "/parent/routines/not-a-uuid").0 == .notFound)

@@ -12,6 +12,7 @@ protocol BoxRecords: Sendable {
 }
 
 extension QuestDatabase: BoxRecords {
+    func lastPlayedAt() throws -> Date? { try plays.lastPlayedAt() }
     func houseLinkStatus() throws -> LinkStatus { try homeLink.status() }
     func houseBoxes() throws -> [HouseBox] { try homeLink.houseBoxes() }
 }

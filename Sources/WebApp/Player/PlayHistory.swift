@@ -11,4 +11,4 @@ protocol PlayHistory: Sendable {
     func estimations(ofSessions ids: [UUID]) throws -> [TaskEstimation]
 }
 
-extension QuestDatabase: PlayHistory {}
+extension PlayStore: PlayHistory {}
