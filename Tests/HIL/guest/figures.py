@@ -212,6 +212,7 @@ for task in range(TASKS):
     time.sleep(3.8)
 realtime(False)
 quest_end = time.monotonic()
+print(f"figures: the quest's last press at {time.strftime('%H:%M:%S', time.gmtime())} UTC", file=sys.stderr)
 # #36: what the box holds once a quest has been played (its code mapped again, the world read
 # again after the quest's writes), beside what it holds idle after start (section 1). Read
 # before the trace: reading it takes a minute or more, and the pages go back a minute after
@@ -233,6 +234,7 @@ results["quest_pid"] = new_pid
 # last press, however long the trace took to read).
 phase("the box idle after the quest", 160)
 time.sleep(max(0.0, quest_end + 103 - time.monotonic()))
+print(f"figures: the idle read at {time.strftime('%H:%M:%S', time.gmtime())} UTC, {time.monotonic() - quest_end:.0f} s after the last press", file=sys.stderr)
 results["questbox"]["idle_after_quest_memory_mb"] = {k: v / 1024 for k, v in memory_kb(new_pid).items()}
 # Whether the pages had gone back by that read: the box logs each hand-back with what it held
 # before and after ("memory released", after=quest); none means the read saw the quest's pages.
