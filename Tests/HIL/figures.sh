@@ -102,6 +102,13 @@ if "led_timeline" in q:
     print("  " + " → ".join(f"{name} {pct([w[i][1] for w in same], 50):.3f}" for i, name in enumerate(common)))
     for w in ways[:6]:
         print("  one press: " + " → ".join(f"{name} {ms:.3f}" for name, ms in w))
+if q.get("led_holders") and len(q["led_holders"]) == len(stages):
+    # The slowest presses and who had the loop's CPU meanwhile (prio as the kernel counts it:
+    # 120 normal, below 100 real-time, lower first; swapper: the vCPU was idle).
+    print("\nthe slowest presses (stages ms) and who ran on the loop's CPU before it, or took it:")
+    for s, h in sorted(zip(stages, q["led_holders"]), key=lambda x: -sum(x[0]))[:5]:
+        print(f"  {sum(s):.2f} = {s[0]:.2f} + {s[1]:.2f} + {s[2]:.2f}: before {h['before']}"
+              f"{'; preempted by ' + ', '.join(h['preempted_by']) if h['preempted_by'] else ''}")
 print("per-thread idle wake-ups/s, questbox:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(q["threads_wakeups_per_s"].items())))
 print("per-thread idle wake-ups/s, gpiozero:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(z["threads_wakeups_per_s"].items())))
 PY

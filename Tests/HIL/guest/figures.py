@@ -6,7 +6,7 @@ line and one on gpiozero's, each timed on CLOCK_MONOTONIC right before its write
 usage: figures.py SYSFS DAEMON_PID DAEMON_LOG ZERO_PID ZERO_OUT RESTART_CMD…"""
 import json, os, random, re, signal, subprocess, sys, time
 from box import Box, LOCK, STOP, UP, DOWN, now
-from kernel_trace import RAISE, SETS, SYSCALLS, Presses, loop_timeline, box_edges, edges_raised, interval_errors, loop_stages, memory_kb, percentile, press_to_output, process_usage, raises, tracing
+from kernel_trace import RAISE, SETS, SYSCALLS, Presses, loop_holders, loop_timeline, box_edges, edges_raised, interval_errors, loop_stages, memory_kb, percentile, press_to_output, process_usage, raises, tracing
 
 ZSTART, ZSTOP = 8, 9
 sysfs, daemon_pid, daemon_log, zero_pid, zero_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -226,6 +226,7 @@ traced = press_to_output(quest_calls, led_calls, {new_pid})
 results["questbox"]["led_traced"] = [x for x in traced if x is not None]
 results["questbox"]["led_traced_missing"] = traced.count(None)
 results["questbox"]["led_stages"] = loop_stages(quest_calls, led_calls, new_pid)
+results["questbox"]["led_holders"] = loop_holders(quest_calls, led_calls, new_pid)
 if diagnosis:
     results["questbox"]["led_timeline"] = loop_timeline(quest_calls, led_calls, new_pid)
 results["quest_pid"] = new_pid

@@ -163,6 +163,30 @@ def loop_stages(calls, presses, loop, within=0.1):
     return stages
 
 
+def _field(payload, key):
+    m = re.search(rf"\b{key}=(\S+)", payload)
+    return m.group(1) if m else "?"
+
+
+def loop_holders(calls, presses, loop, within=0.1):
+    """Who kept each press from its LED, beside `loop_stages` (the same presses, the same
+    order): the task the loop's CPU ran before the loop got it (`before`, with its priority as
+    the kernel counts it: lower runs first) and the tasks that took the CPU from the loop
+    before its line set (`preempted_by`)."""
+    out = []
+    for edge, records in _after_each_press(calls, presses, within):
+        before, preempted = None, []
+        for t, tid, name, payload in records:
+            if name == "sched_switch" and f"next_pid={loop} " in payload + " ":
+                before = before or f"{_field(payload, 'prev_comm')}/{_field(payload, 'prev_prio')}"
+            elif name == "sched_switch" and f"prev_pid={loop} " in payload + " " and before is not None:
+                preempted.append(f"{_field(payload, 'next_comm')}/{_field(payload, 'next_prio')}")
+            elif name in SETS and tid == loop:
+                out.append({"before": before, "preempted_by": preempted})
+                break
+    return out
+
+
 def loop_timeline(calls, presses, loop, within=0.1):
     """Each press's way through the loop thread from getting a CPU to its line set: the
     system calls it entered on the way, as [(name, ms after it got the CPU)], ending with
