@@ -7,9 +7,8 @@ import SystemClock
 
 /// The daily backup of the box's start, written once the box is ready, off the loop (#49:
 /// start to ready): VACUUM INTO five years of play took about 70 of daemon-figures' 320 ms
-/// start, and the box now answers presses meanwhile. A thread that ends when the file is
-/// written, as the USB copy's (a dispatch queue's worker pool would wake the idle box every
-/// second); it wakes the loop (`doneFD`), which writes the backup into the store's log. That
+/// start, and the box now answers presses meanwhile. A `BoxThread` that ends when the file is
+/// written; it wakes the loop (`doneFD`), which writes the backup into the store's log. That
 /// write is the loop's own, so the store follower takes its events as such: written from the
 /// thread, they looked like another program's and set off ten seconds of re-checks.
 final class BackgroundBackup: Sendable {
@@ -33,7 +32,7 @@ final class BackgroundBackup: Sendable {
             return !work.running
         }
         guard idle else { return }
-        let thread = Thread { [self] in
+        BoxThread.start(name: "questbox-backup") { [self] in
             var made: BackupInfo?
             do {
                 let now = clock.wallNow()
@@ -47,9 +46,6 @@ final class BackgroundBackup: Sendable {
             }
             qb_eventfd_signal(doneFD)
         }
-        thread.name = "questbox-backup"
-        thread.stackSize = 256 * 1024
-        thread.start()
     }
 
     /// Writing, or written and not yet taken.

@@ -44,7 +44,7 @@ public final class OffCardCopier: Sendable {
             return true
         }
         guard start else { return }
-        let thread = Thread { [self] in
+        BoxThread.start(name: "questbox-usb", stackKB: 512) { [self] in
             while true {
                 copyToSticks()
                 let more = work.withLock { work -> Bool in
@@ -55,8 +55,6 @@ public final class OffCardCopier: Sendable {
                 if !more { break }
             }
         }
-        thread.name = "questbox-usb"
-        thread.start()
     }
 
     private func copyToSticks() {

@@ -38,18 +38,14 @@ enum StartUpMemory {
     /// as at start.
     static let afterQuestDelayNanos: MonotonicNanos = 60_000_000_000
 
-    /// A thread that ends when the work is done, not a dispatch queue: libdispatch's worker
-    /// pool, once started, keeps a timer that wakes the idle box every second.
-    /// The same after the start's backup, made off the loop once the box was ready.
+    /// On a `BoxThread`. The same after the start's backup, made off the loop once the box was
+    /// ready.
     static func releaseInBackground(
         world: QuestWorld, rules: GameRules, wallClock: Date, logger: Logger, after: String, done: @escaping @Sendable () -> Void
     ) {
-        let thread = Thread {
+        BoxThread.start(name: "questbox-memory") {
             release(world: world, rules: rules, wallClock: wallClock, logger: logger, after: after)
             done()
         }
-        thread.name = "questbox-memory"
-        thread.stackSize = 256 * 1024
-        thread.start()
     }
 }

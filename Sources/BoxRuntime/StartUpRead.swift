@@ -2,23 +2,19 @@ import Foundation
 
 /// A read of start-up's done on a thread of its own while the loop's thread does another, then
 /// waited for: the store's check for unreadable rows (on the writer's connection) beside the
-/// world's load (on the one reader), about 100 ms each with five years of play. A thread that
-/// ends, not a dispatch queue: libdispatch's worker pool keeps a timer that wakes the idle box.
+/// world's load (on the one reader), about 100 ms each with five years of play (a `BoxThread`).
 final class StartUpRead<Value: Sendable>: @unchecked Sendable {
     private let done = NSCondition()
     private var outcome: Result<Value, any Error>?
 
     init(name: String, _ work: @escaping @Sendable () throws -> Value) {
-        let thread = Thread { [self] in
+        BoxThread.start(name: name, stackKB: 512) { [self] in
             let result = Result { try work() }
             done.lock()
             outcome = result
             done.broadcast()
             done.unlock()
         }
-        thread.name = name
-        thread.stackSize = 512 * 1024
-        thread.start()
     }
 
     /// The read's value, once it is done (its error rethrown).
