@@ -156,7 +156,7 @@ struct InteractiveSimulateTests {
         #expect(e.estimatedSeconds > 180, "held up accelerated the estimate: \(e.estimatedSeconds)")
         // GAME-3: the keys' own read times, so between the stop sent 2.3 s after the task
         // showed and the reveal seen, however slow the machine.
-        let upper = Double((revealSeen - lockSent).components.seconds) + Double((revealSeen - lockSent).components.attoseconds) / 1e18
+        let upper = (revealSeen - lockSent) / .seconds(1)
         #expect(e.actualSeconds >= 2.3 && e.actualSeconds <= upper, "\(e.actualSeconds) s, not within 2.3…\(upper)")
 
         // The sound went through the real ALSA engine (a file-backed PCM): the lock-in chime
@@ -181,14 +181,9 @@ struct InteractiveSimulateTests {
             "/usr/bin/script", ["-qfec", "stty cols 140 rows 45; exec '\(questbox)' simulate --data '\(dir)'", "/dev/null"],
             environment: ["TERM": "xterm"])
         let drain = OutputDrain(output)
-        // Each key once the box shows the screen it answers (a busy machine may take seconds).
         let screens = try ScreenWatch(data: dir)
         #expect(screens.waitFor("Morning Quest"), "no quest offered")
-        for (k, answer, pause) in [("l", "estimating", 0.3), ("l", "active", 0.3), ("s", "reveal", 2.3)] {
-            usleep(UInt32(pause * 1e6))
-            send(k, to: input)
-            #expect(screens.screen(answer), "no \(answer) screen after \(k)")
-        }
+        playFirstTask(input, watching: screens)
         usleep(600_000)
         send("q", to: input)
         let text = drain.text
@@ -247,19 +242,8 @@ struct InteractiveSimulateTests {
         #expect(try runProcess(questbox, ["routine", "import", routine, "--data", dir]).status == 0)
         #expect(try runProcess(questbox, ["settings", "set", "sound.mute", "true", "--data", dir]).status == 0)
         #expect(try runProcess(questbox, ["settings", "set", "intro", "false", "--data", dir]).status == 0)
-        // Each key once the box shows what it answers (a busy machine may take a while): the
-        // stop comes 2.3 s after the box showed the task running, past the 2 s stop guard.
-        // A key is a press and, a moment later, its release: the next key waits past both.
         #expect(screens.waitFor("Morning Quest"), "the import never reached the box")
-        usleep(300_000)
-        send("l", to: input)
-        #expect(screens.screen("estimating"), "no estimating screen")
-        usleep(300_000)
-        send("l", to: input)
-        #expect(screens.screen("active"), "no running task")
-        usleep(2_300_000)
-        send("s", to: input)
-        #expect(screens.screen("reveal"), "no reveal")
+        playFirstTask(input, watching: screens)
         usleep(200_000)
         let messages = try screens.finish()
         #expect(messages.first?.type == "hello")
@@ -271,6 +255,18 @@ struct InteractiveSimulateTests {
         #expect(offered, "the imported routine never showed on the box")
         #expect(messages.contains { $0.event == "box" && ($0.box?.dataVersion ?? 0) >= 2 })
         #expect(messages.contains { $0.event == "sound" && $0.sound?.hasPrefix("reveal_") == true })
+    }
+
+    /// Starts the offered quest and plays its first task, each key once the box shows the
+    /// screen it answers (a busy machine may take seconds): the stop 2.3 s after the task
+    /// showed, past GAME-4's 2 s guard. A key is a press and its release 40 ms later: the next
+    /// key waits past both.
+    func playFirstTask(_ input: Pipe, watching screens: ScreenWatch) {
+        for (key, answer, pause) in [("l", "estimating", 0.3), ("l", "active", 0.3), ("s", "reveal", 2.3)] {
+            usleep(UInt32(pause * 1e6))
+            send(key, to: input)
+            #expect(screens.screen(answer), "no \(answer) screen after \(key)")
+        }
     }
 
     /// A fresh data directory with the test routine imported, active every day.
