@@ -9,20 +9,50 @@
 # folder for /var/lib/questbox; /etc/default/questbox (the board) as a conffile. Depends is
 # computed by dpkg-shlibdeps, so a bookworm build depends on libgpiod2 (libgpiod 1.6) and a
 # trixie build on libgpiod3 (2.x). The version is scripts/version.sh's.
+# Updates (docs/updates.md): --updates URI --updates-keyring FILE (or $QUESTBOX_UPDATES_URI and
+# $QUESTBOX_UPDATES_KEYRING) make the package install its apt source for the repository at URI
+# (scripts/apt-repo.sh), trusted for that source alone with the keyring FILE (`Signed-By:`):
+# /etc/apt/sources.list.d/questbox.sources, /usr/share/keyrings/questbox-archive-keyring.pgp.
+# Without them the package has no source and takes no updates (a developer's build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 install_missing_packages dpkg-dev patchelf
 arch=$(dpkg --print-architecture)
 out_dir=.build/deb
+updates_uri=${QUESTBOX_UPDATES_URI:-} updates_keyring=${QUESTBOX_UPDATES_KEYRING:-}
 while (($#)); do
     case $1 in
         --arch) arch=${2:?--arch needs an architecture}; shift 2 ;;
         --arch=*) arch=${1#--arch=}; shift ;;
+        --updates) updates_uri=${2:?--updates needs the address of the repository}; shift 2 ;;
+        --updates-keyring) updates_keyring=${2:?--updates-keyring needs the public keyring file}; shift 2 ;;
         -*) echo "package: unknown option $1" >&2; exit 2 ;;
         *) out_dir=$1; shift ;;
     esac
 done
+# The address goes into a deb822 file as it is: one line, a scheme apt fetches, nothing else.
+if [[ -n $updates_uri || -n $updates_keyring ]]; then
+    [[ -n $updates_uri && -n $updates_keyring ]] \
+        || { echo "package: --updates and --updates-keyring go together (the address and the key that signs it)" >&2; exit 2; }
+    [[ $updates_uri =~ ^(https?|file):[A-Za-z0-9._~:/@%+=,-]+$ && ${#updates_uri} -le 300 ]] \
+        || { echo "package: --updates '$updates_uri': not an http(s) or file address apt can fetch" >&2; exit 2; }
+    install_missing_packages gnupg
+    [[ -f $updates_keyring && ! -L $updates_keyring && $(stat -c %s "$updates_keyring") -le 65536 ]] \
+        || { echo "package: --updates-keyring $updates_keyring: not a regular file of at most 64 KiB" >&2; exit 2; }
+    # apt reads a .pgp keyring as binary OpenPGP; a secret key must never ship on a box.
+    check_home=$(mktemp -d)
+    keys=$(gpg --homedir "$check_home" --batch --quiet --no-tty --with-colons --show-keys "$updates_keyring" 2>/dev/null || true)
+    gpgconf --homedir "$check_home" --kill gpg-agent 2>/dev/null || true
+    rm -rf "$check_home"
+    if grep -q '^sec:' <<< "$keys"; then
+        echo "package: --updates-keyring $updates_keyring holds a secret key: give the public keyring (questbox-archive-keyring.pgp)" >&2; exit 2
+    elif ! grep -q '^pub:' <<< "$keys"; then
+        echo "package: --updates-keyring $updates_keyring: no OpenPGP public key in it (scripts/apt-repo.sh --new-key makes one)" >&2; exit 2
+    elif [[ $(head -c 5 "$updates_keyring") == ----- ]]; then
+        echo "package: --updates-keyring $updates_keyring is armored: give the binary keyring (gpg --export, not --armor)" >&2; exit 2
+    fi
+fi
 cross=
 if [[ $arch != "$(dpkg --print-architecture)" ]]; then
     [[ $arch == arm64 && $(dpkg --print-architecture) == amd64 ]] \
@@ -94,6 +124,15 @@ install -D -m 644 deploy/questbox.sysusers "$root/usr/lib/sysusers.d/questbox.co
 install -D -m 644 deploy/questbox.tmpfiles "$root/usr/lib/tmpfiles.d/questbox.conf"
 install -D -m 644 deploy/questbox.udev "$root/usr/lib/udev/rules.d/60-questbox.rules"
 install -D -m 644 deploy/questbox.default "$root/etc/default/questbox"
+conffiles=(/etc/default/questbox)
+if [[ -n $updates_uri ]]; then
+    install -D -m 644 "$updates_keyring" "$root/usr/share/keyrings/questbox-archive-keyring.pgp"
+    install -d "$root/etc/apt/sources.list.d"
+    sources=$(< deploy/debian/questbox.sources.in)
+    printf '%s\n' "${sources//@URI@/"$updates_uri"}" > "$root/etc/apt/sources.list.d/questbox.sources"
+    chmod 644 "$root/etc/apt/sources.list.d/questbox.sources"
+    conffiles+=(/etc/apt/sources.list.d/questbox.sources)
+fi
 doc=$root/usr/share/doc/questbox
 install -D -m 644 deploy/questbox-web.avahi.service "$doc/examples/questbox-web.avahi.service"
 install -D -m 644 deploy/example-routine.json "$doc/examples/example-routine.json"
@@ -169,7 +208,7 @@ depends="$depends, libespeak-ng1, $libssl"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" deploy/debian/control.in > "$root/DEBIAN/control"
-echo /etc/default/questbox > "$root/DEBIAN/conffiles"
+printf '%s\n' "${conffiles[@]}" > "$root/DEBIAN/conffiles"
 for script in preinst postinst prerm postrm; do install -m 755 "deploy/debian/$script" "$root/DEBIAN/$script"; done
 (cd "$root" && find usr etc -type f -exec md5sum {} + | sort -k 2) > "$root/DEBIAN/md5sums"
 chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"

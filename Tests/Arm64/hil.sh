@@ -9,11 +9,14 @@
 #   quest    kernel-stamped presses, LED and buzzer lines, the reveal sounds and the voice
 #            captured from the loopback card sample for sample
 #   display  the SSD1306 on i2c-stub decoded from the kernel's SMBus trace, and vfb
+#   updates  (#69; by default when the package carries an update source) trixie's apt takes the
+#            repository Tests/Updates/repo.sh kept in .build/hil-arm64/updates-repo with the
+#            package's source and keyring, and refuses it signed with another key
 #   purge    the package removed and purged again
 #   figures  (not by default; #50's figures) the box, its voice, the web app and the link with a
 #            broker started as their services start them: each one's memory idle, after a
 #            quest and a minute later, start to ready; fails above 100 MB RSS for all four
-#   Tests/Arm64/hil.sh DEB [SCENARIO…]      (default: doctor quest display purge)
+#   Tests/Arm64/hil.sh DEB [SCENARIO…]      (default: doctor quest display [updates] purge)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 checkout=$(pwd -P)
@@ -21,7 +24,11 @@ deb=$(realpath "${1:?usage: Tests/Arm64/hil.sh DEB [SCENARIO…]}")
 shift
 [[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || { echo "FAIL arm64 hil: $deb is not an arm64 package" >&2; exit 1; }
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(doctor quest display purge)
+if ((${#scenarios[@]} == 0)); then
+    scenarios=(doctor quest display)
+    if dpkg-deb -c "$deb" | grep -q '/etc/apt/sources.list.d/questbox.sources$'; then scenarios+=(updates); fi
+    scenarios+=(purge)
+fi
 started=$SECONDS
 Tests/HIL/prepare-arm64.sh
 root=${HIL_ARM64_CACHE:-/tmp/questbox-hil-arm64}/root
