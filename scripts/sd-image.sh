@@ -5,7 +5,9 @@
 # boot (deploy/image/questbox-bootfiles), then the web app's first run from a phone.
 #   scripts/sd-image.sh [--deb FILE] [--xz] [OUT]
 # Without --deb the arm64 package is built first (scripts/package-deb.sh --arch arm64).
-# Default OUT: .build/image/questbox-<version>-arm64.img (prints its path). Built from
+# Default OUT: .build/image/questbox-<version>-arm64.img (prints its path); beside it
+# questbox-<version>-arm64.rpi-imager-manifest for Raspberry Pi Imager 2.x ($QUESTBOX_IMAGE_URL:
+# where the image will be published; the manifest names it there). Built from
 # Debian's packages alone, without root's loop devices or mounts on the host: debootstrap,
 # its second stage and the package's install under qemu-user in namespaces of their own
 # (scripts/arm64-toolchain.sh), then mkfs.vfat + mtools and mkfs.ext4 -d make the two
@@ -22,7 +24,7 @@ while (($#)); do
     case $1 in
         --deb) deb=${2:?--deb needs a package file}; shift 2 ;;
         --xz) xz=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) fail "unknown option $1 (see --help)" ;;
         *) out=$1; shift ;;
     esac
@@ -111,7 +113,14 @@ mkdir -p "$root/etc/systemd/resolved.conf.d"
 printf '[Resolve]\nMulticastDNS=no\nLLMNR=no\n' > "$root/etc/systemd/resolved.conf.d/questbox-image.conf"
 install -m 644 deploy/questbox-web.avahi.service "$root/etc/avahi/services/questbox.service"
 install -D -m 755 deploy/image/questbox-bootfiles "$root/usr/lib/questbox-image/questbox-bootfiles"
+install -m 644 deploy/image/questbox-settings.sh "$root/usr/lib/questbox-image/"
 install -m 644 deploy/image/questbox-bootfiles.service "$root/etc/systemd/system/"
+# #69: Raspberry Pi Imager's settings (its firstrun.sh, for Imager 1.x and for 2.x through the
+# manifest below): the commands it calls on Raspberry Pi OS, and its systemd.run= pointed at them.
+install -m 755 deploy/image/imager/questbox-firstrun "$root/usr/lib/questbox-image/"
+install -D -m 755 deploy/image/imager/imager_custom "$root/usr/lib/raspberrypi-sys-mods/imager_custom"
+install -D -m 755 deploy/image/imager/userconf "$root/usr/lib/userconf-pi/userconf"
+install -D -m 644 deploy/image/imager/questbox-imager.conf "$root/etc/systemd/system/kernel-command-line.service.d/questbox-imager.conf"
 arm64_in_root "$root" sh -ec '
     systemctl enable questbox-bootfiles.service systemd-networkd.service systemd-resolved.service systemd-timesyncd.service avahi-daemon.service
     systemctl disable ssh.service ssh.socket 2>/dev/null || true
@@ -144,10 +153,44 @@ dd if="$work/boot.fat" of="$out" bs=1M seek=$((start / 2048)) conv=notrunc,spars
 dd if="$work/root.ext4" of="$out" bs=1M seek=$(((start + fat_sectors) / 2048)) conv=notrunc,sparse status=none
 rm -rf "$work" "$root"
 say "$(basename "$out"): $((total / 1048576)) MiB (root ${used_mib} MiB used), made in $((SECONDS - started)) s"
+download=$out
 if [[ -n $xz ]]; then
     xz -T0 -6 -f -k "$out"
+    download=$out.xz
     say "$(basename "$out").xz: $(($(stat -c %s "$out.xz") / 1048576)) MiB"
-    echo "$out.xz"
-else
-    echo "$out"
 fi
+# #69: Raspberry Pi Imager 2.x offers its settings (name, user, Wi-Fi, SSH key, time zone) for
+# an image only when a manifest names its format; this image takes Imager's `systemd` one
+# (firstrun.sh). Imager needs absolute addresses: $QUESTBOX_IMAGE_URL, the folder the image is
+# published in, else this file's own path (a manifest for this machine).
+manifest=${out%.img}.rpi-imager-manifest
+base=${QUESTBOX_IMAGE_URL:-file://$(dirname "$out")}
+install -m 644 deploy/image/imager/questbox-icon.svg "$(dirname "$out")/questbox-icon.svg"
+python3 - "$manifest" "$out" "$download" "${base%/}" "$version" "$(git log -1 --format=%cs 2>/dev/null || date -u +%F)" <<'PY'
+import hashlib, json, os, sys
+manifest, image, download, base, version, released = sys.argv[1:]
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+entry = {
+    "name": "TimeQuest Box " + version,
+    "description": "The quest timer box for a Raspberry Pi 3, 4 or Zero 2 W (Debian trixie, arm64). Imager's settings are applied at first boot.",
+    "url": base + "/" + os.path.basename(download),
+    "icon": base + "/questbox-icon.svg",
+    "release_date": released,
+    "extract_size": os.path.getsize(image),
+    "extract_sha256": sha256(image),
+    "image_download_size": os.path.getsize(download),
+    "image_download_sha256": sha256(download),
+    "init_format": "systemd",
+    "architecture": "armv8",
+}
+with open(manifest, "w") as f:
+    json.dump({"os_list": [entry]}, f, indent=2)
+    f.write("\n")
+PY
+say "$(basename "$manifest"): Raspberry Pi Imager 2.x's manifest (init_format systemd, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["os_list"][0]["url"])' "$manifest"))"
+echo "$download"

@@ -65,12 +65,16 @@ mcopy -i "$fat" ::/vmlinuz-* ::/initrd.img-* ::/cmdline.txt ::/bcm2837-rpi-3-b.d
 kernel=$(ls "$work"/vmlinuz-*) initrd=$(ls "$work"/initrd.img-*)
 cmdline=$(cat "$work/cmdline.txt")
 grep -q 'root=LABEL=RASPIROOT' <<<"$cmdline" || fail "cmdline.txt does not name the root by label: $cmdline"
+cp --sparse=always "$disk" "$work/fresh-card.img"  # as flashed, for Raspberry Pi Imager's boots below
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 web=$(free_port) ssh=$(free_port)
 
-boot() {  # NAME MACHINE: boots the card until the web app's first-run page answers
-    local name=$1 machine=$2 started=$SECONDS board
+# The Pi's firmware reads cmdline.txt from the card at every power-on; so does this test.
+page_host=questbox.local:8080
+start_machine() {  # NAME MACHINE
+    local name=$1 machine=$2 board
+    cmdline=$(mtype -i "$fat" ::/cmdline.txt | tr -d '\r\n')
     running_machine=$machine
     : > "$work/$name.console"
     local net="user,id=net,hostfwd=tcp:127.0.0.1:$web-:8080,hostfwd=tcp:127.0.0.1:$ssh-:22"
@@ -91,13 +95,32 @@ boot() {  # NAME MACHINE: boots the card until the web app's first-run page answ
     qemu-system-aarch64 "${board[@]}" -kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
         -monitor "unix:$work/monitor,server,nowait" > "$work/$name.qemu" 2>&1 &
     qemu_pid=$!
-    until curl -sf -m 5 -H 'Host: questbox.local:8080' "http://127.0.0.1:$web/parent" > "$work/$name.page" 2>/dev/null \
+}
+
+boot() {  # NAME MACHINE: boots the card until the web app's first-run page answers
+    local name=$1 started=$SECONDS
+    start_machine "$1" "$2"
+    until curl -sf -m 5 -H "Host: $page_host" "http://127.0.0.1:$web/parent" > "$work/$name.page" 2>/dev/null \
         && grep -q 'Set up the box' "$work/$name.page"; do
         kill -0 "$qemu_pid" 2>/dev/null || { tail -n 30 "$work/$name.console" >&2; fail "$name: the machine stopped before the web app answered"; }
         ((SECONDS - started < 900)) || { tail -n 30 "$work/$name.console" >&2; fail "$name: no first-run page after 900 s"; }
         sleep 3
     done
-    say "$name ($machine): the first-run page answers at questbox.local:8080, $((SECONDS - started)) s after power-on (TCG)"
+    say "$name ($running_machine): the first-run page answers at $page_host, $((SECONDS - started)) s after power-on (TCG)"
+}
+
+boot_until_restart() {  # NAME: boots the card (virt) until the machine restarts itself (qemu -no-reboot ends)
+    local name=$1 started=$SECONDS
+    start_machine "$name" virt
+    while kill -0 "$qemu_pid" 2>/dev/null; do
+        ((SECONDS - started < 900)) || { tail -n 30 "$work/$name.console" >&2; fail "$name: no restart after 900 s"; }
+        sleep 3
+    done
+    wait "$qemu_pid" 2>/dev/null || true
+    qemu_pid=
+    grep -aq 'reboot: Restarting system' "$work/$name.console" || { tail -n 30 "$work/$name.console" >&2; fail "$name: the machine stopped without restarting"; }
+    say "$name (virt): restarted itself $((SECONDS - started)) s after power-on (TCG)"
+    copy_root
 }
 
 power_off() {  # NAME: the power button (virt), or `systemctl poweroff` over SSH (raspi3b has
@@ -175,7 +198,7 @@ echo "Europe/Berlin" > "$work/timezone.txt"
 : > "$work/ssh"
 mcopy -i "$fat" "$work/userconf.txt" "$work/timezone.txt" "$work/ssh" ::/
 boot second raspi3b
-console_has second 'questbox-bootfiles: user dad made from userconf.txt'
+console_has second 'questbox-bootfiles: user dad made (sudo)'
 console_has second 'questbox-bootfiles: SSH turned on'
 console_has second 'questbox-bootfiles: time zone Europe/Berlin'
 grep -q 'root filesystem grown' "$work/second.console" && fail "the second boot grew the root again"
@@ -210,4 +233,63 @@ for file in ssh userconf.txt timezone.txt; do
     mdir -i "$fat" "::/$file" > /dev/null 2>&1 && fail "$file is still on the boot partition"
 done
 say "second boot: SSH answers ($banner), user dad in sudo, Europe/Berlin, the card's files taken"
+
+# #69: a fresh card as Raspberry Pi Imager writes it with its settings (a name, a user, an SSH
+# key, the Wi-Fi with its country, a keymap and a time zone): firstrun.sh as its generator
+# writes it and cmdline.txt with its systemd.run= words (Tests/Image/imager_firstrun.py). Its
+# script names /boot; this card's boot partition is /boot/firmware.
+mv "$work/fresh-card.img" "$disk"
+copy_root
+mcopy -i "$fat" ::/cmdline.txt "$work/imager-cmdline.txt"
+ssh-keygen -q -t ed25519 -N '' -C family@laptop -f "$work/imager_key"
+mum_hash=$(openssl passwd -5 'mum-secret')
+python3 Tests/Image/imager_firstrun.py "$work" "$work/imager-cmdline.txt" kitchenbox mum "$mum_hash" \
+    "$(cat "$work/imager_key.pub")" "Family 5G" "correct horse battery" GB Europe/London gb
+mcopy -o -i "$fat" "$work/firstrun.sh" ::/firstrun.sh
+mcopy -o -i "$fat" "$work/imager-cmdline.txt" ::/cmdline.txt
+boot_until_restart imager
+console_has imager "questbox-firstrun: Raspberry Pi Imager's words removed from cmdline.txt"
+console_has imager "questbox-firstrun: Raspberry Pi Imager's settings applied (firstrun.sh ended with 0)"
+console_has imager 'imager_custom: host name kitchenbox'
+console_has imager 'userconf: user mum made (sudo)'
+mdir -i "$fat" ::/firstrun.sh > /dev/null 2>&1 && fail "firstrun.sh (a Wi-Fi key and a password hash) is still on the boot partition"
+left=$(mtype -i "$fat" ::/cmdline.txt)
+grep -q 'systemd\.' <<<"$left" && fail "cmdline.txt still has Imager's words: $left"
+grep -q 'root=LABEL=RASPIROOT' <<<"$left" || fail "cmdline.txt lost the root's label: $left"
+[[ $(in_root "cat /etc/hostname") == kitchenbox ]] || fail "Imager's host name was not applied: $(in_root "cat /etc/hostname")"
+[[ $(in_root "cat /etc/timezone") == Europe/London ]] || fail "Imager's time zone was not applied"
+wifi=$(in_root "cat /etc/wpa_supplicant/wpa_supplicant-wlan0.conf")
+psk=$(python3 -c 'import hashlib; print(hashlib.pbkdf2_hmac("sha1", b"correct horse battery", b"Family 5G", 4096, 32).hex())')
+grep -qx 'country=GB' <<<"$wifi" && grep -qx "    ssid=$(printf 'Family 5G' | od -An -tx1 -v | tr -d ' \n')" <<<"$wifi" \
+    && grep -qx "    psk=$psk" <<<"$wifi" || { echo "$wifi" >&2; fail "Imager's Wi-Fi was not applied as given"; }
+[[ $(in_root "stat /etc/wpa_supplicant/wpa_supplicant-wlan0.conf" | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p') == 0600 ]] || fail "the Wi-Fi file is readable by others"
+in_root "cat /etc/group" | grep -Eq '^sudo:.*mum' || fail "Imager's user mum is not in group sudo"
+in_root "cat /home/mum/.ssh/authorized_keys" | grep -qF "$(cut -d' ' -f2 "$work/imager_key.pub")" || fail "Imager's SSH key is not mum's"
+in_root "cat /etc/ssh/sshd_config.d/questbox-imager.conf" | grep -qx 'PasswordAuthentication no' || fail "SSH is not key-only as Imager asked"
+say "Imager's boot: kitchenbox, Europe/London, Wi-Fi for Family 5G (GB, its key as Imager derived it), mum in sudo with her key, SSH key-only; firstrun.sh and cmdline.txt's words gone"
+
+page_host=kitchenbox.local:8080
+boot imager-after virt
+as_mum() { ssh -i "$work/imager_key" -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=error -p "$ssh" mum@127.0.0.1 "$@"; }
+for _ in $(seq 20); do as_mum true 2>/dev/null && break; sleep 3; done
+[[ $(as_mum hostname) == kitchenbox ]] || fail "the box after Imager's settings is not kitchenbox over SSH"
+active=$(as_mum systemctl is-active questbox questbox-web questbox-link | paste -sd' ')
+[[ $active == "active active active" ]] || fail "after Imager's settings the box's services are '$active', not all active"
+failed=$(as_mum systemctl --failed --no-legend --plain | awk '{ print $1 }' | paste -sd' ')
+[[ -z $failed ]] || fail "units failed after Imager's settings: $failed"
+if sshpass -p mum-secret ssh -o PubkeyAuthentication=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=error -p "$ssh" mum@127.0.0.1 true 2>/dev/null; then
+    fail "SSH took mum's password though Imager asked for keys only"
+fi
+say "after Imager's boot: the first-run page at kitchenbox.local, mum in by her key (not her password), the box, web app and link active, no unit failed"
+power_off imager-after
+
+# A card whose cmdline.txt still asks for firstrun.sh that is gone (the power cut after the
+# script, or a second flash's leftovers): the words go, the box starts on the next boot.
+mtype -i "$fat" ::/cmdline.txt | tr -d '\r\n' > "$work/stale-cmdline.txt"
+printf ' systemd.run=/boot/firstrun.sh systemd.run_success_action=reboot systemd.unit=kernel-command-line.target' >> "$work/stale-cmdline.txt"
+mcopy -o -i "$fat" "$work/stale-cmdline.txt" ::/cmdline.txt
+boot_until_restart stale
+console_has stale 'questbox-firstrun: cmdline.txt asked for firstrun.sh but the card has none'
+grep -q 'systemd\.' <<<"$(mtype -i "$fat" ::/cmdline.txt)" && fail "the stale words are still in cmdline.txt"
+say "a stale systemd.run= with no firstrun.sh: removed, and the machine restarted into the box"
 say "PASS"
