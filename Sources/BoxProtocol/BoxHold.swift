@@ -19,16 +19,17 @@ public final class BoxHold {
 
     init(client: BoxClient) { self.client = client }
 
-    public static func take(socketPath: String, timeoutMs: Int32 = 2_000) -> Outcome {
+    /// `purpose`: what waits for the quest to end, as a verb ("restore", "update").
+    public static func take(socketPath: String, for purpose: String = "restore", timeoutMs: Int32 = 2_000) -> Outcome {
         guard FileManager.default.fileExists(atPath: socketPath), let client = try? BoxClient(path: socketPath, timeoutMs: timeoutMs) else {
             return .noBox
         }
-        guard let reply = try? client.request(BoxRequest(command: "button-check", id: "restore"), timeoutMs: timeoutMs) else {
+        guard let reply = try? client.request(BoxRequest(command: "button-check", id: purpose), timeoutMs: timeoutMs) else {
             return .refused("the box did not answer; try again in a moment")
         }
         guard reply.ok == true else {
             return .refused(reply.error?.contains("a quest is running") == true
-                ? "a quest is being played on the box; restore once it is over (nothing was changed)"
+                ? "a quest is being played on the box; \(purpose) once it is over (nothing was changed)"
                 : "the box refused: \(reply.error ?? "no reason given")")
         }
         return .held(BoxHold(client: client))

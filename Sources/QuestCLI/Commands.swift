@@ -62,7 +62,7 @@ public struct Questbox: ParsableCommand {
         abstract: "TimeQuest Box: the quest timer that trains time sense.",
         version: BuildVersion.described,
         subcommands: [RoutineCommand.self, HistoryCommand.self, StatsCommand.self, BackupCommand.self, RestoreCommand.self,
-                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, WebCommand.self, LinkCommand.self, VoiceCommand.self, BoardsCommand.self, DisplayCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self])
+                      BackupsCommand.self, RepairCommand.self, PINCommand.self, SettingsCommand.self, WatchCommand.self, WebCommand.self, LinkCommand.self, VoiceCommand.self, BoardsCommand.self, DisplayCommand.self, SimulateCommand.self, DoctorCommand.self, RunCommand.self, UpdateCommand.self])
 
     public init() {}
 
