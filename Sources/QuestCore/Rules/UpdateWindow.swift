@@ -1,5 +1,3 @@
-import Foundation
-
 /// UPD-1: whether an update of the box's own software may begin now. Installing restarts the
 /// box, so it waits for an idle box (never mid-quest) and keeps clear of her reminders: not in
 /// the 30 minutes before one, nor while one is due and not yet sounded (REM-1's hour of
@@ -56,10 +54,7 @@ public enum UpdateWindow {
 extension UpdateWindow.Verdict {
     /// One line for the updater's log and the parent's page; times in the box's calendar.
     public func words(calendar: Calendar) -> String {
-        func clock(_ date: Date) -> String {
-            let parts = calendar.dateComponents([.hour, .minute], from: date)
-            return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        }
+        func clock(_ date: Date) -> String { ClockTime(of: date, calendar: calendar).description }
         switch self {
         case .open: return "the box is idle and no reminder is near: an update may start"
         case .questInPlay(let phase): return "a quest is in play on the box (\(phase)): the update waits until it is over"
