@@ -65,9 +65,16 @@ def settle(name, seconds=1.0):
 
 
 settle("idle", 1.5)
-before = screen_thread_switches(pid)
-time.sleep(3.0)
-static_switches = screen_thread_switches(pid) - before
+# Three seconds of a static screen. At midnight the idle screen is a new day's and is drawn
+# again (seen when a run straddled 00:00): a window the day changed in is measured again.
+while True:
+    day = time.localtime().tm_yday
+    before = screen_thread_switches(pid)
+    time.sleep(3.0)
+    static_switches = screen_thread_switches(pid) - before
+    if time.localtime().tm_yday == day:
+        break
+    time.sleep(2.0)
 
 tap(LOCK)
 settle("estimating")
