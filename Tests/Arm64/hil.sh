@@ -26,7 +26,10 @@ shift
 scenarios=("$@")
 if ((${#scenarios[@]} == 0)); then
     scenarios=(doctor quest display)
-    if dpkg-deb -c "$deb" | grep -q '/etc/apt/sources.list.d/questbox.sources$'; then scenarios+=(updates); fi
+    # The listing read whole first: `grep -q` on a pipe ends it early, and pipefail then
+    # counted dpkg-deb's broken pipe as "no source" (ci-b ran no `updates`).
+    listing=$(dpkg-deb -c "$deb")
+    if grep -q '/etc/apt/sources.list.d/questbox.sources$' <<< "$listing"; then scenarios+=(updates); fi
     scenarios+=(purge)
 fi
 started=$SECONDS
